@@ -1,0 +1,114 @@
+"""The ``dustless`` command: one entry point, one module per sub-command.
+
+Sub-command modules are imported only when their command runs, so ``dustless normalize``
+starts in the time it takes to import the normalizer, not the crawler, aiohttp and rich.
+Each module in ``COMMANDS`` provides::
+
+    HELP: str                                   # one line for ``dustless --help``
+    def configure(parser: argparse.ArgumentParser) -> None
+    def run(args: argparse.Namespace) -> int    # the exit status
+
+Errors: a ``UsageError`` prints ``dustless: error: …`` and exits 2, any other
+``DustlessError`` prints one line and exits 1. Never a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Protocol, cast
+
+from dustless.errors import DustlessError, UsageError
+
+__all__ = ["COMMANDS", "main"]
+
+# name -> (module, one-line help). Keep the help here too, so that `dustless --help`
+# lists every command without importing any of them.
+COMMANDS: dict[str, tuple[str, str]] = {}
+
+_EPILOG = """examples:
+  dustless normalize 'HTTP://Example.COM:80/a/./b/../c?b=2&a=1#top'
+  dustless normalize --policy paper < urls.txt > normalized.txt
+
+Run 'dustless COMMAND --help' for a command's options and examples."""
+
+
+class _CommandModule(Protocol):
+    HELP: str
+
+    def configure(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def _top_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dustless",
+        description="A polite web crawler that never fetches the same page twice.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"dustless {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_module, help_text) in COMMANDS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dustless")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
+def _load(name: str) -> _CommandModule:
+    module_name, _help = COMMANDS[name]
+    return cast(_CommandModule, importlib.import_module(module_name))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if not args_in or args_in[0] not in COMMANDS:
+        # No command, --help, --version, or an unknown command: argparse says the right thing.
+        _top_parser().parse_args(args_in or ["--help"])
+        return 2
+    name = args_in[0]
+    module = _load(name)
+    parser = argparse.ArgumentParser(
+        prog=f"dustless {name}",
+        description=module.HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    module.configure(parser)
+    args = parser.parse_args(args_in[1:])
+    try:
+        return module.run(args)
+    except UsageError as exc:
+        print(f"dustless {name}: error: {exc}", file=sys.stderr)
+        return 2
+    except DustlessError as exc:
+        print(f"dustless {name}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"dustless {name}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `dustless normalize < big | head`: the reader left; that is not an error of ours.
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
