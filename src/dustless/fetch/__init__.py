@@ -1,0 +1,43 @@
+"""The HTTP client edge: DNS cache, address policy, limits and network states (I/O).
+
+Everything the remote side can do wrong ends as a ``FetchResult`` with a ``NetState`` (seed 004
+Fig. 3); aiohttp's and the OS's exceptions are translated here and never leave the package.
+
+Public names::
+
+    NetState, STATE_TABLE, advance(current, new)   # the declared state machine
+    FetchLimits, FetchResult                       # values in and out
+    Resolver, parse_resolve                        # DNS cache, --resolve NAME:IP
+    AddressPolicy, is_special_address              # --allow-ip/--deny-ip, private ranges
+    Fetcher, make_session                          # aiohttp, streaming, limits
+    RobotsFetch, fetch_robots                      # robots.txt by RFC 9309's fetch rules
+"""
+
+from dustless.fetch._address import AddressPolicy, is_special_address
+from dustless.fetch._client import Fetcher, make_session
+from dustless.fetch._decode import ACCEPT_ENCODING
+from dustless.fetch._dns import Resolver, normalize_host, parse_resolve
+from dustless.fetch._result import DEFAULT_USER_AGENT, FetchLimits, FetchResult
+from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
+from dustless.fetch._states import STATE_TABLE, NetState, Stage, StateInfo, advance
+
+__all__ = [
+    "ACCEPT_ENCODING",
+    "DEFAULT_USER_AGENT",
+    "STATE_TABLE",
+    "AddressPolicy",
+    "FetchLimits",
+    "FetchResult",
+    "Fetcher",
+    "NetState",
+    "Resolver",
+    "RobotsFetch",
+    "Stage",
+    "StateInfo",
+    "advance",
+    "fetch_robots",
+    "is_special_address",
+    "make_session",
+    "normalize_host",
+    "parse_resolve",
+]

@@ -1,0 +1,514 @@
+"""The fetcher: one GET, its network state, never an exception for what the remote does.
+
+Built on aiohttp (ARCHITECTURE: streaming bodies so size and time limits hold). The session
+gets a resolver that answers from our DNS cache and re-checks the address policy, so the
+connection goes to the address we checked while the URL's host still names the Host header
+and the TLS SNI. Redirects are not followed: the crawl engine sends the absolute ``location``
+through the normalizer and URL-seen like any other link (issue 4 "Fetcher").
+
+States (seed 004 Fig. 3, ``_states.py``) are assigned where aiohttp tells us how far the
+exchange got: its connector errors are the connect stage; an error before the response head
+is the header stage; an error while streaming is the document stage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+import time
+from collections.abc import Callable, Mapping
+from types import SimpleNamespace
+from urllib.parse import urljoin
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.http_exceptions import HttpProcessingError
+from multidict import CIMultiDict
+from yarl import URL
+
+from dustless.errors import DustlessError, FetchError
+from dustless.fetch._address import AddressPolicy
+from dustless.fetch._decode import ACCEPT_ENCODING, DecodeError, Decoder, TooBig, make_decoder
+from dustless.fetch._dns import Resolver
+from dustless.fetch._result import FetchLimits, FetchResult
+from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
+from dustless.fetch._states import NetState, Stage, advance
+
+__all__ = ["Fetcher", "make_session"]
+
+_S = NetState
+# Below this many decoded bytes the ratio guard stays quiet: a small page of repeated markup
+# may compress 200:1 and is harmless; the guard is for streams that keep expanding.
+_RATIO_FLOOR = 64 * 1024
+_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
+
+
+class _NoAddress(OSError):
+    """Raised inside aiohttp's connector when our resolver has no address (→ noIP)."""
+
+
+class _AddressRefused(OSError):
+    """Raised inside aiohttp's connector when the address policy refuses (→ filtered)."""
+
+
+class _PinnedResolver(AbstractResolver):
+    """aiohttp resolver fed by our ``Resolver``; the policy is checked on the address used."""
+
+    def __init__(self, resolver: Resolver, policy: AddressPolicy) -> None:
+        self._resolver = resolver
+        self._policy = policy
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        try:
+            ip = await self._resolver.resolve(host)
+        except FetchError as exc:
+            raise _NoAddress(str(exc)) from None
+        refusal = self._policy.refusal(ip, host)
+        if refusal is not None:
+            # Defence in depth: Fetcher checked already, but a cache entry may have been
+            # renewed (DNS rebinding) between that check and this connection.
+            raise _AddressRefused(refusal)
+        ip_family = socket.AF_INET6 if ":" in ip else socket.AF_INET
+        return [
+            ResolveResult(
+                hostname=host,
+                host=ip,
+                port=port,
+                family=ip_family,
+                proto=0,
+                flags=socket.AI_NUMERICHOST,
+            )
+        ]
+
+    async def close(self) -> None:
+        return None
+
+
+class _Progress:
+    """One fetch in flight: the state so far and what has been learnt; becomes a FetchResult."""
+
+    __slots__ = (
+        "body",
+        "connected",
+        "error",
+        "headers",
+        "ip",
+        "location",
+        "mime",
+        "raw_head",
+        "raw_request",
+        "resolving",
+        "state",
+        "status",
+        "traced",
+        "url",
+        "wire",
+    )
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.state = _S.NULL
+        self.ip: str | None = None
+        self.status: int | None = None
+        self.headers: tuple[tuple[str, str], ...] = ()
+        self.mime: str | None = None
+        self.location: str | None = None
+        self.raw_request = b""
+        self.raw_head = b""
+        self.body = bytearray()
+        self.wire = 0
+        self.error: str | None = None
+        self.connected = False  # the connector reported a connection (trace)
+        self.traced = False  # our trace config saw this request (so `connected` is reliable)
+        self.resolving = False
+
+    def move(self, state: NetState, error: str | None = None) -> None:
+        if self.state is _S.NULL and state.stage in (Stage.HEADER, Stage.DOCUMENT):
+            self.state = advance(self.state, _S.Conn)  # a header-stage event implies Conn
+        self.state = advance(self.state, state)
+        if error is not None:
+            self.error = error
+
+    def result(self, started: float, elapsed: float) -> FetchResult:
+        return FetchResult(
+            url=self.url,
+            state=self.state,
+            status=self.status,
+            headers=self.headers,
+            body=bytes(self.body),
+            mime=self.mime,
+            location=self.location,
+            ip=self.ip,
+            started=started,
+            elapsed=elapsed,
+            error=self.error,
+            raw_request=self.raw_request,
+            raw_response_head=self.raw_head,
+            wire_bytes=self.wire,
+        )
+
+
+def _request_bytes(method: str, url: URL, headers: Mapping[str, str]) -> bytes:
+    target = url.raw_path_qs or "/"
+    lines = [f"{method} {target} HTTP/1.1", *(f"{k}: {v}" for k, v in headers.items())]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8", "replace")
+
+
+async def _on_connection(
+    session: aiohttp.ClientSession, ctx: SimpleNamespace, params: object
+) -> None:
+    progress = ctx.trace_request_ctx
+    if isinstance(progress, _Progress):
+        progress.connected = True
+
+
+async def _on_headers_sent(
+    session: aiohttp.ClientSession,
+    ctx: SimpleNamespace,
+    params: aiohttp.TraceRequestHeadersSentParams,
+) -> None:
+    progress = ctx.trace_request_ctx
+    if isinstance(progress, _Progress):
+        progress.connected = True
+        progress.raw_request = _request_bytes(params.method, params.url, params.headers)
+
+
+async def _on_request_start(
+    session: aiohttp.ClientSession, ctx: SimpleNamespace, params: object
+) -> None:
+    progress = ctx.trace_request_ctx
+    if isinstance(progress, _Progress):
+        progress.traced = True
+
+
+def make_session(
+    resolver: Resolver,
+    address_policy: AddressPolicy,
+    *,
+    max_connections: int = 100,
+    verify_tls: bool | ssl.SSLContext = True,
+) -> aiohttp.ClientSession:
+    """The aiohttp session a ``Fetcher`` uses; call inside a running event loop.
+
+    ``verify_tls``: ``True`` checks certificates against the system store, ``False`` accepts
+    any (a broken certificate then costs nothing), or an ``SSLContext`` of your own.
+    """
+    trace = aiohttp.TraceConfig()
+    trace.on_request_start.append(_on_request_start)
+    trace.on_connection_create_end.append(_on_connection)
+    trace.on_connection_reuseconn.append(_on_connection)
+    trace.on_request_headers_sent.append(_on_headers_sent)
+    connector = aiohttp.TCPConnector(
+        resolver=_PinnedResolver(resolver, address_policy),
+        use_dns_cache=False,  # ours is the cache; aiohttp's would bypass the policy check
+        limit=max_connections,
+        ssl=verify_tls,
+    )
+    return aiohttp.ClientSession(
+        connector=connector,
+        trace_configs=[trace],
+        cookie_jar=aiohttp.DummyCookieJar(),  # no state carried between fetches
+        auto_decompress=False,  # we decode, with the bomb guard
+        skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding"),
+    )
+
+
+def _target(url: str) -> URL | None:
+    """The URL to request, or ``None`` when it is not a usable http(s) URL."""
+    if any(c in url for c in "\r\n\0"):
+        return None  # would split the request line: never send it
+    try:
+        # Send exactly the spelling we were given (its rfc3986 form): yarl must not requote
+        # it. Only a URL that is not already encoded goes through yarl's quoting.
+        exact = url.isascii() and " " not in url
+        parsed = URL(url, encoded=True) if exact else URL(url)
+        # yarl parses lazily: touch every part we use, so a bad port or host fails here.
+        port = parsed.port
+        usable = (
+            parsed.scheme in ("http", "https")
+            and bool(parsed.raw_host)
+            and port is not None
+            and 0 < port < 65536
+            and isinstance(parsed.raw_path_qs, str)
+        )
+    except (ValueError, TypeError, UnicodeError):
+        return None
+    return parsed if usable else None
+
+
+def _absolute(base: URL, location: str) -> str:
+    try:
+        return str(base.join(URL(location)))
+    except (ValueError, TypeError):
+        return urljoin(str(base), location)
+
+
+class Fetcher:
+    """GET one URL under limits; every remote fault comes back as a state, never raised."""
+
+    def __init__(
+        self,
+        resolver: Resolver,
+        limits: FetchLimits,
+        address_policy: AddressPolicy,
+        session: aiohttp.ClientSession | None = None,
+        *,
+        max_connections: int = 100,
+        verify_tls: bool | ssl.SSLContext = True,
+        wall_clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.resolver = resolver
+        self.limits = limits
+        # Names the user mapped with --resolve are vouched for (issue 4 "URL filter").
+        self.address_policy = address_policy.trusting(hosts=resolver.override_names)
+        self._session = session
+        self._owns_session = session is None
+        self._max_connections = max_connections
+        self._verify_tls = verify_tls
+        self._wall_clock = wall_clock
+        self._clock = clock
+
+    async def __aenter__(self) -> Fetcher:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = make_session(
+                self.resolver,
+                self.address_policy,
+                max_connections=self._max_connections,
+                verify_tls=self._verify_tls,
+            )
+        return self._session
+
+    async def close(self) -> None:
+        if self._owns_session and self._session is not None:
+            session, self._session = self._session, None
+            await session.close()
+
+    async def fetch(self, url: str, headers: Mapping[str, str] | None = None) -> FetchResult:
+        """GET ``url``; ``headers`` add to or replace ours (If-None-Match, If-Modified-Since…)."""
+        return await self.fetch_with(url, headers, self.limits)
+
+    async def fetch_robots(self, url: str) -> RobotsFetch:
+        """Fetch the robots.txt governing ``url`` under RFC 9309's rules (see ``RobotsFetch``)."""
+        return await fetch_robots(self, url)
+
+    async def fetch_with(
+        self,
+        url: str,
+        headers: Mapping[str, str] | None,
+        limits: FetchLimits,
+        *,
+        keep_prefix: bool = False,
+    ) -> FetchResult:
+        """``fetch`` with other limits; ``keep_prefix`` reads the first ``max_bytes`` of a
+        body that announces more instead of refusing it (robots.txt, RFC 9309 §2.5)."""
+        started = self._wall_clock()
+        begun = self._clock()
+        progress = _Progress(url)
+        target = _target(url)
+        if target is None:
+            progress.move(_S.filtered, "not an http(s) URL with a host")
+            return progress.result(started, 0.0)
+        try:
+            async with asyncio.timeout(limits.total_timeout):
+                await self._exchange(progress, target, headers or {}, limits, keep_prefix)
+        except TimeoutError:
+            self._total_timeout(progress, limits)
+        return progress.result(started, self._clock() - begun)
+
+    def _total_timeout(self, progress: _Progress, limits: FetchLimits) -> None:
+        error = f"no complete response within {limits.total_timeout:g} s"
+        state = progress.state
+        if state is _S.NULL:
+            if progress.resolving:
+                progress.move(
+                    _S.noIP, f"DNS lookup did not finish within {limits.total_timeout:g} s"
+                )
+            elif progress.traced and not progress.connected:
+                progress.move(_S.cTim, error)
+            else:
+                progress.move(_S.hTim, error)
+        elif state is _S.Conn:
+            progress.move(_S.hTim, error)
+        elif state in (_S.OK, _S.code):
+            progress.move(_S.dTim, error)
+
+    def _request_headers(self, extra: Mapping[str, str], limits: FetchLimits) -> CIMultiDict[str]:
+        headers: CIMultiDict[str] = CIMultiDict(
+            {"User-Agent": limits.user_agent, "Accept": _ACCEPT, "Accept-Encoding": ACCEPT_ENCODING}
+        )
+        for name, value in extra.items():
+            headers[name] = value  # the caller's value replaces ours (case-insensitively)
+        return headers
+
+    async def _exchange(
+        self,
+        progress: _Progress,
+        target: URL,
+        extra: Mapping[str, str],
+        limits: FetchLimits,
+        keep_prefix: bool,
+    ) -> None:
+        host = target.raw_host or ""
+        progress.resolving = True
+        try:
+            ip = await self.resolver.resolve(host)
+        except FetchError as exc:
+            progress.move(_S.noIP, str(exc))
+            return
+        finally:
+            progress.resolving = False
+        progress.ip = ip
+        refusal = self.address_policy.refusal(ip, host)
+        if refusal is not None:
+            progress.move(_S.filtered, refusal)
+            return
+        headers = self._request_headers(extra, limits)
+        # Provisional record of the request; the trace replaces it with what aiohttp sent.
+        shown_host = f"[{host}]" if ":" in host else host
+        if not target.is_default_port():
+            shown_host = f"{shown_host}:{target.port}"
+        progress.raw_request = _request_bytes("GET", target, {"Host": shown_host, **headers})
+        session = self._get_session()
+        timeout = aiohttp.ClientTimeout(
+            total=None, sock_connect=limits.connect_timeout, sock_read=limits.stall_timeout
+        )
+        in_body = False
+        try:
+            async with session.get(
+                target,
+                headers=headers,
+                allow_redirects=False,
+                timeout=timeout,
+                auto_decompress=False,
+                max_line_size=limits.max_header_bytes,
+                max_field_size=limits.max_header_bytes,
+                trace_request_ctx=progress,
+            ) as response:
+                self._head(progress, response)
+                in_body = True
+                await self._body(progress, response, limits, keep_prefix)
+        except DustlessError:
+            raise  # our own bug (an illegal transition): never hide it as a remote fault
+        except Exception as exc:  # the I/O edge: every remote fault becomes a state
+            self._classify(progress, exc, in_body)
+
+    def _head(self, progress: _Progress, response: aiohttp.ClientResponse) -> None:
+        progress.status = status = response.status
+        raw = response.raw_headers
+        progress.headers = tuple(
+            (name.decode("latin-1"), value.decode("utf-8", "replace")) for name, value in raw
+        )
+        version = response.version
+        reason = f" {response.reason}" if response.reason else ""
+        head = [
+            f"HTTP/{version.major}.{version.minor} {status}{reason}".encode("latin-1", "replace")
+            if version
+            else b""
+        ]
+        head.extend(name + b": " + value for name, value in raw)
+        progress.raw_head = b"\r\n".join(head) + b"\r\n\r\n"
+        content_type = response.headers.get("Content-Type", "")
+        progress.mime = content_type.split(";", 1)[0].strip().lower() or None
+        location = response.headers.get("Location")
+        if 300 <= status < 400 and location:
+            progress.location = _absolute(response.url, location)
+        # 004 Fig. 3: OK is 200 with text/html; anything else records the server's code.
+        progress.move(_S.OK if status == 200 and progress.mime == "text/html" else _S.code)
+
+    async def _body(
+        self,
+        progress: _Progress,
+        response: aiohttp.ClientResponse,
+        limits: FetchLimits,
+        keep_prefix: bool,
+    ) -> None:
+        max_bytes = limits.max_bytes
+        declared = response.content_length
+        if declared is not None and declared > max_bytes and not keep_prefix:
+            progress.move(
+                _S.tooBig, f"Content-Length {declared} exceeds the limit of {max_bytes} bytes"
+            )
+            return
+        try:
+            decoder: Decoder = make_decoder(response.headers.get("Content-Encoding"))
+        except DecodeError as exc:
+            progress.move(_S.dErr, str(exc))
+            return
+        body = progress.body
+        try:
+            while True:
+                chunk = await response.content.readany()
+                if not chunk:
+                    body += decoder.flush(max_bytes - len(body))
+                    return
+                progress.wire += len(chunk)
+                body += decoder.feed(chunk, max_bytes - len(body))
+                if progress.wire > max_bytes:
+                    # Wire bytes are capped too: a stream that decodes to little must end.
+                    progress.move(_S.tooBig, f"more than {max_bytes} bytes on the wire")
+                    return
+                if (
+                    len(body) > _RATIO_FLOOR
+                    and len(body) > limits.max_decompressed_ratio * progress.wire
+                ):
+                    progress.move(
+                        _S.tooBig,
+                        f"decompression ratio above {limits.max_decompressed_ratio:g} "
+                        f"({len(body)} bytes from {progress.wire})",
+                    )
+                    return
+        except TooBig as exc:
+            body += exc.partial
+            progress.move(_S.tooBig, f"body exceeds the limit of {max_bytes} bytes")
+        except DecodeError as exc:
+            progress.move(_S.dErr, str(exc))
+
+    def _classify(self, progress: _Progress, exc: BaseException, in_body: bool) -> None:
+        if progress.state.final and progress.state not in (_S.OK, _S.code):
+            return  # already ended (tooBig …); a late error while releasing changes nothing
+        message = f"{type(exc).__name__}: {exc}".replace("\n", " ")[:500]
+        if in_body:
+            if isinstance(exc, aiohttp.ServerTimeoutError):
+                progress.move(_S.dTim, f"no data for {self.limits.stall_timeout:g} s: {message}")
+            else:
+                progress.move(_S.dErr, message)
+            return
+        if isinstance(exc, aiohttp.ClientConnectorError):
+            cause = exc.os_error
+            if isinstance(cause, _NoAddress):
+                progress.move(_S.noIP, str(cause))
+            elif isinstance(cause, _AddressRefused):
+                progress.move(_S.filtered, str(cause))
+            else:
+                progress.move(_S.cErr, message)
+        elif isinstance(exc, aiohttp.ConnectionTimeoutError):
+            progress.move(_S.cTim, message)
+        elif isinstance(exc, aiohttp.ServerTimeoutError):
+            progress.move(_S.hTim, message)
+        elif isinstance(exc, aiohttp.ServerDisconnectedError):
+            # The server closed before a complete head: nothing, or a head cut short.
+            progress.move(_S.hSht, message)
+        elif isinstance(exc, aiohttp.ClientResponseError | HttpProcessingError):
+            progress.move(_S.hNpr if _not_http(str(exc)) else _S.hErr, message)
+        elif isinstance(exc, aiohttp.InvalidURL | ValueError) and not progress.connected:
+            progress.move(_S.filtered, message)
+        else:
+            progress.move(_S.hErr, message)
+
+
+def _not_http(message: str) -> bool:
+    # llhttp: "Bad status line: Expected HTTP/, RTSP/ or ICE/"; the pure-Python parser:
+    # "Bad status line 'SSH-2.0-…'". A status line that names HTTP/ is HTTP, merely broken.
+    if "Expected HTTP/" in message:
+        return True
+    return "status line" in message.lower() and "HTTP/" not in message

@@ -1,0 +1,69 @@
+"""Fetching robots.txt by RFC 9309's rules (§2.3.1, §2.5), on top of the fetcher.
+
+Up to ROBOTS_MAX_REDIRECTS redirects are followed (§2.3.1.2), only the first ROBOTS_MAX_BYTES
+are read (§2.5), and the final answer goes through ``robots_for_response``: a network state
+without a status (DNS, connect, header, or a body cut short) is "unreachable" and disallows
+everything until the cache retries (§2.3.1.4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from dustless.fetch._result import FetchResult
+from dustless.fetch._states import NetState
+from dustless.robots import (
+    ROBOTS_MAX_BYTES,
+    ROBOTS_MAX_REDIRECTS,
+    Robots,
+    RobotsOutcome,
+    classify_response,
+    robots_for_response,
+    robots_url,
+)
+
+if TYPE_CHECKING:
+    from dustless.fetch._client import Fetcher
+
+__all__ = ["RobotsFetch", "fetch_robots"]
+
+# A response whose head arrived and whose body is complete, or cut at the size limit (§2.5
+# lets us parse the first 500 KiB). A stalled or broken body is not a robots.txt we can trust.
+_USABLE = frozenset({NetState.OK, NetState.code, NetState.tooBig})
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsFetch:
+    """The outcome of fetching one origin's robots.txt."""
+
+    url: str  # the robots.txt URL first asked
+    robots: Robots
+    status: int | None  # the final status, None when unreachable (for RobotsCache.put)
+    body: bytes  # the final body, at most ROBOTS_MAX_BYTES
+    results: tuple[FetchResult, ...]  # every request made, redirects included (for WARC)
+
+    @property
+    def outcome(self) -> RobotsOutcome:
+        return classify_response(self.status)
+
+
+async def fetch_robots(fetcher: Fetcher, url: str) -> RobotsFetch:
+    """Fetch the robots.txt of ``url``'s origin; never raises for remote faults."""
+    first = target = robots_url(url)  # InvalidURL: the caller passed a non-http(s) URL
+    limits = dataclasses.replace(fetcher.limits, max_bytes=ROBOTS_MAX_BYTES)
+    results: list[FetchResult] = []
+    for hop in range(ROBOTS_MAX_REDIRECTS + 1):
+        result = await fetcher.fetch_with(target, None, limits, keep_prefix=True)
+        results.append(result)
+        status = result.status
+        redirect = status is not None and 300 <= status < 400 and result.location
+        if redirect and hop < ROBOTS_MAX_REDIRECTS and result.location is not None:
+            target = result.location
+            continue
+        break
+    final = results[-1]
+    status = final.status if final.state in _USABLE else None
+    body = final.body if status is not None else b""
+    return RobotsFetch(first, robots_for_response(status, body), status, body, tuple(results))
