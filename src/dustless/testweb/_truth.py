@@ -1,0 +1,79 @@
+"""The truth file: which URL is which resource (I/O, one small class).
+
+Format (issue 3): one line per URL, ``url<TAB>status<TAB>resource-id``. At start it holds
+every resource's canonical URL and every spelling a page links to; while serving, every URL
+served for the first time is appended and flushed, so traps and session ids are covered too.
+Change rates go to the companion file ``FILE.rates``: ``resource-id<TAB>period<TAB>phase``,
+where a page changes on the days ``d`` with ``(d + phase) % period == 0`` (period 0: never).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+from dustless.testweb._web import TruthRow
+
+__all__ = ["TruthWriter", "rates_path", "read_rates", "read_truth"]
+
+
+def rates_path(path: Path) -> Path:
+    return Path(str(path) + ".rates")
+
+
+class TruthWriter:
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._seen: set[str] = set()
+        self._file: TextIO | None = None
+        if path is not None:
+            self._file = path.open("w", encoding="utf-8", newline="\n")
+
+    @property
+    def enabled(self) -> bool:
+        return self._file is not None
+
+    def start(self, rows: Iterable[TruthRow], rates: Iterable[tuple[str, int, int]]) -> None:
+        if self._file is None or self.path is None:
+            return
+        for row in rows:
+            if row.url not in self._seen:
+                self._seen.add(row.url)
+                self._file.write(row.line())
+        self._file.flush()
+        with rates_path(self.path).open("w", encoding="utf-8", newline="\n") as f:
+            for rid, period, phase in rates:
+                f.write(f"{rid}\t{period}\t{phase}\n")
+
+    def served(self, url: str, status: int, rid: str) -> None:
+        if self._file is None or url in self._seen:
+            return
+        self._seen.add(url)
+        self._file.write(f"{url}\t{status}\t{rid}\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def read_truth(path: Path) -> list[TruthRow]:
+    rows = []
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if not line.endswith("\n"):
+                break  # a line still being written
+            url, status, rid = line[:-1].split("\t")
+            rows.append(TruthRow(url, int(status), rid))
+    return rows
+
+
+def read_rates(path: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    with rates_path(path).open(encoding="utf-8") as f:
+        for line in f:
+            rid, period, phase = line.rstrip("\n").split("\t")
+            out[rid] = (int(period), int(phase))
+    return out

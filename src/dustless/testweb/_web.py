@@ -1,0 +1,164 @@
+"""A whole generated web: its sites by host name, seeds and truth (pure).
+
+Which personalities a web has depends on its profile (issue 3): ``clean`` only plain sites,
+``dirty`` every aliasing personality plus the pattern-script sites of seed 002, ``hostile``
+only traps and misbehaviour, ``mixed`` all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+from dustless.testweb._core import Outcome, Page, Profile, Site, WebConfig, origin
+from dustless.testweb._dbsites import ProductSite, WebComSite
+from dustless.testweb._personality import (
+    APACHE,
+    HOSTILE,
+    IIS,
+    JSP,
+    LINKS,
+    PHP,
+    PLAIN,
+    Personality,
+    Www,
+)
+from dustless.testweb._sites import GeneratedSite
+
+__all__ = ["TruthRow", "Web", "build_web"]
+
+_DIRTY = (IIS, APACHE, PHP, JSP, LINKS)
+_MIXED = (PLAIN, IIS, APACHE, PHP, JSP, LINKS, HOSTILE)
+_WWW = (Www.ALIAS, Www.NONE, Www.DIFFERENT, Www.REDIRECT)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TruthRow:
+    """One line of the truth file: ``url<TAB>status<TAB>resource-id``."""
+
+    url: str
+    status: int
+    rid: str
+
+    def line(self) -> str:
+        return f"{self.url}\t{self.status}\t{self.rid}\n"
+
+
+class Web:
+    """Every site of one configuration, and the answers to any request."""
+
+    def __init__(self, cfg: WebConfig, sites: list[Site]) -> None:
+        self.cfg = cfg
+        self.sites = sites
+        self.by_host: dict[str, Site] = {}
+        for site in sites:
+            for host in site.hosts:
+                self.by_host[host] = site
+        self.hosts = tuple(self.by_host)
+        self.seeds = tuple(seed for site in sites for seed in site.seeds)
+        self.pages_by_rid: dict[str, Page] = {p.rid: p for s in sites for p in s.pages()}
+
+    def route(self, host: str, path: str, query: str) -> Outcome | None:
+        """The answer for ``host``; None when no site has that name."""
+        site = self.by_host.get(host)
+        return None if site is None else site.route(host, path, query)
+
+    def address_of(self, host: str) -> str:
+        site = self.by_host.get(host)
+        return site.address if site is not None else self.cfg.addresses[0]
+
+    def resolve_args(self) -> list[str]:
+        """``--resolve NAME:IP`` arguments that reach every host (curl-style)."""
+        addresses = self.cfg.addresses
+        if len(addresses) == 1:
+            out = ["--resolve", f"*.test:{addresses[0]}"]
+            out += [
+                a
+                for h in self.hosts
+                if not h.endswith(".test")
+                for a in ("--resolve", f"{h}:{addresses[0]}")
+            ]
+            return out
+        return [a for h in self.hosts for a in ("--resolve", f"{h}:{self.address_of(h)}")]
+
+    def initial_truth(self) -> Iterator[TruthRow]:
+        """Every canonical URL, then every spelling any page links to, each once."""
+        seen: set[str] = set()
+        for site in self.sites:
+            for page in site.pages():
+                if page.url not in seen:
+                    seen.add(page.url)
+                    yield TruthRow(page.url, 200, page.rid)
+        for site in self.sites:
+            for page in site.pages():
+                for link in page.links:
+                    if not link.crawlable or link.target in seen:
+                        continue
+                    parts = urlsplit(link.target)
+                    out = self.route(parts.hostname or "", parts.path or "/", parts.query)
+                    if out is None:
+                        continue
+                    seen.add(link.target)
+                    yield TruthRow(link.target, out.status, out.rid)
+
+    def rates(self) -> Iterator[tuple[str, int, int]]:
+        """(resource-id, period in days (0: never changes), phase) for every page."""
+        for page in self.pages_by_rid.values():
+            yield page.rid, page.period, page.phase
+
+
+def _personalities(profile: Profile) -> tuple[Personality, ...]:
+    if profile is Profile.CLEAN:
+        return (PLAIN,)
+    if profile is Profile.DIRTY:
+        return _DIRTY
+    if profile is Profile.HOSTILE:
+        return (HOSTILE,)
+    return _MIXED
+
+
+def build_web(cfg: WebConfig) -> Web:
+    """Generate the web ``cfg`` describes; deterministic in ``cfg``."""
+    kinds = _personalities(cfg.profile)
+    n = max(1, cfg.sites)
+    names = [f"site{i}" for i in range(1, n + 1)]
+    hosts = [f"{name}.test" for name in names]
+    homes = [origin(h, cfg.port) + "/" for h in hosts]
+    sites: list[Site] = []
+    hostile_count = 0
+    for i, (name, host) in enumerate(zip(names, hosts, strict=True)):
+        personality = kinds[i % len(kinds)]
+        www = Www.NONE
+        if cfg.profile in (Profile.DIRTY, Profile.MIXED) and not personality.hostile:
+            www = _WWW[(i // len(kinds) + i) % len(_WWW)]
+        neighbours = tuple(homes[(i + k) % n] for k in (1, 2) if (i + k) % n != i)
+        address = cfg.addresses[i % len(cfg.addresses)]
+        www_site: GeneratedSite | None = None
+        if www is Www.DIFFERENT:
+            www_host = "www." + host
+            neighbours += (origin(www_host, cfg.port) + "/",)
+            small = dataclasses.replace(cfg, pages_per_site=max(3, cfg.pages_per_site // 2))
+            www_site = GeneratedSite(
+                small, "www." + name, www_host, PLAIN, neighbours=(homes[i],), address=address
+            )
+        sites.append(
+            GeneratedSite(
+                cfg,
+                name,
+                host,
+                personality,
+                www=www,
+                neighbours=neighbours,
+                address=address,
+                hostile_variant=hostile_count,
+            )
+        )
+        if personality.hostile:
+            hostile_count += 1
+        if www_site is not None:
+            sites.append(www_site)
+    if cfg.profile in (Profile.DIRTY, Profile.MIXED):
+        sites.append(WebComSite(cfg, cfg.addresses[0]))
+        sites.append(ProductSite(cfg, cfg.addresses[-1]))
+    return Web(cfg, sites)
