@@ -1,0 +1,23 @@
+"""Links from HTML (pure): every URL a document points to, with seed 004's link kinds.
+
+``extract_links(body, url, content_type)`` decodes the bytes (BOM, Content-Type, ``<meta>``;
+bad encodings never raise), parses them with selectolax (Lexbor), honours ``<base href>``,
+resolves each reference with ``dustless.url.resolve`` and keeps only http(s) URLs, counting
+them per kind (004 Table 13: ``f`` frame, ``a`` anchor, ``h`` everything else).
+"""
+
+from __future__ import annotations
+
+from dustless.extract._charset import decode_html, sniff_encoding
+from dustless.extract._links import extract_links, parse_refresh
+from dustless.extract._types import Extraction, Link, LinkKind
+
+__all__ = [
+    "Extraction",
+    "Link",
+    "LinkKind",
+    "decode_html",
+    "extract_links",
+    "parse_refresh",
+    "sniff_encoding",
+]

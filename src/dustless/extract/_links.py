@@ -1,0 +1,245 @@
+"""HTML → links, each with its kind (seed 004 Table 13), anchor text and raw attribute value.
+
+Which element gives which kind (004 §4: "<frame> 태그에서 발견된 URL은 'f-URL', <a href> 태그에서
+발견된 URL은 'a-URL', 그 외의 URL은 'h-URL'" — e.g. URLs found in JavaScript):
+
+=====================================  =====
+``<frame src>``                        ``f``
+``<a href>``                           ``a``
+``<area href>``, ``<iframe src>``,     ``h``
+``<script src>``, ``<link href>`` (document relations only), ``<meta http-equiv=refresh>``,
+navigation calls in inline ``<script>``, ``onclick`` and ``javascript:`` URLs
+(``location.href = '…'``, ``window.open('…')``, ``location.assign/replace('…')``)
+=====================================  =====
+
+``javascript:`` hrefs and ``onclick`` texts are kept verbatim in ``Extraction.scripts`` for the
+pattern scripts of seed 002 (Fig. 6 ``javascript:show_detail({0})``, Fig. 8), never as links.
+Only http(s) results are returned; a reference that ``dustless.url.resolve`` rejects is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from selectolax.lexbor import LexborHTMLParser
+
+from dustless.extract._charset import decode_html
+from dustless.extract._types import Extraction, Link, LinkKind
+
+__all__ = ["extract_links", "parse_refresh"]
+
+_A, _F, _H = LinkKind.ANCHOR, LinkKind.FRAME, LinkKind.OTHER
+# One CSS query for the link elements, answered in document order (lexbor repeats a node
+# matching two selectors; duplicates are dropped by node id below), and one for onclick.
+_SELECTOR = "a[href], frame[src], area[href], iframe[src], script, link[href], meta[http-equiv]"
+# <link rel> values that name another document (HTML §4.6.7), not a resource of this one
+# (stylesheet, icon, preload …).
+_DOC_RELS = frozenset(
+    {"alternate", "next", "prev", "previous", "canonical", "index", "start", "first", "last"}
+)
+# Navigation calls in inline JavaScript whose whole argument is one quoted literal: a
+# literal followed by ``+`` (``location.href = 'detail.aspx?id=' + id``) is only a prefix,
+# and following it would invent a URL nobody links to.
+_JS_NAV = re.compile(
+    r"""(?:location(?:\.href)?\s*=|location\.(?:assign|replace)\s*\(|window\.open\s*\()"""
+    r"""\s*(['"])([^'"]*?)\1(?=\s*(?:[),;}]|$))""",
+    re.IGNORECASE,
+)
+_MAX_TEXT = 1000  # anchor text beyond this is of no use and costs memory
+_SPACE = " \t\n\f\r"  # ASCII whitespace (HTML §2.3.1 / WHATWG URL "strip")
+
+Resolver = Callable[[str, str], str]
+
+
+def _resolver() -> Resolver:
+    from dustless.url import resolve  # the WHATWG resolver of the url package
+
+    return resolve
+
+
+def parse_refresh(content: str) -> str | None:
+    """The URL of a ``<meta http-equiv=refresh content=…>`` value, or None.
+
+    HTML §4.2.5.3 "shared declarative refresh steps": skip whitespace, the time (digits and
+    dots), then ``;`` or ``,`` and whitespace, then an optional ``url`` ``=``, then the URL —
+    unquoted, or up to a matching quote.
+    """
+    s = content.lstrip(_SPACE)
+    i = 0
+    while i < len(s) and (s[i].isdigit() or s[i] == "."):
+        i += 1
+    if i == 0:
+        return None
+    s = s[i:].lstrip(_SPACE)
+    if s[:1] in (";", ","):
+        s = s[1:].lstrip(_SPACE)
+    elif s:
+        return None
+    if s[:3].lower() == "url":
+        rest = s[3:].lstrip(_SPACE)
+        if rest[:1] == "=":
+            s = rest[1:].lstrip(_SPACE)
+    if s[:1] in ("'", '"'):
+        quote, s = s[0], s[1:]
+        end = s.find(quote)
+        if end >= 0:
+            s = s[:end]
+    s = s.strip(_SPACE)
+    return s or None
+
+
+# Resolution results shared across pages. Most link occurrences on a site repeat (navigation,
+# and every page is linked from several others), so caching by "the part of the base the
+# result depends on" saves most ``resolve`` calls. The cache changes no result — the function
+# stays pure in effect — and is cleared when full, which bounds its memory.
+_CACHE: dict[tuple[str, str], str | None] = {}
+_CACHE_SIZE = 100_000
+# Characters after which WHATWG parsing can change the reference's shape (tabs and newlines
+# are deleted, backslashes are slashes in special schemes): such references key on the full base.
+_QUIRKY = re.compile(r"[\t\n\r\\]")
+
+
+class _BaseScope:
+    """Which part of the base a reference's resolution depends on (WHATWG URL §4.4 states)."""
+
+    __slots__ = ("base", "dir", "origin", "scheme")
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        colon = base.find("://")
+        self.scheme = base[: colon + 1] if colon > 0 else base
+        cut = len(base)
+        for ch in "?#":
+            i = base.find(ch)
+            if 0 <= i < cut:
+                cut = i
+        start = colon + 3 if colon > 0 else cut
+        slash = base.find("/", start, cut)
+        self.origin = base[:slash] if slash >= 0 else base
+        last = base.rfind("/", start, cut)
+        self.dir = base[: last + 1] if last >= 0 else base
+
+    def key(self, ref: str) -> tuple[str, str]:
+        if not ref or ref[0] <= " " or _QUIRKY.search(ref):
+            return (self.base, ref)
+        if ref.startswith(("http://", "https://")):
+            return ("", ref)  # absolute: the base does not matter
+        if ref[0] == "/":
+            if ref[1:2] == "/":
+                return (self.scheme, ref)  # scheme-relative: only the scheme matters
+            return (self.origin, ref)  # path-absolute: scheme, userinfo, host, port
+        if ref[0] in "?#" or ":" in ref:
+            return (self.base, ref)  # query/fragment-only, or maybe a scheme
+        return (self.dir, ref)  # path-relative: the base up to its last "/"
+
+
+def _text(node: object) -> str:
+    text: str = node.text(deep=True, separator="", strip=False)  # type: ignore[attr-defined]
+    if not text or text.isspace():
+        img = node.css_first("img[alt]")  # type: ignore[attr-defined]
+        text = img.attrs.get("alt") or "" if img is not None else ""
+    return " ".join(text.split())[:_MAX_TEXT]
+
+
+def extract_links(body: bytes, url: str, content_type: str | None = None) -> Extraction:
+    """Every link of an HTML document, resolved against its base, with kinds and counts.
+
+    ``url`` is the document's own (final) URL; ``<base href>`` overrides it as the base
+    (HTML §4.2.3, the first ``base`` with an ``href``). Never raises for any ``body``.
+    """
+    resolve = _resolver()
+    text = decode_html(body, content_type)
+    parser = LexborHTMLParser(text)
+    nodes = parser.css(_SELECTOR)
+
+    base = url
+    first_base = parser.css_first("base[href]")
+    if first_base is not None:
+        # The first <base href> sets the base for every link, even those before it (HTML
+        # §2.4.1 "document base URL"). One that does not resolve to http(s) is ignored:
+        # links then resolve against the document URL.
+        base_href = (first_base.attrs.get("href") or "").strip(_SPACE)
+        try:
+            candidate = resolve(url, base_href)
+        except ValueError:
+            candidate = ""
+        if candidate.startswith(("http://", "https://")):
+            base = candidate
+    links: list[Link] = []
+    scripts: list[str] = []
+    counts = {"f": 0, "a": 0, "h": 0}  # by kind value: enum hashing is slow in a hot loop
+    scope = _BaseScope(base)
+    cache = _CACHE
+    seen_nodes: set[int] = set()
+
+    def add(raw: str, kind: LinkKind, label: str) -> None:
+        ref = raw.strip(_SPACE)
+        if ref[:1] in "jJ" and ref[:11].lower() == "javascript:":
+            scripts.append(ref)
+            for m in _JS_NAV.finditer(ref):
+                add(m.group(2), _H, label)
+            return
+        key = scope.key(ref)
+        try:
+            absolute = cache[key]
+        except KeyError:
+            try:
+                absolute = resolve(base, ref)
+            except ValueError:  # InvalidURL: a reference no browser would follow
+                absolute = None
+            if absolute is not None and not absolute.startswith(("http://", "https://")):
+                absolute = None
+            if len(cache) >= _CACHE_SIZE:
+                cache.clear()
+            cache[key] = absolute
+        if absolute is None:
+            return
+        links.append(Link(absolute, kind, label, raw))
+        counts[kind.value] += 1
+
+    for node in nodes:
+        nid = node.mem_id
+        if nid in seen_nodes:
+            continue
+        seen_nodes.add(nid)
+        tag = node.tag
+        attrs = node.attrs
+        value: str | None
+        if tag == "a":
+            if (value := attrs.get("href")) is not None:
+                add(value, _A, _text(node))
+        elif tag == "frame":
+            if (value := attrs.get("src")) is not None:
+                add(value, _F, attrs.get("name") or attrs.get("title") or "")
+        elif tag == "area":
+            if (value := attrs.get("href")) is not None:
+                add(value, _H, attrs.get("alt") or "")
+        elif tag == "iframe":
+            if (value := attrs.get("src")) is not None:
+                add(value, _H, attrs.get("title") or "")
+        elif tag == "script":
+            if (value := attrs.get("src")) is not None:
+                add(value, _H, "")
+            else:
+                # 004 §4: "자바 스크립트로부터 발견된 URL은 'h-URL'" — URLs found in scripts.
+                code = node.text(deep=True)
+                if code:
+                    for m in _JS_NAV.finditer(code):
+                        add(m.group(2), _H, "")
+        elif tag == "link":
+            rels = set((attrs.get("rel") or "").lower().split())
+            if (value := attrs.get("href")) is not None and rels & _DOC_RELS:
+                add(value, _H, attrs.get("title") or "")
+        elif tag == "meta" and (attrs.get("http-equiv") or "").strip().lower() == "refresh":
+            value = parse_refresh(attrs.get("content") or "")
+            if value is not None:
+                add(value, _H, "")
+    for node in parser.css("[onclick]"):
+        onclick = node.attrs.get("onclick")
+        if onclick:
+            scripts.append(onclick)
+            for m in _JS_NAV.finditer(onclick):
+                add(m.group(2), _H, "")
+
+    return Extraction(tuple(links), base, {k: counts[k.value] for k in LinkKind}, tuple(scripts))

@@ -1,0 +1,45 @@
+"""The values ``extract_links`` returns (docs/internals.md, ``dustless.extract``)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["Extraction", "Link", "LinkKind"]
+
+
+class LinkKind(enum.Enum):
+    """Seed 004 Table 13: where a URL was found in a document."""
+
+    FRAME = "f"  # in a <frame>
+    ANCHOR = "a"  # in an <a href>
+    OTHER = "h"  # anywhere else: iframe, area, script, onclick, meta refresh …
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One link occurrence: absolute http(s) URL, kind, anchor text and the raw value."""
+
+    url: str  # resolved against the document's base (dustless.url.resolve)
+    kind: LinkKind
+    text: str  # anchor text, whitespace collapsed ("" where the element has none)
+    raw: str  # the attribute value as written, entities decoded
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """What a document links to."""
+
+    links: tuple[Link, ...]  # document order, every occurrence
+    base: str  # the base URL links were resolved against (<base href> or the URL)
+    counts: Mapping[LinkKind, int]  # links per kind, for the fetches table (Table 13)
+    scripts: tuple[str, ...]  # javascript: hrefs and onclick texts, for pattern scripts
+
+    @property
+    def link_kinds(self) -> str:
+        """004 Table 13's "연결 종류" code: ``haf`` letters present, ``0`` where absent."""
+        return "".join(
+            k.value if self.counts.get(k, 0) else "0"
+            for k in (LinkKind.OTHER, LinkKind.ANCHOR, LinkKind.FRAME)
+        )

@@ -1,0 +1,103 @@
+"""The crawl store: ``OUTDIR/crawl.db`` (SQLite, WAL) and ``OUTDIR/warc/*.warc.gz`` (WARC 1.1).
+
+The engine's loop, with the calls that matter for crash safety (issue 4)::
+
+    store = SQLiteStore(outdir)                          # migrates the schema if needed
+    batch = store.resume_batch() or store.start_batch(config_json, now)
+    store.requeue_in_flight()                            # after a crash
+    warc = WarcWriter(outdir / "warc", committed_ends=store.warc_ends())  # repairs a torn tail
+    seen = UrlSeen(store); seen.rebuild()
+
+    urls = store.claim_queued(500, hosts=ready_hosts, per_host=20)   # a window, not the queue
+    ... fetch ...
+    refs = warc.write_response(url, head, body, fetched_at=t, request=raw_req)
+    store.record_fetches([FetchRecord(url_id, t, "OK", warc=refs.response, ...)])
+    seen.add_urls([NewURL(...), ...])                    # discovered links, one batch per page
+    ... at least once a second:
+    durable_commit(store, warc)                          # fsync WARC, then commit the DB
+
+``docs/storage.md`` documents the directory layout, the schema, the WARC records and the
+guarantees; ``docs/internals.md`` the signatures.
+"""
+
+from __future__ import annotations
+
+from dustless.store._protocol import CrawlStore
+from dustless.store._recover import (
+    RecoveryResult,
+    WarcRecord,
+    iter_records,
+    read_record,
+    recover_warc,
+)
+from dustless.store._schema import SCHEMA_VERSION
+from dustless.store._seen import UrlSeen
+from dustless.store._sqlite import DB_NAME, SQLiteStore, url_hash
+from dustless.store._types import (
+    URL_KINDS,
+    Batch,
+    ContentRef,
+    FetchRecord,
+    FetchRow,
+    HostInfo,
+    NewSeed,
+    NewURL,
+    SeedRow,
+    SeedUpdate,
+    StoredURL,
+    URLState,
+    WarcRef,
+)
+from dustless.store._warc import (
+    DEFAULT_MAX_SIZE,
+    REVISIT_PROFILE,
+    ResponseRefs,
+    WarcWriter,
+    sha1_digest,
+    warc_date,
+)
+
+__all__ = [
+    "DB_NAME",
+    "DEFAULT_MAX_SIZE",
+    "REVISIT_PROFILE",
+    "SCHEMA_VERSION",
+    "URL_KINDS",
+    "WARC_DIR",
+    "Batch",
+    "ContentRef",
+    "CrawlStore",
+    "FetchRecord",
+    "FetchRow",
+    "HostInfo",
+    "NewSeed",
+    "NewURL",
+    "RecoveryResult",
+    "ResponseRefs",
+    "SQLiteStore",
+    "SeedRow",
+    "SeedUpdate",
+    "StoredURL",
+    "URLState",
+    "UrlSeen",
+    "WarcRecord",
+    "WarcRef",
+    "WarcWriter",
+    "durable_commit",
+    "iter_records",
+    "read_record",
+    "recover_warc",
+    "sha1_digest",
+    "url_hash",
+    "warc_date",
+]
+
+WARC_DIR = "warc"  # OUTDIR/warc holds the WARC files
+
+
+def durable_commit(store: CrawlStore, *writers: WarcWriter) -> None:
+    """fsync every WARC writer, then commit the DB: the order that keeps the DB from ever
+    pointing at a WARC record that is not on disk (issue 4 "Crash safety")."""
+    for w in writers:
+        w.flush_durable()
+    store.commit()

@@ -1,0 +1,113 @@
+"""The crawl DB schema, as an ordered list of migrations (ARCHITECTURE: "Schema changes are
+migrations, not rewrites").
+
+``PRAGMA user_version`` holds the number of migrations applied. A store opens a DB, applies
+every migration past that number inside one transaction each, and refuses a DB written by a
+newer dustless (a higher number than it knows). Never edit a released migration: append one.
+
+Seed 004 §2 keeps two kinds of table — one for seeds (id, URL, URL hash, content hash, party
+time, network state) and one for documents (id, URL, URL hash, content hash, depth, download
+time, MIME, file, state). We split the document table into ``urls`` (one row per identity:
+what URL-seen needs) and ``fetches`` (one row per fetch, every fetch kept: what statistics and
+recrawls need, issues 5 and 8). The SQL sticks to what PostgreSQL also accepts where it can.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Migration"]
+
+Migration = tuple[str, ...]  # statements run in one transaction
+
+_V1: Migration = (
+    # One row per batch (004 §4 "일괄 수집"); a resume continues the open batch.
+    """CREATE TABLE crawls (
+        batch       INTEGER PRIMARY KEY,
+        started_at  REAL NOT NULL,
+        ended_at    REAL,
+        batch_time  REAL NOT NULL,
+        config      TEXT NOT NULL,
+        resumes     INTEGER NOT NULL DEFAULT 0
+    )""",
+    # 004 §2: the robot keeps each site's IP and robots rules and reuses them for the party.
+    """CREATE TABLE hosts (
+        name               TEXT PRIMARY KEY,
+        ip                 TEXT,
+        robots_state       TEXT,
+        robots_fetched_at  REAL,
+        crawl_delay        REAL,
+        sitemaps           TEXT NOT NULL DEFAULT '[]'
+    )""",
+    # 004 §2 seed table: id, URL, URL hash, content hash of the seed document, party time,
+    # network state of the seed document.
+    """CREATE TABLE seeds (
+        id               INTEGER PRIMARY KEY,
+        url              TEXT NOT NULL,
+        identity         TEXT NOT NULL,
+        url_hash         INTEGER NOT NULL,
+        host             TEXT NOT NULL,
+        content_sha1     TEXT,
+        state            TEXT,
+        party_seconds    REAL,
+        discovered_from  INTEGER,
+        created_batch    INTEGER
+    )""",
+    "CREATE UNIQUE INDEX seeds_identity ON seeds (identity)",
+    # One row per URL identity. The UNIQUE index is the authority behind the Bloom filter.
+    """CREATE TABLE urls (
+        id         INTEGER PRIMARY KEY,
+        url        TEXT NOT NULL,
+        identity   TEXT NOT NULL,
+        host       TEXT NOT NULL,
+        depth      INTEGER NOT NULL,
+        kind       TEXT NOT NULL,
+        seed_id    INTEGER,
+        parent_id  INTEGER,
+        priority   INTEGER NOT NULL DEFAULT 0,
+        state      TEXT NOT NULL
+    )""",
+    "CREATE UNIQUE INDEX urls_identity ON urls (identity)",
+    # Partial indexes: only queued rows are indexed, so claiming stays cheap however many
+    # URLs are done; the order is priority, then breadth-first by depth (004 §2), then
+    # discovery order.
+    "CREATE INDEX urls_queued ON urls (priority DESC, depth, id) WHERE state = 'queued'",
+    "CREATE INDEX urls_queued_host ON urls (host, priority DESC, depth, id) WHERE state = 'queued'",
+    # Every fetch kept (ARCHITECTURE "Storage"), with the batch it belongs to.
+    """CREATE TABLE fetches (
+        id              INTEGER PRIMARY KEY,
+        url_id          INTEGER NOT NULL REFERENCES urls (id),
+        batch           INTEGER NOT NULL,
+        fetched_at      REAL NOT NULL,
+        state           TEXT NOT NULL,
+        status          INTEGER,
+        mime            TEXT,
+        size_raw        INTEGER,
+        size_stored     INTEGER,
+        elapsed         REAL,
+        connect_time    REAL,
+        ttfb            REAL,
+        content_sha1    TEXT,
+        revisit_of      INTEGER,
+        links_h         INTEGER NOT NULL DEFAULT 0,
+        links_a         INTEGER NOT NULL DEFAULT 0,
+        links_f         INTEGER NOT NULL DEFAULT 0,
+        links_internal  INTEGER NOT NULL DEFAULT 0,
+        links_external  INTEGER NOT NULL DEFAULT 0,
+        location        TEXT,
+        etag            TEXT,
+        last_modified   TEXT,
+        warc_file       TEXT,
+        warc_offset     INTEGER,
+        warc_length     INTEGER,
+        warc_record_id  TEXT,
+        req_file        TEXT,
+        req_offset      INTEGER,
+        req_length      INTEGER,
+        error           TEXT
+    )""",
+    "CREATE INDEX fetches_url ON fetches (url_id)",
+    "CREATE INDEX fetches_batch ON fetches (batch)",
+    "CREATE INDEX fetches_sha1 ON fetches (content_sha1) WHERE content_sha1 IS NOT NULL",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1,)
+SCHEMA_VERSION = len(MIGRATIONS)

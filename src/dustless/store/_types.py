@@ -1,0 +1,239 @@
+"""The values that cross the store boundary: what the engine writes and what readers get back.
+
+All frozen dataclasses with slots (docs/internals.md): the engine builds them, the store copies
+them into rows. Times are seconds since the epoch (``float``), passed in by the caller: the store
+never reads the clock for data it records, so tests and recrawls (``--batch-time``) control time.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+__all__ = [
+    "URL_KINDS",
+    "Batch",
+    "ContentRef",
+    "FetchRecord",
+    "FetchRow",
+    "HostInfo",
+    "NewSeed",
+    "NewURL",
+    "SeedRow",
+    "SeedUpdate",
+    "StoredURL",
+    "URLState",
+    "WarcRef",
+]
+
+# How a URL was found. The first three are seed 004 Table 13's link kinds (`f` = in a
+# `<frame>`, `a` = in `<a href>`, `h` = anywhere else); `s` marks a seed itself and `r` the
+# target of a redirect (recorded as a new URL, ARCHITECTURE "Fetcher").
+URL_KINDS = frozenset({"a", "f", "h", "s", "r"})
+
+
+class URLState(enum.Enum):
+    """Where a URL is in its life; a small table, as CONVENTIONS §2 asks.
+
+    ``queued`` → ``in-flight`` (claimed by a worker) → ``done`` (a fetch was recorded).
+    ``skipped`` URLs were discovered and recorded (for statistics and seeds.out.txt) but are
+    never to be fetched (out of scope, filtered). A crash leaves ``in-flight`` rows behind;
+    ``requeue_in_flight`` returns them to ``queued`` on resume.
+    """
+
+    QUEUED = "queued"
+    IN_FLIGHT = "in-flight"
+    DONE = "done"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One crawl run of the collection: 004's "일괄 수집" (a batch); a resume continues it."""
+
+    number: int  # 1, 2, … ; every fetch row carries it (issue 8: batches are never mixed)
+    started_at: float
+    batch_time: float  # the batch's nominal time (wall clock, or --batch-time)
+    config: str  # the crawl settings as JSON, so a recrawl can reuse them
+    ended_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewURL:
+    """A discovered URL to record (``add_urls``)."""
+
+    url: str  # the spelling that will be fetched (its rfc3986 form)
+    identity: str  # the policy's normal form: what URL-seen compares (UNIQUE in the DB)
+    host: str
+    depth: int  # 0 for a seed, parent depth + 1 otherwise (004 §2: breadth-first by depth)
+    kind: str = "a"  # one of URL_KINDS
+    seed_id: int | None = None  # the party (004 §2) this URL belongs to
+    parent_id: int | None = None  # url id of the page it was discovered on
+    priority: int = 0  # larger is fetched sooner (pattern scripts fill it later)
+    state: URLState = URLState.QUEUED
+
+
+@dataclass(frozen=True, slots=True)
+class StoredURL:
+    """A URL row as the store keeps it (``claim_queued``, ``queued``, ``urls_by_id``)."""
+
+    id: int
+    url: str
+    identity: str
+    host: str
+    depth: int
+    kind: str
+    seed_id: int | None
+    parent_id: int | None
+    priority: int
+    state: URLState
+
+
+@dataclass(frozen=True, slots=True)
+class WarcRef:
+    """Where a WARC record lives: file name (relative to ``OUTDIR/warc``), offset, length.
+
+    ``offset`` is the first byte of the record's gzip member and ``length`` the member's
+    compressed size, so ``(offset, length)`` can be served with a byte-range read (WARC 1.1
+    Annex D.2: one gzip member per record).
+    """
+
+    file: str
+    offset: int
+    length: int
+    record_id: str = ""  # WARC-Record-ID, '<urn:uuid:…>' (WARC 1.1 §5.2)
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.length
+
+
+@dataclass(frozen=True, slots=True)
+class FetchRecord:
+    """One fetch to record (``record_fetches``). Every fetch is kept, never overwritten.
+
+    ``state`` is the network state name of seed 004 Fig. 3 (``dustless.fetch.NetState.value``:
+    ``OK``, ``cErr``, ``dTim``, … plus ``robots``, ``tooBig``, ``filtered``).
+    """
+
+    url_id: int
+    fetched_at: float  # when the request started
+    state: str
+    status: int | None = None
+    mime: str | None = None
+    size_raw: int | None = None  # payload bytes as received (after decompression)
+    size_stored: int | None = None  # compressed bytes in the WARC (the records' lengths)
+    elapsed: float | None = None  # seconds from request start to last byte
+    connect_time: float | None = None  # seconds to connect (DNS excluded)
+    ttfb: float | None = None  # seconds to the first response byte
+    content_sha1: str | None = None  # hex SHA-1 of the payload: content identity (003)
+    revisit_of: int | None = None  # fetch id whose payload this one repeats
+    links_h: int = 0  # link counts per kind, 004 Table 13
+    links_a: int = 0
+    links_f: int = 0
+    links_internal: int = 0  # inside the party (004 §2) / external (candidate seeds)
+    links_external: int = 0
+    location: str | None = None  # absolute redirect target for 3xx
+    etag: str | None = None  # validators, for conditional recrawls (issue 8)
+    last_modified: str | None = None
+    warc: WarcRef | None = None  # the response (or revisit) record
+    warc_request: WarcRef | None = None
+    error: str | None = None
+    batch: int | None = None  # defaults to the store's current batch
+    url_state: URLState = URLState.DONE  # QUEUED to retry the URL later (robots 5xx …)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchRow:
+    """A recorded fetch joined with its URL, for statistics (``iter_fetches``)."""
+
+    id: int
+    url_id: int
+    url: str
+    host: str
+    depth: int
+    kind: str
+    seed_id: int | None
+    batch: int
+    fetched_at: float
+    state: str
+    status: int | None
+    mime: str | None
+    size_raw: int | None
+    size_stored: int | None
+    elapsed: float | None
+    content_sha1: str | None
+    revisit_of: int | None
+    links_h: int
+    links_a: int
+    links_f: int
+    links_internal: int
+    links_external: int
+    location: str | None
+    warc: WarcRef | None
+    error: str | None
+    connect_time: float | None = None
+    ttfb: float | None = None
+    etag: str | None = None  # validators for a conditional recrawl (issue 8)
+    last_modified: str | None = None
+    warc_request: WarcRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ContentRef:
+    """The first fetch that stored a payload: what a WARC ``revisit`` record refers to."""
+
+    sha1: str
+    fetch_id: int
+    url: str
+    fetched_at: float
+    warc: WarcRef | None
+
+
+@dataclass(frozen=True, slots=True)
+class HostInfo:
+    """What the crawler knows about a host (004 §2: IP and robots rules kept per site)."""
+
+    name: str
+    ip: str | None = None
+    robots_state: str | None = None  # e.g. "pending", "parsed", "allow-all", "disallow-all"
+    robots_fetched_at: float | None = None
+    crawl_delay: float | None = None
+    sitemaps: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class NewSeed:
+    """A seed: a start URL whose locally reachable pages form its party (004 §2)."""
+
+    url: str
+    identity: str
+    host: str
+    discovered_from: int | None = None  # url id of the page that linked to it; None = given
+    created_batch: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeedUpdate:
+    """What the crawler learns about a seed when its party is done (004 §2 seed table)."""
+
+    id: int
+    content_sha1: str | None = None  # hash of the seed document's content
+    state: str | None = None  # network state of the seed document
+    party_seconds: float | None = None  # time taken to download the whole party
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRow:
+    """A seed row: 004's seed table (id, URL, URL hash, content hash, party time, state)."""
+
+    id: int
+    url: str
+    identity: str
+    url_hash: int  # first 8 bytes of SHA-1(identity), signed: 004's "URL 문자열에 대한 해시 값"
+    host: str
+    content_sha1: str | None
+    state: str | None
+    party_seconds: float | None
+    discovered_from: int | None
+    created_batch: int | None

@@ -1,0 +1,302 @@
+"""WarcWriter: WARC 1.1 records (response, request, revisit, metadata), rolling, locking,
+round-trips through read_record; recover_warc on torn files."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from warcio.archiveiterator import ArchiveIterator
+
+from dustless.errors import StoreCorrupt, StoreLocked
+from dustless.store import (
+    REVISIT_PROFILE,
+    WarcWriter,
+    iter_records,
+    read_record,
+    recover_warc,
+    sha1_digest,
+)
+
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nServer: t\r\n\r\n"
+REQ = b"GET /p HTTP/1.1\r\nHost: a.test\r\nUser-Agent: dustless\r\n\r\n"
+
+
+def test_file_starts_with_warcinfo_and_is_warc_1_1(tmp_path: Path) -> None:
+    with WarcWriter(tmp_path, info={"software": "dustless-test", "robots": "obey"}) as w:
+        name = w.current_file
+    assert name == "dustless-00001.warc.gz"
+    first = next(iter_records(tmp_path / name))
+    assert first.type == "warcinfo"
+    assert first.header("WARC-Filename") == name
+    assert b"software: dustless-test\r\n" in first.payload
+    assert gzip.decompress((tmp_path / name).read_bytes()).startswith(b"WARC/1.1\r\n")
+
+
+def test_response_and_request_records(tmp_path: Path) -> None:
+    body = "<html>웹</html>".encode()
+    with WarcWriter(tmp_path) as w:
+        refs = w.write_response(
+            "http://a.test/p", HEAD, body, fetched_at=1_700_000_000.25, request=REQ, ip="127.0.0.1"
+        )
+    assert refs.payload_sha1 == hashlib.sha1(body).hexdigest()
+    assert refs.payload_digest == sha1_digest(hashlib.sha1(body).digest())
+    assert refs.request is not None
+    assert refs.request.offset == refs.response.end  # request follows its response
+    resp = read_record(tmp_path, refs.response)
+    assert (resp.type, resp.http_status, resp.payload) == ("response", 200, body)
+    assert resp.target_uri == "http://a.test/p"
+    assert resp.date == "2023-11-14T22:13:20.250000Z"
+    assert resp.header("WARC-Payload-Digest") == refs.payload_digest
+    assert resp.header("WARC-IP-Address") == "127.0.0.1"
+    assert resp.record_id == refs.response.record_id
+    req = read_record(tmp_path, (refs.request.file, refs.request.offset))
+    assert req.type == "request"
+    assert req.header("WARC-Concurrent-To") == resp.record_id
+    assert ("Host", "a.test") in req.http_headers
+
+
+def test_decoded_body_gets_consistent_http_headers(tmp_path: Path) -> None:
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
+        b"Content-Length: 7\r\n\r\n"
+    )
+    with WarcWriter(tmp_path) as w:
+        refs = w.write_response("http://a.test/", head, b"0123456789", fetched_at=1.0)
+    headers = dict(read_record(tmp_path, refs.response).http_headers)
+    assert headers["Content-Length"] == "10"
+    assert headers["X-Dustless-Orig-Content-Encoding"] == "gzip"
+    assert "Content-Encoding" not in headers
+    assert "Transfer-Encoding" not in headers
+
+
+def test_digests_verify_with_warcio(tmp_path: Path) -> None:
+    with WarcWriter(tmp_path) as w:
+        w.write_response("http://a.test/", HEAD, b"x" * 5000, fetched_at=1.0, request=REQ)
+        w.write_metadata("http://a.test/", [("outlink", "http://a.test/b a")], fetched_at=1.0)
+        name = w.current_file
+    with open(tmp_path / name, "rb") as f:
+        for rec in ArchiveIterator(f, check_digests="raise"):
+            rec.content_stream().read()
+
+
+def test_revisit_record_identical_payload_digest(tmp_path: Path) -> None:
+    body = b"same payload"
+    with WarcWriter(tmp_path) as w:
+        first = w.write_response("http://a.test/1", HEAD, body, fetched_at=100.0)
+        rev = w.write_revisit(
+            "http://a.test/2",
+            HEAD,
+            first.payload_sha1,
+            fetched_at=200.0,
+            refers_to_uri="http://a.test/1",
+            refers_to_date=100.0,
+            refers_to_id=first.response.record_id,
+            request=REQ,
+            payload_len=len(body),
+        )
+    r = read_record(tmp_path, rev.response)
+    assert r.type == "revisit"
+    assert r.http_status == 200
+    assert r.payload == b""  # WARC 1.1 §6.7.2: no payload, the HTTP head only
+    assert r.header("WARC-Profile") == REVISIT_PROFILE
+    assert r.header("WARC-Refers-To") == first.response.record_id
+    assert r.header("WARC-Refers-To-Target-URI") == "http://a.test/1"
+    assert r.header("WARC-Refers-To-Date") == "1970-01-01T00:01:40.000000Z"
+    assert r.header("WARC-Payload-Digest") == first.payload_digest
+    assert rev.request is not None
+
+
+def test_metadata_outlinks(tmp_path: Path) -> None:
+    with WarcWriter(tmp_path) as w:
+        resp = w.write_response("http://a.test/", HEAD, b"<a href=b>", fetched_at=1.0)
+        ref = w.write_metadata(
+            "http://a.test/",
+            [("outlink", "http://a.test/b a"), ("via", "x\r\ny")],
+            fetched_at=1.0,
+            concurrent_to=resp.response.record_id,
+        )
+    m = read_record(tmp_path, ref)
+    assert m.type == "metadata"
+    assert m.header("Content-Type") == "application/warc-fields"
+    assert m.payload == b"outlink: http://a.test/b a\r\nvia: x  y\r\n"
+    assert m.header("WARC-Concurrent-To") == resp.response.record_id
+
+
+def test_files_roll_at_max_size_and_keep_pairs_together(tmp_path: Path) -> None:
+    refs = []
+    with WarcWriter(tmp_path, max_size=4000, compress_level=0) as w:
+        for i in range(10):
+            refs.append(
+                w.write_response(
+                    f"http://a.test/{i}", HEAD, bytes(900), fetched_at=1.0, request=REQ
+                )
+            )
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) > 2
+    for r in refs:
+        assert r.request is not None
+        assert r.request.file == r.response.file
+        assert read_record(tmp_path, r.response).payload == bytes(900)
+    for name in names:
+        assert next(iter_records(tmp_path / name)).type == "warcinfo"
+
+
+def test_reopen_appends_to_last_file(tmp_path: Path) -> None:
+    with WarcWriter(tmp_path) as w:
+        a = w.write_response("http://a.test/1", HEAD, b"1", fetched_at=1.0)
+    with WarcWriter(tmp_path) as w:
+        b = w.write_response("http://a.test/2", HEAD, b"2", fetched_at=2.0)
+    assert a.response.file == b.response.file
+    assert b.response.offset == a.response.end
+    types = [r.type for r in iter_records(tmp_path / a.response.file)]
+    assert types == ["warcinfo", "response", "response"]
+
+
+def test_second_writer_is_locked_out_and_touches_nothing(tmp_path: Path) -> None:
+    with WarcWriter(tmp_path) as first:
+        first.write_response("http://a.test/", HEAD, b"x", fetched_at=1.0)
+        first.flush_durable()
+        path = tmp_path / first.current_file
+        with open(path, "ab") as f:
+            f.write(b"\x1f\x8b half a record being written")  # the first writer is mid-write
+        size = path.stat().st_size
+        with pytest.raises(StoreLocked):
+            WarcWriter(tmp_path)
+        assert path.stat().st_size == size  # no "recovery" of a file someone else writes
+    WarcWriter(tmp_path).close()  # released on close (and the torn tail repaired)
+    assert path.stat().st_size < size
+
+
+def test_read_record_errors(tmp_path: Path) -> None:
+    with WarcWriter(tmp_path) as w:
+        ref = w.write_response("http://a.test/", HEAD, b"x", fetched_at=1.0)
+    with pytest.raises(StoreCorrupt, match="missing"):
+        read_record(tmp_path, ("nope.warc.gz", 0))
+    with pytest.raises(StoreCorrupt):
+        read_record(tmp_path, (ref.response.file, ref.response.offset + 3))
+
+
+# -- round trip (hypothesis) --------------------------------------------------------------------
+_header_value = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30).map(
+    str.strip
+)
+_heads = st.lists(
+    st.tuples(st.sampled_from(["Content-Type", "X-A", "Set-Cookie", "ETag"]), _header_value),
+    max_size=5,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    items=st.lists(
+        st.tuples(
+            st.integers(100, 599),
+            _heads,
+            st.binary(max_size=3000),
+            st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=40),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_write_read_round_trip(tmp_path_factory: pytest.TempPathFactory, items: list) -> None:  # type: ignore[type-arg]
+    d = tmp_path_factory.mktemp("rt")
+    written = []
+    with WarcWriter(d, max_size=6000) as w:
+        for status, fields, body, path in items:
+            head = (
+                f"HTTP/1.1 {status} X\r\n".encode()
+                + b"".join(f"{k}: {v}\r\n".encode() for k, v in fields)
+                + b"\r\n"
+            )
+            url = "http://h.test/" + path
+            written.append(
+                (
+                    url,
+                    status,
+                    fields,
+                    body,
+                    w.write_response(url, head, body, fetched_at=5.0, request=REQ),
+                )
+            )
+    for url, status, fields, body, refs in written:
+        rec = read_record(d, refs.response)
+        assert (rec.target_uri, rec.http_status, rec.payload) == (url, status, body)
+        for k, v in fields:
+            assert (k, v) in rec.http_headers
+        assert rec.header("WARC-Payload-Digest") == sha1_digest(hashlib.sha1(body).digest())
+
+
+# -- torn records -----------------------------------------------------------------------------
+def _write_some(d: Path, n: int) -> tuple[Path, list[int], list[int]]:
+    """n response records; their start offsets and end offsets."""
+    starts, ends = [], []
+    with WarcWriter(d) as w:
+        for i in range(n):
+            body = bytes([i % 256]) * (50 + 37 * i)
+            ref = w.write_response(f"http://a.test/{i}", HEAD, body, fetched_at=float(i)).response
+            starts.append(ref.offset)
+            ends.append(ref.end)
+        path = d / w.current_file
+    return path, starts, ends
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(cut_fraction=st.floats(0.0, 1.0), garbage=st.binary(max_size=40))
+def test_truncated_at_any_point_recovers_every_whole_record(
+    tmp_path_factory: pytest.TempPathFactory, cut_fraction: float, garbage: bytes
+) -> None:
+    d = tmp_path_factory.mktemp("torn")
+    path, starts, ends = _write_some(d, 8)
+    cut = int(path.stat().st_size * cut_fraction)
+    path.write_bytes(path.read_bytes()[:cut] + garbage)
+    recover_warc(path)
+    whole = [s for s, e in zip(starts, ends, strict=True) if e <= cut]
+    if cut < starts[0]:  # even the warcinfo record was torn
+        assert path.stat().st_size == 0
+    else:
+        records = list(iter_records(path))  # raises if anything torn is left
+        assert [r.type for r in records] == ["warcinfo"] + ["response"] * len(whole)
+        assert [r.ref.offset for r in records[1:]] == whole
+    # a resume appends to a valid file
+    with WarcWriter(d) as w:
+        refs = w.write_response("http://a.test/after", HEAD, b"after", fetched_at=9.0)
+    assert read_record(d, refs.response).payload == b"after"
+    assert next(iter_records(d / refs.response.file)).type == "warcinfo"
+
+
+def test_recover_counts_and_truncates_exactly(tmp_path: Path) -> None:
+    path, _, ends = _write_some(tmp_path, 5)
+    assert recover_warc(path).truncated == 0
+    full = path.read_bytes()
+    path.write_bytes(full[: ends[2] + 10])  # 10 bytes into the 4th record
+    result = recover_warc(path)
+    assert (result.valid_end, result.truncated) == (ends[2], 10)
+    assert len(list(iter_records(path))) == 4  # warcinfo + 3
+    assert recover_warc(path, start=ends[1]).records == 1  # scanning from a known boundary
+
+
+def test_recover_refuses_a_file_shorter_than_the_db_says(tmp_path: Path) -> None:
+    path, _, ends = _write_some(tmp_path, 2)
+    with pytest.raises(StoreCorrupt):
+        recover_warc(path, start=ends[-1] + 100)
+
+
+def test_writer_recovers_on_open_from_committed_end(tmp_path: Path) -> None:
+    path, _, ends = _write_some(tmp_path, 3)
+    with open(path, "ab") as f:
+        f.write(gzip.compress(b"WARC/1.1\r\nContent-Length: 100\r\n\r\nshort")[:-5])
+    with WarcWriter(tmp_path, committed_ends={path.name: ends[1]}) as w:
+        assert w.current_file == path.name
+        refs = w.write_response("http://a.test/z", HEAD, b"z", fetched_at=1.0)
+    assert refs.response.offset == ends[-1]
+    assert len(list(iter_records(path))) == 5
