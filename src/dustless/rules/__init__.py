@@ -1,0 +1,63 @@
+"""Pattern scripts and learned rules: which links to follow, and which URLs are the same.
+
+Seed 002 (Chang & Jung 2007) describes per-site XML *URL pattern scripts* (§3.3, Fig. 6):
+the URL (or javascript call, Fig. 8) of each kind of page, with ``{0}``…``{n}`` placeholders,
+and the URL to fetch instead. A crawl follows only the links a site's script names (§3.4.1,
+Table 2), merges URLs that differ in parameters the script does not keep (Fig. 3), and
+fetches detail pages before list pages (§3.4.2). The same file format also carries rules
+learned from a crawl (seed 001's URL-list rules, DustBuster; redirects): see
+``docs/pattern-scripts.md``. Everything here is pure except ``load_script``, which reads a file.
+
+``SiteScript`` and ``RuleSet`` are site rules for the normalizer's ``site-rules`` step:
+``apply(url) -> str``, the identity when nothing applies, idempotent, never raising.
+"""
+
+from ._learned import AddSlash, DropParam, FixParam, HostRedirect, LearnedRule, Substitute
+from ._load import LoadedScript, load_script, parse_script
+from ._patterns import AddrType, Match, PageType, UrlPattern
+from ._priority import (
+    Anchor,
+    PageCategory,
+    Priority,
+    SupportsAnchor,
+    is_pagination_label,
+    page_category,
+    priority,
+    same_category,
+)
+from ._render import render
+from ._site import FilterResult, KeptLink, RuleSet, SiteScript, SupportsURL
+from ._write import dump_script
+from ._xml import ScriptWarning
+
+__all__ = [
+    "AddSlash",
+    "AddrType",
+    "Anchor",
+    "DropParam",
+    "FilterResult",
+    "FixParam",
+    "HostRedirect",
+    "KeptLink",
+    "LearnedRule",
+    "LoadedScript",
+    "Match",
+    "PageCategory",
+    "PageType",
+    "Priority",
+    "RuleSet",
+    "ScriptWarning",
+    "SiteScript",
+    "Substitute",
+    "SupportsAnchor",
+    "SupportsURL",
+    "UrlPattern",
+    "dump_script",
+    "is_pagination_label",
+    "load_script",
+    "page_category",
+    "parse_script",
+    "priority",
+    "render",
+    "same_category",
+]

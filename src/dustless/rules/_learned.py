@@ -1,0 +1,213 @@
+"""Rules learned from a crawl, kept in the same file as hand-written pattern scripts.
+
+Seed 001 ends with "URL-list-based normalization": rules for one site found in a crawl's
+URL list (DustBuster, Bar-Yossef, Keidar & Schonfeld, WWW 2007): *substring substitutions*
+(``/story?id=`` → ``/story_``) and *query-parameter rules* (a parameter that never changes
+the content is dropped; one whose value never matters is fixed). Seed 001 also names the
+rules a server states itself by redirecting: ``/dir`` → ``/dir/`` and a bare host → ``www.``.
+
+Every rule applies to the URLs of its site (the ``<identity>`` hosts), carries the evidence
+it was accepted on (``support``: how many URL pairs or redirects showed it; ``fp_rate``: the
+share of those whose content differed), and has an ``apply(url) -> str`` that never raises
+and returns ``url`` unchanged when it does not apply.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from dustless.errors import ScriptError
+
+from ._urlparts import Parts, replace_host, split
+
+__all__ = ["AddSlash", "DropParam", "FixParam", "HostRedirect", "LearnedRule", "Substitute"]
+
+
+def _check_stats(support: int | None, fp_rate: float | None) -> None:
+    if support is not None and support < 0:
+        raise ScriptError(f"support {support} is negative; expected a count ≥ 0")
+    if fp_rate is not None and (math.isnan(fp_rate) or not 0.0 <= fp_rate <= 1.0):
+        raise ScriptError(f"fp_rate {fp_rate} is out of range; expected a fraction in [0, 1]")
+
+
+def _absolute(url: str) -> Parts | None:
+    parts = split(url)
+    return parts if parts.is_absolute else None
+
+
+def _check_path(path: str | None, what: str) -> None:
+    if path is not None and not path.startswith("/"):
+        raise ScriptError(
+            f"{what} path {path!r} does not start with '/'; expected an absolute path"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Substitute:
+    """DustBuster substring substitution: ``find`` → ``replace`` after the host.
+
+    Applied to path, query and fragment only, so a per-host rule never moves a URL to
+    another host. ``replace`` may not contain ``find``: such a rule would never settle.
+    """
+
+    element: ClassVar[str] = "substitute"
+    find: str
+    replace: str
+    support: int | None = None
+    fp_rate: float | None = None
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_stats(self.support, self.fp_rate)
+        if not self.find.strip():
+            raise ScriptError("substitute has an empty 'from'; expected the text to replace")
+        if self.find in self.replace:
+            raise ScriptError(
+                f"substitute 'to' {self.replace!r} contains 'from' {self.find!r}; expected a "
+                "replacement that does not re-create what it replaces"
+            )
+
+    def apply(self, url: str) -> str:
+        parts = _absolute(url)
+        if parts is None:
+            return url
+        head = f"{parts.scheme}://{parts.authority}"
+        return head + url[len(head) :].replace(self.find, self.replace)
+
+    def describe(self) -> str:
+        return f"substitute {self.find!r} → {self.replace!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class DropParam:
+    """A query parameter that never changes the content: removed (on ``path`` only, if set)."""
+
+    element: ClassVar[str] = "dropParam"
+    name: str
+    path: str | None = None
+    support: int | None = None
+    fp_rate: float | None = None
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_stats(self.support, self.fp_rate)
+        _check_path(self.path, "dropParam")
+        if not self.name.strip():
+            raise ScriptError("dropParam has an empty name; expected a parameter name")
+
+    def apply(self, url: str) -> str:
+        parts = _absolute(url)
+        if parts is None or parts.query is None or (self.path not in (None, parts.path)):
+            return url
+        pieces = parts.query.split("&")
+        kept = [p for p in pieces if p.partition("=")[0] != self.name]
+        if len(kept) == len(pieces):
+            return url
+        query = "&".join(kept) if any(kept) else None
+        return Parts(parts.scheme, parts.authority, parts.path, query, parts.fragment).unsplit()
+
+    def describe(self) -> str:
+        where = f" on {self.path}" if self.path is not None else ""
+        return f"drop parameter {self.name!r}{where}"
+
+
+@dataclass(frozen=True, slots=True)
+class FixParam:
+    """A parameter whose value never matters: present with any value → ``value``."""
+
+    element: ClassVar[str] = "fixParam"
+    name: str
+    value: str
+    path: str | None = None
+    support: int | None = None
+    fp_rate: float | None = None
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_stats(self.support, self.fp_rate)
+        _check_path(self.path, "fixParam")
+        if not self.name.strip():
+            raise ScriptError("fixParam has an empty name; expected a parameter name")
+
+    def apply(self, url: str) -> str:
+        parts = _absolute(url)
+        if parts is None or parts.query is None or (self.path not in (None, parts.path)):
+            return url
+        fixed = f"{self.name}={self.value}"
+        pieces = [fixed if p.partition("=")[0] == self.name else p for p in parts.query.split("&")]
+        query = "&".join(pieces)
+        if query == parts.query:
+            return url
+        return Parts(parts.scheme, parts.authority, parts.path, query, parts.fragment).unsplit()
+
+    def describe(self) -> str:
+        where = f" on {self.path}" if self.path is not None else ""
+        return f"fix parameter {self.name!r} = {self.value!r}{where}"
+
+
+@dataclass(frozen=True, slots=True)
+class AddSlash:
+    """The server redirected ``/dir`` to ``/dir/`` (seed 001): add the slash.
+
+    With ``path``: that path only (what the server said). Without: every path whose last
+    segment has no extension, once the learner has seen enough redirects to generalize.
+    """
+
+    element: ClassVar[str] = "addSlash"
+    path: str | None = None
+    support: int | None = None
+    fp_rate: float | None = None
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_stats(self.support, self.fp_rate)
+        _check_path(self.path, "addSlash")
+        if self.path is not None and self.path.endswith("/"):
+            raise ScriptError(f"addSlash path {self.path!r} ends with '/'; expected /dir")
+
+    def apply(self, url: str) -> str:
+        parts = _absolute(url)
+        if parts is None or not parts.path or parts.path.endswith("/"):
+            return url
+        if self.path is not None:
+            if parts.path != self.path:
+                return url
+        elif "." in parts.path.rpartition("/")[2]:
+            return url
+        path = parts.path + "/"
+        return Parts(parts.scheme, parts.authority, path, parts.query, parts.fragment).unsplit()
+
+    def describe(self) -> str:
+        return f"add trailing slash to {self.path}" if self.path else "add trailing slash"
+
+
+@dataclass(frozen=True, slots=True)
+class HostRedirect:
+    """The server redirected its host to ``to`` (seed 001: bare host → ``www.``)."""
+
+    element: ClassVar[str] = "hostRedirect"
+    to: str
+    support: int | None = None
+    fp_rate: float | None = None
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_stats(self.support, self.fp_rate)
+        object.__setattr__(self, "to", self.to.lower())
+        if not self.to or any(c in self.to for c in "/?#@: \t\r\n"):
+            raise ScriptError(f"hostRedirect to {self.to!r} is not a host name; expected www.host")
+
+    def apply(self, url: str) -> str:
+        parts = _absolute(url)
+        if parts is None or parts.authority is None or parts.host == self.to:
+            return url
+        authority = replace_host(parts.authority, self.to)
+        return Parts(parts.scheme, authority, parts.path, parts.query, parts.fragment).unsplit()
+
+    def describe(self) -> str:
+        return f"host → {self.to}"
+
+
+LearnedRule = Substitute | DropParam | FixParam | AddSlash | HostRedirect
