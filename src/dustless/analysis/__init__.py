@@ -1,0 +1,124 @@
+"""What normalization costs and saves, and how pages change: the pure analysis core.
+
+Values in, values out — no clock, no I/O, no database (CONVENTIONS "Pure core"). The
+``evaluate`` and ``changes`` commands read the crawl store and call these functions.
+
+* Seed 000 §3: candidate sets, redundancy rate (formula 1), coverage loss rate
+  (formula 2), Table 1-shaped rows, true false-positive / false-negative rates against the
+  test web's truth, and a recommended policy under a coverage-loss budget.
+* Seed 004 §4: per-page change summaries over batch crawls, SS and FF (formulas 1 and 2),
+  grouping by domain suffix / depth / link kind (Tables 7–13).
+* Change-rate estimators (naive; Cho & Garcia-Molina 2003), a feature-based predictor, and
+  revisit schedules under a budget (uniform, proportional, optimal; Cho & Garcia-Molina 2000).
+
+See ``docs/analysis.md`` for the formulas and the papers' numbers.
+"""
+
+from dustless.analysis._changes import (
+    LINK_KIND_CLASSES,
+    BatchSummary,
+    ChangeGroup,
+    ChangeSummary,
+    Visit,
+    domain_suffix,
+    download_histogram,
+    ff,
+    group_changes,
+    link_kind_class,
+    ss,
+    summarize_batches,
+    summarize_changes,
+)
+from dustless.analysis._estimate import (
+    PageFeatures,
+    PredictionError,
+    RatePredictor,
+    estimate_rate,
+    evaluate_rate_predictor,
+    fit_rate_predictor,
+    holdout_split,
+    naive_rate,
+    poisson_rate,
+)
+from dustless.analysis._metrics import (
+    CandidateSet,
+    CrawlIndex,
+    Factor,
+    MethodRow,
+    MethodSpec,
+    Observation,
+    candidate_sets,
+    coverage_loss_rate,
+    evaluate,
+    evaluate_factor,
+    redundancy_rate,
+)
+from dustless.analysis._recommend import (
+    FACTOR_METHODS,
+    PAPER_TABLE_1,
+    PaperRow,
+    Recommendation,
+    recommend,
+)
+from dustless.analysis._schedule import (
+    expected_freshness,
+    freshness,
+    optimal_schedule,
+    pick_due,
+    proportional_schedule,
+    schedule,
+    uniform_schedule,
+)
+from dustless.analysis._truth import TruthEntry, TruthRates, parse_truth, parse_truth_line
+
+__all__ = [
+    "FACTOR_METHODS",
+    "LINK_KIND_CLASSES",
+    "PAPER_TABLE_1",
+    "BatchSummary",
+    "CandidateSet",
+    "ChangeGroup",
+    "ChangeSummary",
+    "CrawlIndex",
+    "Factor",
+    "MethodRow",
+    "MethodSpec",
+    "Observation",
+    "PageFeatures",
+    "PaperRow",
+    "PredictionError",
+    "RatePredictor",
+    "Recommendation",
+    "TruthEntry",
+    "TruthRates",
+    "Visit",
+    "candidate_sets",
+    "coverage_loss_rate",
+    "domain_suffix",
+    "download_histogram",
+    "estimate_rate",
+    "evaluate",
+    "evaluate_factor",
+    "evaluate_rate_predictor",
+    "expected_freshness",
+    "ff",
+    "fit_rate_predictor",
+    "freshness",
+    "group_changes",
+    "holdout_split",
+    "link_kind_class",
+    "naive_rate",
+    "optimal_schedule",
+    "parse_truth",
+    "parse_truth_line",
+    "pick_due",
+    "poisson_rate",
+    "proportional_schedule",
+    "recommend",
+    "redundancy_rate",
+    "schedule",
+    "ss",
+    "summarize_batches",
+    "summarize_changes",
+    "uniform_schedule",
+]

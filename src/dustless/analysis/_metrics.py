@@ -1,0 +1,387 @@
+"""Redundancy rate and coverage loss rate of a normalization method (seed 000 §3).
+
+Seed 000 §3 defines, for a normalization factor F:
+
+* the *candidate sets* ``U_i``: the URLs that F regards as the same URL; the whole URL set
+  ``U`` is partitioned into them, and a set with a single element is left out of both
+  metrics ("1개의 원소만을 가진 동일 후보 URL 집합은 … 제외");
+* ``D_i``: the documents downloaded successfully from ``U_i``; ``n(D_i)`` their number and
+  ``un(D_i)`` the number of distinct documents (distinct payload hashes);
+* formula (1), redundancy rate = Σ (n(D_i) − un(D_i)) / Σ n(D_i);
+* formula (2), coverage loss rate = 1 − N_normal / Σ un(D_i), where ``N_normal`` is the
+  number of documents downloaded successfully from the normalized URLs.
+
+Table 1 of seed 000 reports, for every method of a factor, the redundancy of what that
+method downloads (0.52 for "leave the path alone", 0 for "lowercase it": the method requests
+one URL per set) and its coverage loss (0 for "leave it alone"). :class:`MethodRow` holds
+both, plus the redundancy of the candidate sets themselves (the "before" figure of the
+worked example), so a caller can show how much redundancy a method removes.
+
+Everything here is pure: observations in, rows out. The caller passes the methods as plain
+functions (``lambda u: normalize(u, policy)``) so this module never imports the normalizer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import compress
+from types import MappingProxyType
+
+from dustless.analysis._truth import PairCounter, TruthRates
+from dustless.errors import InvalidOption
+
+__all__ = [
+    "CandidateSet",
+    "CrawlIndex",
+    "Factor",
+    "MethodRow",
+    "MethodSpec",
+    "Observation",
+    "candidate_sets",
+    "coverage_loss_rate",
+    "evaluate",
+    "evaluate_factor",
+    "redundancy_rate",
+]
+
+#: A normalization method as the caller sees it: a URL in, its normalized form out.
+Method = Callable[[str], str]
+
+# Per-URL state inside a CrawlIndex: the payload hash of a successful download, ``True``
+# for "requested, nothing downloaded", ``False`` for "known but never requested". One small
+# value per URL keeps a million-URL index cheap; Observation is the public view of it.
+_State = str | bool
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What the crawl knows about one URL (an element of seed 000's ``U``).
+
+    ``success`` means a document was downloaded (seed 004's network state ``OK``), and then
+    ``payload_hash`` identifies its content (``un(D_i)`` counts distinct hashes).
+    """
+
+    url: str
+    requested: bool
+    success: bool = False
+    payload_hash: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.success and not self.requested:
+            raise InvalidOption(f"observation of {self.url!r}: downloaded but never requested")
+        if self.success and not self.payload_hash:
+            raise InvalidOption(f"observation of {self.url!r}: downloaded without a payload hash")
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlIndex:
+    """Every URL of a crawl with its fetch outcome, indexed once for all methods.
+
+    Build it with :meth:`build`; when a URL is observed twice (say a normalized form that
+    ``evaluate --fetch`` requested again) the observations are merged: requested if either
+    was, and the first successful download's hash wins.
+    """
+
+    _states: Mapping[str, _State]
+
+    @classmethod
+    def build(cls, observations: Iterable[Observation]) -> CrawlIndex:
+        return cls.from_rows((o.url, o.requested, o.success, o.payload_hash) for o in observations)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[tuple[str, bool, bool, str | None]]) -> CrawlIndex:
+        """Rows ``(url, requested, success, payload_hash)``: what a DB query yields.
+
+        This path skips the per-row :class:`Observation` objects, which matters at the
+        scale of seed 000 (170 million URLs) and of the 1,000,000-fetch benchmark.
+        """
+        states: dict[str, _State] = {}
+        get = states.get
+        for url, requested, success, payload_hash in rows:
+            if success:
+                if not payload_hash:
+                    raise InvalidOption(f"observation of {url!r}: downloaded without a hash")
+                new: _State = payload_hash
+            else:
+                new = bool(requested)
+            old = get(url)
+            # Merge rule: a download beats a failed request beats "never requested".
+            if old is None or old is False or (old is True and new is not False):
+                states[url] = new
+        return cls(MappingProxyType(states))
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def __contains__(self, url: object) -> bool:
+        return url in self._states
+
+    @property
+    def urls(self) -> Iterable[str]:
+        return self._states.keys()
+
+    def get(self, url: str) -> Observation | None:
+        state = self._states.get(url)
+        if state is None:
+            return None
+        if isinstance(state, str):
+            return Observation(url, True, True, state)
+        return Observation(url, state)
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateSet:
+    """One candidate set ``U_i`` of seed 000 §3: URLs a factor regards as the same."""
+
+    key: str
+    urls: tuple[str, ...]
+
+
+def candidate_sets(urls: Iterable[str], key: Method) -> tuple[CandidateSet, ...]:
+    """Partition ``urls`` by ``key`` and drop the singletons (seed 000 §3).
+
+    ``key`` is a factor's method: URLs that become equal under it form one set. Sets come
+    out in order of first appearance, their URLs in input order, so results are stable.
+    """
+    groups = _candidate_groups(urls, key)
+    return tuple(CandidateSet(k, tuple(us)) for k, us in groups.items())
+
+
+def redundancy_rate(downloads: int, unique_documents: int) -> float:
+    """Formula (1) of seed 000 §3 from its two sums: Σ(n − un) / Σ n; 0 when Σ n = 0.
+
+    "If every URL of the candidate sets is a distinct URL the redundancy rate is 0" (§3),
+    which also covers the empty case.
+    """
+    if unique_documents < 0 or unique_documents > downloads:
+        raise InvalidOption(f"unique documents {unique_documents} not within 0..{downloads}")
+    return (downloads - unique_documents) / downloads if downloads else 0.0
+
+
+def coverage_loss_rate(normal_documents: int, unique_documents: int) -> float:
+    """Formula (2) of seed 000 §3: 1 − N_normal / Σ un(D_i); 0 when nothing can be lost."""
+    if normal_documents < 0 or normal_documents > unique_documents:
+        raise InvalidOption(f"N_normal {normal_documents} not within 0..{unique_documents}")
+    return 1.0 - normal_documents / unique_documents if unique_documents else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class MethodSpec:
+    """One method of a factor (a row of seed 000 Table 1).
+
+    ``apply`` maps a URL to its normalized form; ``None`` means "leave the URL as it is"
+    (the paper's method (1), standard normalization only). ``steps`` names the normalizer
+    steps the method stands for, so the recommender can answer with a policy.
+    """
+
+    name: str
+    apply: Method | None
+    steps: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Factor:
+    """A normalization factor of seed 000 §4 with its methods.
+
+    ``key`` builds the candidate sets; by default the first method that changes URLs
+    (for path case, lowercasing: URLs equal up to the case of their path).
+    """
+
+    name: str
+    methods: tuple[MethodSpec, ...]
+    key: Method | None = None
+
+    def candidate_key(self) -> Method:
+        if self.key is not None:
+            return self.key
+        for m in self.methods:
+            if m.apply is not None:
+                return m.apply
+        raise InvalidOption(f"factor {self.name!r}: no method changes URLs; give it a key")
+
+
+@dataclass(frozen=True, slots=True)
+class MethodRow:
+    """One row of a seed 000 Table 1-shaped evaluation, with the counts behind it.
+
+    Counts are over the candidate sets only. ``requests`` is the number of distinct URLs the
+    method requests for the sets (one per set for a method that merges each set);
+    ``downloads`` / ``unique_documents`` are Σ n / Σ un over what those requests downloaded,
+    and ``redundancy_rate`` is formula (1) over them. ``set_downloads`` /
+    ``set_unique_documents`` are Σ n(D_i) / Σ un(D_i) of the sets themselves (the same for
+    every method of a factor) and ``set_redundancy_rate`` their formula (1), the figure of the
+    worked example. ``coverage_loss_rate`` is formula (2); it is *measured* when every set's
+    normalized forms were requested (or what was downloaded already covers the set), and
+    otherwise an *estimate* that counts a normalized form the crawl never requested as
+    lost, so it is an upper bound; ``unmeasured_sets`` says how many sets were estimated.
+    """
+
+    factor: str
+    method: str
+    steps: frozenset[str]
+    candidate_urls: int
+    sets: int
+    requests: int
+    downloads: int
+    unique_documents: int
+    redundancy_rate: float
+    normal_documents: int
+    coverage_loss_rate: float
+    coverage_loss_measured: bool
+    unmeasured_sets: int
+    set_downloads: int
+    set_unique_documents: int
+    set_redundancy_rate: float
+    truth: TruthRates | None = field(default=None)
+
+    @property
+    def duplicates(self) -> int:
+        """Duplicate downloads this method still makes: Σ (n − un)."""
+        return self.downloads - self.unique_documents
+
+    @property
+    def duplicates_removed(self) -> int:
+        """Duplicate downloads of the sets that this method avoids."""
+        return (self.set_downloads - self.set_unique_documents) - self.duplicates
+
+    @property
+    def lost_documents(self) -> int:
+        return self.set_unique_documents - self.normal_documents
+
+    @property
+    def true_fp_rate(self) -> float | None:
+        return None if self.truth is None else self.truth.fp_rate
+
+    @property
+    def true_fn_rate(self) -> float | None:
+        return None if self.truth is None else self.truth.fn_rate
+
+
+def evaluate(
+    index: CrawlIndex,
+    factors: Sequence[Factor],
+    truth: Mapping[str, str | None] | None = None,
+) -> tuple[MethodRow, ...]:
+    """All rows of a Table 1-shaped evaluation: every method of every factor."""
+    rows: list[MethodRow] = []
+    for factor in factors:
+        rows.extend(evaluate_factor(index, factor, truth))
+    return tuple(rows)
+
+
+def evaluate_factor(
+    index: CrawlIndex,
+    factor: Factor,
+    truth: Mapping[str, str | None] | None = None,
+) -> tuple[MethodRow, ...]:
+    """Build the factor's candidate sets once and compute one row per method.
+
+    Cost: one call of the factor's key per URL of the index, then one call of each method
+    per *candidate* URL (the key method's results are reused), and dict lookups. ``truth``
+    maps a URL to its resource id (``None`` for a URL that is no resource, e.g. a 404) and
+    adds the true false-positive / false-negative rates, counted over pairs of URLs within
+    the same candidate set.
+    """
+    key = factor.candidate_key()
+    states = index._states
+    sets = list(_candidate_groups(list(states), key).items())
+
+    # The sets' own D_i (formula (1) "before"): the same for every method of the factor.
+    set_n = 0
+    set_un: list[int] = []
+    for _, us in sets:
+        hashes = [s for s in map(states.get, us) if isinstance(s, str)]
+        set_n += len(hashes)
+        set_un.append(len(set(hashes)))
+    set_un_total = sum(set_un)
+    candidate_urls = sum(len(us) for _, us in sets)
+
+    rows = []
+    for spec in factor.methods:
+        counter = PairCounter() if truth is not None else None
+        requests = downloads = unique = normal = unmeasured = 0
+        for (k, us), un_i in zip(sets, set_un, strict=True):
+            forms: Iterable[str]
+            if spec.apply is None:
+                forms = us  # URLs are distinct keys of the index already
+            elif spec.apply is key:
+                forms = (k,)
+            else:
+                forms = dict.fromkeys(map(spec.apply, us))
+            n_i = 0
+            hashes_i: set[str] = set()
+            unknown = False
+            for form in forms:
+                requests += 1
+                state = states.get(form, False)
+                if isinstance(state, str):
+                    n_i += 1
+                    hashes_i.add(state)
+                elif state is False:
+                    unknown = True
+            un_norm = len(hashes_i)
+            downloads += n_i
+            unique += un_norm
+            # N_normal counts the documents downloaded from the normalized URLs, whatever
+            # they are (§3), capped per set at un(D_i): a form the crawl never saw (fetched
+            # by `evaluate --fetch`) may return a page outside D_i, e.g. a soft 404, and a
+            # set cannot keep more documents than it had. The cap keeps (2) within [0, 1];
+            # such a page still counts as covering the set, as in the paper (the truth
+            # rates are what catch it).
+            normal += min(un_norm, un_i)
+            if unknown and un_norm < un_i:
+                unmeasured += 1
+            if counter is not None and truth is not None:
+                if spec.apply is None:
+                    counter.add_set(us, us, truth)
+                elif spec.apply is key:
+                    counter.add_set(us, [k] * len(us), truth)
+                else:
+                    counter.add_set(us, [spec.apply(u) for u in us], truth)
+        rows.append(
+            MethodRow(
+                factor=factor.name,
+                method=spec.name,
+                steps=spec.steps,
+                candidate_urls=candidate_urls,
+                sets=len(sets),
+                requests=requests,
+                downloads=downloads,
+                unique_documents=unique,
+                redundancy_rate=redundancy_rate(downloads, unique),
+                normal_documents=normal,
+                coverage_loss_rate=coverage_loss_rate(normal, set_un_total),
+                coverage_loss_measured=unmeasured == 0,
+                unmeasured_sets=unmeasured,
+                set_downloads=set_n,
+                set_unique_documents=set_un_total,
+                set_redundancy_rate=redundancy_rate(set_n, set_un_total),
+                truth=None if counter is None else counter.rates(),
+            )
+        )
+    return tuple(rows)
+
+
+def _candidate_groups(urls: Iterable[str], key: Method) -> dict[str, list[str]]:
+    """Group ``urls`` by ``key``, keeping only the groups of two or more (the sets U_i).
+
+    Seed 000 grouped 170 million URLs; the benchmark groups 1,000,000 per factor. The key
+    is called once per URL; counting (``Counter``) and filtering (``compress``) run in C,
+    so Python only loops over the candidate URLs, which are a small share of a crawl.
+    """
+    urls = urls if isinstance(urls, list | tuple) else list(urls)
+    keys = list(map(key, urls))
+    counts = Counter(keys)
+    if len(counts) == len(keys):
+        return {}
+    repeated = {k for k, c in counts.items() if c > 1}
+    groups: dict[str, list[str]] = {}
+    for url, k in compress(zip(urls, keys, strict=True), map(repeated.__contains__, keys)):
+        g = groups.get(k)
+        if g is None:
+            groups[k] = [url]
+        else:
+            g.append(url)
+    return groups
