@@ -41,7 +41,19 @@ def test_scheme_and_host_compare_without_case_path_with_case():
     assert p.match("HTTP://WWW.WEB.COM/List.aspx?c=1") is not None
     assert p.match("http://www.web.com/list.aspx?c=1") is None
     assert p.match("https://www.web.com/List.aspx?c=1") is None
-    assert p.match("http://www.web.com:8080/List.aspx?c=1") is None
+    assert p.match("http://www.web.com.evil/List.aspx?c=1") is None
+
+
+def test_a_pattern_without_port_matches_any_port_and_keeps_it():
+    # The test web serves www.web.com on a random port: Fig. 6's script must still apply.
+    p = url("http://www.web.com/list.aspx?cate_id={0}&page={1}")
+    m = p.match("http://www.web.com:45725/list.aspx?page=2&cate_id=467&sort=x")
+    assert m is not None
+    assert m.target == "http://www.web.com:45725/list.aspx?cate_id=467&page=2"
+    with_port = url("http://www.web.com:8080/l?c={0}")
+    assert with_port.match("http://www.web.com:8080/l?c=1") is not None
+    assert with_port.match("http://www.web.com:8081/l?c=1") is None
+    assert with_port.match("http://www.web.com/l?c=1") is None
 
 
 def test_parameters_in_any_order_extra_ones_dropped_fragment_ignored():

@@ -6,12 +6,16 @@ and the URL to fetch instead. A crawl follows only the links a site's script nam
 Table 2), merges URLs that differ in parameters the script does not keep (Fig. 3), and
 fetches detail pages before list pages (§3.4.2). The same file format also carries rules
 learned from a crawl (seed 001's URL-list rules, DustBuster; redirects): see
-``docs/pattern-scripts.md``. Everything here is pure except ``load_script``, which reads a file.
+``docs/pattern-scripts.md``. Everything here is pure except ``load_script``, which reads a file,
+and ``read_observations``, which reads a crawl's fetches for ``learn_rules`` (DustBuster).
 
 ``SiteScript`` and ``RuleSet`` are site rules for the normalizer's ``site-rules`` step:
 ``apply(url) -> str``, the identity when nothing applies, idempotent, never raising.
 """
 
+from ._learn import Finding, LearnOptions, LearnResult, evaluate_rules, learn_rules
+from ._learn_evidence import Evidence, Observation
+from ._learn_read import read_observations
 from ._learned import AddSlash, DropParam, FixParam, HostRedirect, LearnedRule, Substitute
 from ._load import LoadedScript, load_script, parse_script
 from ._patterns import AddrType, Match, PageType, UrlPattern
@@ -35,13 +39,18 @@ __all__ = [
     "AddrType",
     "Anchor",
     "DropParam",
+    "Evidence",
     "FilterResult",
+    "Finding",
     "FixParam",
     "HostRedirect",
     "KeptLink",
+    "LearnOptions",
+    "LearnResult",
     "LearnedRule",
     "LoadedScript",
     "Match",
+    "Observation",
     "PageCategory",
     "PageType",
     "Priority",
@@ -53,11 +62,14 @@ __all__ = [
     "SupportsURL",
     "UrlPattern",
     "dump_script",
+    "evaluate_rules",
     "is_pagination_label",
+    "learn_rules",
     "load_script",
     "page_category",
     "parse_script",
     "priority",
+    "read_observations",
     "render",
     "same_category",
 ]

@@ -99,18 +99,40 @@ class DropParam:
 
     def apply(self, url: str) -> str:
         parts = _absolute(url)
-        if parts is None or parts.query is None or (self.path not in (None, parts.path)):
+        if parts is None:
             return url
-        pieces = parts.query.split("&")
-        kept = [p for p in pieces if p.partition("=")[0] != self.name]
-        if len(kept) == len(pieces):
+        # The parameter may also sit in the path, as a segment parameter (RFC 3986 §3.3:
+        # "/view.jsp;jsessionid=8CBC…?no=4", the Java servlet spelling of a session id).
+        path = drop_path_param(parts.path, self.name)
+        if self.path not in (None, path):
             return url
-        query = "&".join(kept) if any(kept) else None
-        return Parts(parts.scheme, parts.authority, parts.path, query, parts.fragment).unsplit()
+        query = parts.query
+        if query is not None:
+            pieces = query.split("&")
+            kept = [p for p in pieces if p.partition("=")[0] != self.name]
+            if len(kept) != len(pieces):
+                query = "&".join(kept) if any(kept) else None
+        if path == parts.path and query == parts.query:
+            return url
+        return Parts(parts.scheme, parts.authority, path, query, parts.fragment).unsplit()
 
     def describe(self) -> str:
         where = f" on {self.path}" if self.path is not None else ""
         return f"drop parameter {self.name!r}{where}"
+
+
+def drop_path_param(path: str, name: str) -> str:
+    """``path`` without the segment parameters ``;name=value`` (or ``;name``) named ``name``."""
+    if ";" not in path:
+        return path
+    segments = []
+    for segment in path.split("/"):
+        if ";" in segment:
+            head, *params = segment.split(";")
+            kept = [p for p in params if p.partition("=")[0] != name]
+            segment = ";".join([head, *kept])
+        segments.append(segment)
+    return "/".join(segments)
 
 
 @dataclass(frozen=True, slots=True)

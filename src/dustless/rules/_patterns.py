@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import unquote
 
 from dustless.errors import ScriptError
 
 from ._template import Template, parse_template, placeholders_in
-from ._urlparts import encode_unsafe, query_pieces, split
+from ._urlparts import encode_unsafe, query_pieces, replace_host, split, split_authority
 
-__all__ = ["AddrType", "Match", "PageType", "UrlPattern"]
+__all__ = ["AddrType", "Match", "PageType", "UrlPattern", "keep_port"]
 
 
 class PageType(enum.Enum):
@@ -73,11 +73,22 @@ class _UrlMatcher:
     path: re.Pattern[str]
     params: tuple[_Param, ...]
 
+    def host_matches(self, authority: str) -> bool:
+        # A pattern whose host has no port matches the host on any port (like an identity
+        # without a port): a site served on :8080 — or the test web's random port — keeps its
+        # script. A pattern with a port matches that port only.
+        if authority.lower() == self.authority:
+            return True
+        host, port = split_authority(self.authority)
+        if port is not None or "@" in self.authority:
+            return False
+        return split_authority(authority)[0] == host
+
     def values(self, text: str) -> dict[int, str] | None:
         parts = split(text)
         if not parts.is_absolute or parts.scheme is None or parts.authority is None:
             return None
-        if parts.scheme.lower() != self.scheme or parts.authority.lower() != self.authority:
+        if parts.scheme.lower() != self.scheme or not self.host_matches(parts.authority):
             return None
         m = self.path.fullmatch(parts.path or "/")
         if m is None:
@@ -121,6 +132,25 @@ class _JsMatcher:
             if all(values.values()):
                 out.append(values)
         return out
+
+
+def keep_port(m: Match, url: str) -> Match:
+    """``m`` with the port of ``url`` put into a target on the same host that names none.
+
+    A pattern without a port matches its host on any port; its ``targetAddr`` then means the
+    same server, so ``http://www.web.com:8080/list.aspx?…`` rewrites to
+    ``http://www.web.com:8080/…``, not to port 80. ``url`` is the matched URL, or for a
+    javascript link the page it was found on (Fig. 8: ``show_detail(15)`` on that page).
+    """
+    source = split(url)
+    if not source.is_absolute or source.port is None:
+        return m
+    target = split(m.target)
+    if target.authority is None or target.port is not None or target.host != source.host:
+        return m
+    authority = replace_host(target.authority, target.host) + ":" + source.port
+    new = type(target)(target.scheme, authority, target.path, target.query, target.fragment)
+    return replace(m, target=new.unsplit())
 
 
 def _unquote_js(value: str) -> str:
@@ -324,6 +354,7 @@ class UrlPattern:
         A URL in the ``targetAddr`` form matches as well (and rewrites to itself).
         """
         values: dict[int, str] | None = None
+        from_url = self._url is not None
         if self._url is not None:
             values = self._url.values(text)
         elif self._js is not None:
@@ -331,7 +362,12 @@ class UrlPattern:
             values = found[0] if found else None
         if values is None and self._target_url is not None:
             values = self._target_url.values(text)
-        return None if values is None else self._result(values)
+            from_url = True
+        if values is None:
+            return None
+        m = self._result(values)
+        # A URL matched on some port rewrites to that port (docs: "Ports").
+        return keep_port(m, text) if from_url else m
 
     def search(self, text: str) -> tuple[Match, ...]:
         """Every call of a javascript pattern in ``text`` (an onclick or a script, Fig. 8)."""

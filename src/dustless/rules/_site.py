@@ -14,7 +14,7 @@ from typing import NamedTuple, Protocol
 from dustless.errors import ScriptError
 
 from ._learned import LearnedRule
-from ._patterns import AddrType, Match, PageType, UrlPattern
+from ._patterns import AddrType, Match, PageType, UrlPattern, keep_port
 from ._urlparts import split, split_authority
 
 __all__ = [
@@ -258,8 +258,11 @@ class RuleSet:
 
     def javascript_links(self, text: str, page_url: str | None = None) -> tuple[Match, ...]:
         """Calls in ``text`` that a script turns into URLs; with ``page_url``, that site's."""
-        sites = self._js_sites if page_url is None else self.sites_for(page_url)
-        return tuple(m for s in sites for m in s.javascript_links(text))
+        if page_url is None:
+            return tuple(m for s in self._js_sites for m in s.javascript_links(text))
+        # The page's port carries over to a target on its host (docs: "Ports").
+        sites = self.sites_for(page_url)
+        return tuple(keep_port(m, page_url) for s in sites for m in s.javascript_links(text))
 
     def filter_links(self, page_url: str, links: Iterable[str | SupportsURL]) -> FilterResult:
         """§3.4.1 URL filtering for the links found on ``page_url``.
@@ -277,7 +280,7 @@ class RuleSet:
             for site in page_sites:
                 m = site.match(text)
                 if m is not None:
-                    return m
+                    return keep_port(m, page_url)
             return None
 
         return _filter(links, match, scripted)

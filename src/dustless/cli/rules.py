@@ -1,0 +1,150 @@
+"""``dustless rules``: learn URL rules from a crawl (DustBuster), show a rules file.
+
+``learn`` reads a crawl directory's fetches (``dustless.rules.read_observations``), runs the
+pure learner (``learn_rules``) and writes the accepted rules in the pattern-script format
+(``dump_script``), so ``--script``/the ``site-rules`` step reads them like a hand-written
+script. ``show`` prints a hand-written script or a learned file readably (``render``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from dustless.errors import InvalidOption
+
+HELP = "learn and show URL rules (pattern scripts, DustBuster)"
+
+_EPILOG = """\
+learn: mines the crawl's URLs and payload hashes for DUST (different URLs, same text):
+server redirects (/dir -> /dir/, a host -> its www twin), www aliases, parameters that never
+change the page (dropped) or whose value never matters (fixed), and DustBuster substring
+substitutions (/index.html -> /). Content-learned rules are kept only with at least
+--min-support equal-content URL pairs and a measured false-positive rate (pairs merged whose
+payloads differ / pairs merged, both fetched) of at most --max-fp.
+
+show: prints every site with its patterns and rules, each rule's support and measured fp;
+a file that does not validate is reported as FILE:LINE: what was expected (exit 2).
+
+examples:
+  dustless crawl --seeds seeds.txt --out crawl1 --policy standard
+  dustless rules learn crawl1 -o rules.xml
+  dustless rules learn crawl1 -o rules.xml --max-fp 0.005 --min-support 3 --verbose
+  dustless rules show rules.xml
+  dustless rules show web.xml            # a hand-written pattern script (seed 002 Fig. 6)
+
+See docs/pattern-scripts.md ("Learning rules from a crawl")."""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = _EPILOG
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    learn = sub.add_parser(
+        "learn",
+        help="learn rules from a crawl directory",
+        description="Learn per-host URL rules from a crawl (DustBuster + redirects).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    learn.add_argument("crawl_dir", metavar="DIR", help="crawl directory (crawl.db + warc/)")
+    learn.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="rules file to write (- = stdout)"
+    )
+    learn.add_argument(
+        "--max-fp",
+        type=float,
+        default=0.01,
+        metavar="RATE",
+        help="highest measured false-positive rate a rule may have (default 0.01)",
+    )
+    learn.add_argument(
+        "--min-support",
+        type=int,
+        default=2,
+        metavar="N",
+        help="fewest equal-content URL pairs a content-learned rule needs (default 2)",
+    )
+    learn.add_argument(
+        "--no-redirects",
+        dest="redirects",
+        action="store_false",
+        help="do not learn the rules servers state by redirecting (/dir -> /dir/, host -> www)",
+    )
+    learn.add_argument(
+        "--verbose", "-v", action="store_true", help="also list the rejected candidates"
+    )
+    show = sub.add_parser(
+        "show",
+        help="print a pattern script or learned rules file readably",
+        description="Print a pattern script or a learned rules file, with support and fp.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    show.add_argument("file", metavar="FILE", help="pattern script or rules file (XML)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "show":
+        return _show(Path(args.file))
+    return _learn(args)
+
+
+def _show(path: Path) -> int:
+    from dustless.rules import load_script, render
+
+    loaded = load_script(path)
+    for w in loaded.warnings:
+        print(f"dustless rules: {w}", file=sys.stderr)  # "FILE:LINE: warning: …"
+    sys.stdout.write(render(loaded.rules))
+    return 0
+
+
+def _learn(args: argparse.Namespace) -> int:
+    from dustless.rules import LearnOptions, dump_script, learn_rules, read_observations
+
+    options = LearnOptions(
+        max_fp=args.max_fp, min_support=args.min_support, redirects=args.redirects
+    )
+    result = learn_rules(read_observations(args.crawl_dir), options)
+    text = dump_script(result.rules)
+    if args.output == "-":
+        sys.stdout.write(text)
+        out = sys.stderr
+    else:
+        _write(Path(args.output), text)
+        out = sys.stdout
+    accepted = result.accepted
+    kinds: dict[str, int] = {}
+    for f in accepted:
+        kinds[f.rule.element] = kinds.get(f.rule.element, 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
+    print(
+        f"{result.observations} fetches, {result.documents} documents on {result.hosts} hosts: "
+        f"{len(accepted)} rules for {len(result.rules.sites)} hosts ({summary}); "
+        f"{len(result.rejected)} candidates rejected",
+        file=out,
+    )
+    overall = result.overall
+    if overall.pairs:
+        print(
+            f"together they merge {overall.pairs} pairs of fetched documents, "
+            f"{overall.differ} with different content (fp {overall.differ / overall.pairs:.2%})",
+            file=out,
+        )
+    if args.output != "-":
+        print(f"wrote {args.output}", file=out)
+    if args.verbose:
+        for f in result.rejected:
+            print(f"  rejected {f.host}: {f.rule.describe()} — {f.reason}", file=out)
+    return 0
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InvalidOption(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -1,0 +1,65 @@
+"""Issue 6 "Must hold", on the test web's ``dirty`` profile with its truth file as the judge:
+a second crawl with the learned rules fetches at least 50 % fewer duplicate documents than
+the first crawl under policy ``standard``, with a coverage loss of at most 1 %.
+
+The crawl CLI has no ``--rules FILE`` yet: ``dust_experiment.crawl`` runs ``dustless crawl``
+with the policy ``standard + site-rules`` holding the loaded rules (what the option will do).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from learn import dust_experiment as experiment
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def first_crawl(tmp_path_factory: pytest.TempPathFactory):
+    # The module's own test web (not the shared pool): the second crawls must meet the very
+    # server the first one did, and the truth file must cover what both fetched.
+    from testweb_fixture import start_testweb
+
+    work = tmp_path_factory.mktemp("dust")
+    web = start_testweb(work / "web", profile="dirty")
+    try:
+        first = work / "crawl1"
+        experiment.crawl(web.seeds, first, web.resolve_args)
+        yield web, first, work
+    finally:
+        web.stop()
+
+
+def second_crawl(first_crawl, name: str, *learn_options: str) -> experiment.Outcome:
+    web, first, work = first_crawl
+    rules, second = work / f"{name}.xml", work / name
+    experiment.learn(first, rules, *learn_options)
+    experiment.crawl(web.seeds, second, web.resolve_args, rules)
+    return experiment.judge(first, second, rules, Path(web.truth_path))
+
+
+def test_content_learned_rules_halve_the_duplicates_without_losing_pages(first_crawl):
+    outcome = second_crawl(first_crawl, "content", "--no-redirects")
+    report = "\n".join(outcome.lines())
+    assert outcome.first.duplicates > 100, report  # the dirty web has DUST to remove
+    assert outcome.duplicate_reduction >= 0.5, report
+    assert outcome.coverage_loss <= 0.01, report
+    assert outcome.false_merge_rate <= 0.01, report
+
+
+@pytest.mark.xfail(
+    reason="dustless crawl drops a redirect target whose identity equals the redirecting "
+    "URL's (www.h/x -301-> h/x under a learned hostRedirect; /dir -301-> /dir/ under "
+    "addSlash): the page is lost when the redirecting spelling is seen first. Needs the "
+    "engine to follow such a redirect.",
+    strict=True,
+)
+def test_all_learned_rules_halve_the_duplicates_without_losing_pages(first_crawl):
+    outcome = second_crawl(first_crawl, "all")
+    report = "\n".join(outcome.lines())
+    assert outcome.duplicate_reduction >= 0.5, report
+    assert outcome.false_merge_rate <= 0.01, report
+    assert outcome.coverage_loss <= 0.01, report
