@@ -1,0 +1,153 @@
+"""Read-only access to a crawl directory's ``crawl.db`` for ``stats``, ``evaluate`` and ``report``.
+
+The store (``dustless.store``) owns the schema and every write; readers only run SQL on it,
+grouping in SQLite so a million fetches cost a few scans, not a million Python objects
+(issue 5 "Speed"). The connection is opened with ``mode=ro``: ``dustless stats`` on a crawl
+that is still running never takes a write lock (WAL lets readers proceed, docs/storage.md).
+
+Batches: every fetch row carries the batch it belongs to (004 §4 "일괄 수집"). The fetches
+``evaluate --fetch`` makes to measure coverage loss go into a batch of their own whose
+config JSON says ``{"kind": "evaluate-fetch"}`` (:data:`PROBE_KIND`); statistics leave those
+batches out, and ``evaluate`` uses them only to look up normalized forms.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dustless.errors import InvalidOption, StoreError
+
+__all__ = [
+    "DB_NAME",
+    "PROBE_KIND",
+    "BatchInfo",
+    "CrawlDB",
+    "open_crawl",
+]
+
+DB_NAME = "crawl.db"  # dustless.store.DB_NAME; repeated so readers need not import the writer
+PROBE_KIND = "evaluate-fetch"
+# Tables a crawl DB has since the store's first migration (store/_schema.py, V1).
+_REQUIRED_TABLES = frozenset({"crawls", "hosts", "seeds", "urls", "fetches"})
+
+
+@dataclass(frozen=True, slots=True)
+class BatchInfo:
+    """One row of ``crawls``: a batch of the crawl, or a probe batch of ``evaluate --fetch``."""
+
+    number: int
+    started_at: float
+    ended_at: float | None
+    batch_time: float
+    config: str
+    probe: bool
+
+
+def _is_probe(config: str) -> bool:
+    try:
+        data = json.loads(config)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("kind") == PROBE_KIND
+
+
+class CrawlDB:
+    """A read-only connection to ``DIR/crawl.db``; build it with :func:`open_crawl`."""
+
+    def __init__(self, directory: Path, connection: sqlite3.Connection) -> None:
+        self.directory = directory
+        self._db = connection
+        rows = self._db.execute(
+            "SELECT batch, started_at, ended_at, batch_time, config FROM crawls ORDER BY batch"
+        ).fetchall()
+        self.batches: tuple[BatchInfo, ...] = tuple(
+            BatchInfo(int(b), float(s), e, float(t), str(c), _is_probe(str(c)))
+            for b, s, e, t, c in rows
+        )
+
+    @property
+    def path(self) -> Path:
+        return self.directory / DB_NAME
+
+    def crawl_batches(self, selected: int | None = None) -> tuple[int, ...]:
+        """The batches of the crawl itself (not probes); only ``selected`` when given."""
+        numbers = tuple(b.number for b in self.batches if not b.probe)
+        if selected is None:
+            return numbers
+        if selected not in numbers:
+            known = ", ".join(map(str, numbers)) or "none"
+            raise InvalidOption(f"no crawl batch {selected} in {self.directory} (batches: {known})")
+        return (selected,)
+
+    def probe_batches(self) -> tuple[int, ...]:
+        return tuple(b.number for b in self.batches if b.probe)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {exc}") from exc
+
+    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
+        try:
+            cursor = self._db.execute(sql, params)
+            while True:
+                chunk = cursor.fetchmany(20_000)
+                if not chunk:
+                    return
+                yield from chunk
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {exc}") from exc
+
+    def script(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement that writes only TEMP tables (allowed on a read-only DB)."""
+        try:
+            self._db.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {exc}") from exc
+
+    def script_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """``executemany`` for statements that write only TEMP tables."""
+        try:
+            self._db.executemany(sql, rows)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> CrawlDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_crawl(directory: str | Path) -> CrawlDB:
+    """Open a crawl directory read-only; one clear :class:`InvalidOption` when it is not one."""
+    d = Path(directory)
+    if not d.exists():
+        raise InvalidOption(f"{d}: no such directory")
+    if not d.is_dir():
+        raise InvalidOption(f"{d}: not a directory (give the crawl's --out directory)")
+    db_path = d / DB_NAME
+    if not db_path.is_file():
+        raise InvalidOption(f"{d}: not a crawl directory (no {DB_NAME})")
+    try:
+        db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
+        # Statistics build one temporary table of the counted fetches: keep it on disk (the
+        # default temp store), not in this process's memory, at 1,000,000 fetches.
+        db.execute("PRAGMA temp_store=FILE")
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.Error as exc:
+        raise InvalidOption(f"{d}: {DB_NAME} is not a readable crawl DB ({exc})") from None
+    missing = _REQUIRED_TABLES - tables
+    if missing:
+        db.close()
+        raise InvalidOption(f"{d}: {DB_NAME} is not a crawl DB (no table {sorted(missing)[0]})")
+    return CrawlDB(d, db)

@@ -1,0 +1,425 @@
+"""Crawl statistics of seed 004 §3 from a crawl DB (``dustless stats``).
+
+Seed 004 §3 reports, for 74 million Korean pages: responses by network state for seed
+documents and for all documents (Tables 1–2), URL string lengths (Table 3), seed URL forms
+(Table 4), the document size distribution in 256 KiB buckets with the mean (Table 5), storage
+compressed vs uncompressed (Fig. 4), requested / downloaded documents and internal links by
+depth (Table 6); §4 Table 13 classifies documents by the kinds of links they hold (``h/a/f``).
+:func:`crawl_stats` computes the same figures for one crawl, plus pages/s over time and the
+top hosts, grouping in SQL (one temporary table of the counted fetches, then one aggregate
+query per table).
+
+What is counted: every URL's *last* fetch in each batch (a retried fetch counts once, as it
+ended), in the crawl's own batches (not ``evaluate --fetch`` probes). A fetch stopped before
+any request — disallowed by robots.txt, filtered, never tried — is in the state tables but is
+not a *request*. A *download* is the network state ``OK`` (004 §4: "다운로드 실패는 네트워크
+상태가 'OK'가 아님을 의미한다"), i.e. status 200 with an HTML body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dustless.analysis._changes import LINK_KIND_CLASSES
+from dustless.analysis._crawlreader import CrawlDB
+
+__all__ = [
+    "GATE_STATES",
+    "SIZE_BUCKET",
+    "STATE_ORDER",
+    "CrawlStats",
+    "DepthRow",
+    "FormCount",
+    "HostRow",
+    "LengthStats",
+    "LinkKindRow",
+    "SizeBucket",
+    "StateCount",
+    "StorageRow",
+    "TimeBucket",
+    "crawl_stats",
+]
+
+# The network states of 004 Fig. 3 (dustless.fetch.NetState), in the order tables list them:
+# success first, then by the stage that failed, then the gates that stop a fetch before any
+# request. Repeated here so statistics need not import the fetcher (aiohttp).
+STATE_ORDER: tuple[str, ...] = (
+    "OK",
+    "code",
+    "noIP",
+    "cErr",
+    "cTim",
+    "Conn",
+    "hSht",
+    "hNpr",
+    "hTim",
+    "hErr",
+    "dTim",
+    "dErr",
+    "tooBig",
+    "robots",
+    "filtered",
+    "NULL",
+)
+GATE_STATES: frozenset[str] = frozenset({"robots", "filtered", "NULL"})  # never requested
+SIZE_BUCKET = 256 * 1024  # Table 5's bucket width: ~256K, ~512K, … ~2048K
+_SIZE_BUCKETS = 8  # up to the 2 MiB limit of 004 §3; larger sizes share one last bucket
+_MAX_TIME_BUCKETS = 60
+_NICE_SECONDS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 86400)
+
+
+@dataclass(frozen=True, slots=True)
+class StateCount:
+    """A row of Tables 1–2: fetches that ended in one network state."""
+
+    state: str
+    count: int
+    share: float  # of all counted fetches of the table
+
+
+@dataclass(frozen=True, slots=True)
+class LengthStats:
+    """A row of Table 3. Seed strings omit the scheme ("http://"), keep the port; document
+    strings omit the seed's string (004 §3: "문서 URL 문자열은 시드 URL 문자열을 포함하지
+    않는다"), so a seed's own document has length 0."""
+
+    kind: str  # "seed" | "document"
+    count: int
+    min: int
+    max: int
+    mean: float
+
+
+@dataclass(frozen=True, slots=True)
+class FormCount:
+    """A row of Table 4: seeds whose string has the form ``xxx.xxx.xxx`` ("xxx" has no dot)."""
+
+    form: str
+    count: int
+    share: float
+
+
+@dataclass(frozen=True, slots=True)
+class SizeBucket:
+    """A row of Table 5: downloaded documents of size in (lower, upper] bytes."""
+
+    label: str  # "~256K", … ; "2048K~" for anything larger than the last bucket
+    lower: int
+    upper: int | None
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class StorageRow:
+    """Fig. 4: bytes one WARC file holds, compressed (as stored) and uncompressed."""
+
+    file: str
+    records: int
+    raw_bytes: int
+    stored_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class DepthRow:
+    """A row of Table 6, with the internal links found per downloaded document (§3 text)."""
+
+    depth: int
+    requested: int
+    downloaded: int
+    internal_links: int
+    links_per_document: float
+
+
+@dataclass(frozen=True, slots=True)
+class LinkKindRow:
+    """Downloaded documents by link kind (004 Table 13): ``h`` other, ``a`` anchor, ``f`` frame."""
+
+    kind: str
+    documents: int
+    share: float
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBucket:
+    """Fetches that ended in each state during one interval of the crawl (states over time)."""
+
+    start: float  # seconds since the first counted fetch
+    seconds: float
+    states: tuple[tuple[str, int], ...]
+    pages_per_second: float  # downloads (OK) per second in the interval
+
+
+@dataclass(frozen=True, slots=True)
+class HostRow:
+    host: str
+    requested: int
+    downloaded: int
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlStats:
+    """Everything ``dustless stats`` prints, as one value (``--json`` is its dict form)."""
+
+    directory: str
+    batches: tuple[int, ...]
+    started_at: float | None
+    ended_at: float | None
+    urls_known: int
+    hosts: int
+    seeds_known: int
+    fetches: int  # counted fetches (last per URL and batch), gates included
+    requested: int
+    downloaded: int
+    seed_states: tuple[StateCount, ...]  # Table 1
+    document_states: tuple[StateCount, ...]  # Table 2
+    url_lengths: tuple[LengthStats, ...]  # Table 3
+    seed_forms: tuple[FormCount, ...]  # Table 4
+    sizes: tuple[SizeBucket, ...]  # Table 5
+    mean_size: float
+    max_size: int
+    storage: tuple[StorageRow, ...]  # Fig. 4
+    raw_bytes: int
+    stored_bytes: int
+    depths: tuple[DepthRow, ...]  # Table 6
+    link_kinds: tuple[LinkKindRow, ...]  # Table 13
+    timeline: tuple[TimeBucket, ...]
+    bucket_seconds: float
+    pages_per_second: float  # downloads over the whole crawl's duration
+    top_hosts: tuple[HostRow, ...]
+
+
+def _share(count: int, total: int) -> float:
+    return count / total if total else 0.0
+
+
+def _state_rows(counts: dict[str, int]) -> tuple[StateCount, ...]:
+    total = sum(counts.values())
+    rank = {s: i for i, s in enumerate(STATE_ORDER)}
+    order = sorted(counts, key=lambda s: (rank.get(s, len(rank)), s))
+    return tuple(StateCount(s, counts[s], _share(counts[s], total)) for s in order)
+
+
+def seed_string(url: str) -> str:
+    """Table 3's seed URL string: no scheme, port kept, the root path's lone "/" dropped."""
+    rest = url.split("://", 1)[-1]
+    if rest.endswith("/") and rest.count("/") == 1:
+        rest = rest[:-1]
+    return rest
+
+
+def seed_form(url: str) -> str:
+    """Table 4's form of a seed: ``xxx.xxx.xxx`` for three dot-separated parts; "other" for
+    a seed with a path, an IPv6 literal, or more than five parts."""
+    s = seed_string(url)
+    host = s.rsplit(":", 1)[0] if s.count(":") == 1 else s
+    if "/" in s or "?" in s or "[" in s or not host:
+        return "other"
+    parts = host.count(".") + 1
+    return ".".join(["xxx"] * parts) if parts <= 5 else "other"
+
+
+def _bucket_seconds(span: float) -> float:
+    for s in _NICE_SECONDS:
+        if span / s <= _MAX_TIME_BUCKETS:
+            return float(s)
+    return float(_NICE_SECONDS[-1] * (int(span / _NICE_SECONDS[-1] / _MAX_TIME_BUCKETS) + 1))
+
+
+def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -> CrawlStats:
+    """The statistics of seed 004 §3 for the crawl in ``db`` (all crawl batches, or one)."""
+    batches = db.crawl_batches(batch)
+    marks = ",".join("?" * len(batches)) or "NULL"
+    db.script("DROP TABLE IF EXISTS temp.t")
+    # The counted fetches: each URL's last fetch in each batch, joined with its URL once.
+    db.script(
+        "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.size_raw, "
+        "f.size_stored, f.links_h, f.links_a, f.links_f, f.links_internal, f.warc_file, "
+        "f.url_id, u.host, u.depth, u.seed_id FROM fetches f JOIN urls u ON u.id = f.url_id "
+        "WHERE f.id IN (SELECT max(id) FROM fetches WHERE batch IN "
+        f"({marks}) GROUP BY url_id, batch)",
+        batches,
+    )
+    gates = tuple(sorted(GATE_STATES))
+    gate_marks = ",".join("?" * len(gates))
+    requested_sql = f"state NOT IN ({gate_marks})"
+
+    (urls_known,) = db.query("SELECT count(*) FROM urls WHERE substr(identity, 1, 6) != 'probe '")[
+        0
+    ]
+    (seeds_known,) = db.query("SELECT count(*) FROM seeds")[0]
+    fetches, requested, downloaded, t0, t1, hosts = db.query(
+        f"SELECT count(*), coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
+        "min(fetched_at), max(fetched_at), count(DISTINCT host) FROM t",
+        gates,
+    )[0]
+
+    # Tables 1 and 2: responses by network state, for seed documents and for all documents.
+    seed_counts = dict(db.query("SELECT state, count(*) FROM t WHERE depth = 0 GROUP BY state"))
+    doc_counts = dict(db.query("SELECT state, count(*) FROM t GROUP BY state"))
+
+    # Table 3: URL string lengths of successfully downloaded seeds and documents.
+    seed_rows = db.query(
+        f"SELECT u.url, t.state FROM t JOIN urls u ON u.id = t.url_id WHERE t.depth = 0 "
+        f"AND t.{requested_sql} ORDER BY t.id",
+        gates,
+    )
+    seed_lengths = [len(seed_string(u)) for u, s in seed_rows if s == "OK"]
+    lengths = [
+        LengthStats(
+            "seed",
+            len(seed_lengths),
+            min(seed_lengths, default=0),
+            max(seed_lengths, default=0),
+            _share(sum(seed_lengths), len(seed_lengths)),
+        )
+    ]
+    db.script("DROP TABLE IF EXISTS temp.sp")
+    db.script("CREATE TEMP TABLE sp (id INTEGER PRIMARY KEY, prefix TEXT NOT NULL)")
+    prefixes = [(i, seed_string(u)) for i, u in db.query("SELECT id, url FROM seeds")]
+    db.script_many("INSERT INTO temp.sp (id, prefix) VALUES (?, ?)", prefixes)
+    n, lo, hi, mean = db.query(
+        "SELECT count(*), min(l), max(l), avg(l) FROM (SELECT CASE "
+        "WHEN sp.prefix IS NOT NULL AND substr(r, 1, length(sp.prefix)) = sp.prefix THEN "
+        "  max(0, length(r) - length(sp.prefix) "
+        "         - (substr(r, length(sp.prefix) + 1, 1) = '/')) "
+        "WHEN instr(r, '/') > 0 THEN length(r) - instr(r, '/') ELSE 0 END AS l "
+        "FROM (SELECT substr(u.url, instr(u.url, '://') + 3) AS r, t.seed_id FROM t "
+        "JOIN urls u ON u.id = t.url_id "
+        "WHERE t.state = 'OK') x LEFT JOIN temp.sp ON sp.id = x.seed_id)"
+    )[0]
+    lengths.append(LengthStats("document", int(n), int(lo or 0), int(hi or 0), float(mean or 0)))
+
+    # Table 4: forms of the requested seeds.
+    form_counts: dict[str, int] = {}
+    for url, _state in seed_rows:
+        f = seed_form(url)
+        form_counts[f] = form_counts.get(f, 0) + 1
+    form_order = [".".join(["xxx"] * k) for k in range(1, 6)] + ["other"]
+    seed_total = len(seed_rows)
+    forms = tuple(
+        FormCount(f, form_counts.get(f, 0), _share(form_counts.get(f, 0), seed_total))
+        for f in form_order
+    )
+
+    # Table 5: sizes of downloaded documents in 256 KiB buckets, and the mean.
+    size_rows = dict(
+        db.query(
+            "SELECT min(CAST((max(coalesce(size_raw, 0), 1) - 1) / ? AS INTEGER), ?), count(*) "
+            "FROM t WHERE state = 'OK' GROUP BY 1",
+            (SIZE_BUCKET, _SIZE_BUCKETS),
+        )
+    )
+    sizes = [
+        SizeBucket(
+            f"~{(i + 1) * 256}K", i * SIZE_BUCKET, (i + 1) * SIZE_BUCKET, size_rows.get(i, 0)
+        )
+        for i in range(_SIZE_BUCKETS)
+    ]
+    if size_rows.get(_SIZE_BUCKETS):
+        top = _SIZE_BUCKETS * 256
+        sizes.append(
+            SizeBucket(f"{top}K~", _SIZE_BUCKETS * SIZE_BUCKET, None, size_rows[_SIZE_BUCKETS])
+        )
+    mean_size, max_size = db.query(
+        "SELECT coalesce(avg(coalesce(size_raw, 0)), 0), coalesce(max(size_raw), 0) FROM t "
+        "WHERE state = 'OK'"
+    )[0]
+
+    # Fig. 4: storage per WARC file, compressed as stored vs the payloads uncompressed.
+    storage = tuple(
+        StorageRow(str(f), int(c), int(r), int(s))
+        for f, c, r, s in db.query(
+            "SELECT warc_file, count(*), coalesce(sum(size_raw), 0), "
+            "coalesce(sum(size_stored), 0) FROM t WHERE warc_file IS NOT NULL "
+            "GROUP BY warc_file ORDER BY warc_file"
+        )
+    )
+
+    # Table 6: by depth, requested and downloaded documents and internal links found.
+    depths = tuple(
+        DepthRow(int(d), int(r), int(k), int(links), _share(int(links), int(k)))
+        for d, r, k, links in db.query(
+            f"SELECT depth, coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
+            "coalesce(sum(CASE WHEN state = 'OK' THEN links_internal ELSE 0 END), 0) "
+            "FROM t GROUP BY depth ORDER BY depth",
+            gates,
+        )
+    )
+
+    # Table 13's link kinds of downloaded documents.
+    kind_counts: dict[str, int] = {}
+    for h, a, f, c in db.query(
+        "SELECT links_h > 0, links_a > 0, links_f > 0, count(*) FROM t WHERE state = 'OK' "
+        "GROUP BY 1, 2, 3"
+    ):
+        kind = ("h" if h else "0") + ("a" if a else "0") + ("f" if f else "0")
+        kind_counts[kind] = int(c)
+    kinds = [k for k in LINK_KIND_CLASSES] + sorted(set(kind_counts) - set(LINK_KIND_CLASSES))
+    link_kinds = tuple(
+        LinkKindRow(k, kind_counts.get(k, 0), _share(kind_counts.get(k, 0), int(downloaded)))
+        for k in kinds
+    )
+
+    # States over time and pages/s.
+    timeline: list[TimeBucket] = []
+    width = 1.0
+    if t0 is not None:
+        span = float(t1) - float(t0)
+        width = _bucket_seconds(span)
+        per_bucket: dict[int, dict[str, int]] = {}
+        for b, state, c in db.query(
+            "SELECT CAST((fetched_at - ?) / ? AS INTEGER), state, count(*) FROM t "
+            "GROUP BY 1, 2 ORDER BY 1",
+            (t0, width),
+        ):
+            per_bucket.setdefault(int(b), {})[str(state)] = int(c)
+        last = max(per_bucket, default=-1)
+        rank = {s: i for i, s in enumerate(STATE_ORDER)}
+        for b in range(last + 1):
+            states = per_bucket.get(b, {})
+            ordered = tuple(sorted(states.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0])))
+            timeline.append(TimeBucket(b * width, width, ordered, states.get("OK", 0) / width))
+    duration = (float(t1) - float(t0)) if t0 is not None else 0.0
+
+    hosts_rows = tuple(
+        HostRow(str(h), int(r), int(k), int(b))
+        for h, r, k, b in db.query(
+            f"SELECT host, coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
+            "coalesce(sum(CASE WHEN state = 'OK' THEN size_raw ELSE 0 END), 0) FROM t "
+            "GROUP BY host ORDER BY 2 DESC, host LIMIT ?",
+            (*gates, top_hosts),
+        )
+    )
+    ends = [b.ended_at for b in db.batches if b.number in batches and b.ended_at is not None]
+    starts = [b.started_at for b in db.batches if b.number in batches]
+    db.script("DROP TABLE IF EXISTS temp.t")
+    db.script("DROP TABLE IF EXISTS temp.sp")
+    return CrawlStats(
+        directory=str(db.directory),
+        batches=batches,
+        started_at=min(starts, default=None),
+        ended_at=max(ends, default=None),
+        urls_known=int(urls_known),
+        hosts=int(hosts),
+        seeds_known=int(seeds_known),
+        fetches=int(fetches),
+        requested=int(requested),
+        downloaded=int(downloaded),
+        seed_states=_state_rows(seed_counts),
+        document_states=_state_rows(doc_counts),
+        url_lengths=tuple(lengths),
+        seed_forms=forms,
+        sizes=tuple(sizes),
+        mean_size=float(mean_size),
+        max_size=int(max_size),
+        storage=storage,
+        raw_bytes=sum(r.raw_bytes for r in storage),
+        stored_bytes=sum(r.stored_bytes for r in storage),
+        depths=depths,
+        link_kinds=link_kinds,
+        timeline=tuple(timeline),
+        bucket_seconds=width,
+        pages_per_second=int(downloaded) / max(duration, width) if t0 is not None else 0.0,
+        top_hosts=hosts_rows,
+    )

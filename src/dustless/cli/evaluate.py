@@ -1,0 +1,177 @@
+"""``dustless evaluate DIR``: redundancy and coverage loss of each normalization step (seed 000)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Iterator
+
+HELP = "redundancy and coverage loss of each normalization step"
+
+_EPILOG = """\
+For every factor of seed 000 §4 (path case, trailing slash, www, default document) and of
+seed 001 (sort query, fragment, collapse slashes, tracking/session parameters), builds the
+candidate sets of the crawl's URLs (URLs that differ only in that factor; singletons left
+out), counts requests, downloads and unique documents (payload hash), and computes the
+redundancy rate (formula 1) and coverage loss rate (formula 2) of each method, as Table 1 of
+the paper, whose figures are printed beside ours ("paper R/L").
+
+Coverage loss needs the documents of the normalized URLs. Those the crawl never requested
+count as lost (an upper bound, marked *); --fetch requests them, politely (robots.txt, the
+crawl's delay and --resolve settings), records them in the crawl DB, and measures the loss.
+
+--truth FILE (the test web's url<TAB>status<TAB>resource-id) adds the true false-positive and
+false-negative rates of each method. --max-loss picks the methods that remove the most
+duplicate downloads while each loses at most that share of documents.
+
+examples:
+  dustless evaluate out/
+  dustless evaluate out/ --max-loss 0.02 --json
+  dustless evaluate out/ --fetch --resolve '*.test:127.0.0.1'
+  dustless evaluate out/ --truth truth.tsv --default-documents index.html,index.php"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = _EPILOG
+    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl --out)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument(
+        "--max-loss",
+        type=float,
+        default=0.01,
+        metavar="RATE",
+        help="coverage-loss budget per method for the recommended policy (default: 0.01)",
+    )
+    parser.add_argument("--truth", metavar="FILE", help="truth TSV: url<TAB>status<TAB>resource-id")
+    parser.add_argument(
+        "--default-documents",
+        metavar="NAMES",
+        default="index.htm,index.html,default.htm",
+        help="comma-separated default documents (default: the paper's three, 000 §4.4)",
+    )
+    parser.add_argument("--batch", type=int, metavar="N", help="only this crawl batch")
+    parser.add_argument(
+        "--no-follow-redirects",
+        action="store_true",
+        help="count a redirect as a failed download, not as its target's document",
+    )
+    g = parser.add_argument_group("measuring with --fetch")
+    g.add_argument(
+        "--fetch", action="store_true", help="request the normalized forms the crawl never fetched"
+    )
+    g.add_argument(
+        "--fetch-limit",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="request at most N forms (default: 10000)",
+    )
+    g.add_argument(
+        "--resolve",
+        action="append",
+        default=[],
+        metavar="NAME:IP",
+        help="like crawl --resolve (added to the crawl's own)",
+    )
+    g.add_argument(
+        "--delay", type=float, metavar="S", help="seconds between two requests to a host"
+    )
+    g.add_argument("--allow-private", action="store_true", default=None, help="like crawl")
+    g.add_argument("--user-agent", metavar="UA", help="default: the crawl's")
+
+
+def read_truth(path: str) -> dict[str, str | None]:
+    """The truth TSV as ``url -> resource`` (InvalidOption, one line, when unreadable).
+
+    A status of 0 — the test web's mark for a connection that never produced an HTTP answer
+    (a reset) — is read as "no status" rather than refused.
+    """
+    from dustless.analysis._truth import parse_truth
+    from dustless.errors import InvalidOption
+
+    def lines(handle: Iterable[str]) -> Iterator[str]:
+        for line in handle:
+            fields = line.split("\t")
+            if len(fields) >= 3 and fields[1].strip() == "0":
+                fields[1] = "-"
+                line = "\t".join(fields)
+            yield line
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return parse_truth(lines(handle))
+    except OSError as exc:
+        raise InvalidOption(f"cannot read truth file {path!r}: {exc.strerror}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from dustless.analysis._crawlreader import open_crawl
+    from dustless.analysis._evaluate import (
+        build_factors,
+        evaluate_crawl,
+        load_observations,
+        unfetched_forms,
+    )
+    from dustless.analysis._jsonio import to_jsonable
+    from dustless.analysis._text import format_evaluation
+    from dustless.errors import InvalidOption
+
+    if not 0.0 <= args.max_loss <= 1.0:
+        raise InvalidOption(f"--max-loss must be within 0..1, not {args.max_loss}")
+    if args.fetch_limit < 0:
+        raise InvalidOption(f"--fetch-limit must be >= 0, not {args.fetch_limit}")
+    docs = tuple(d.strip() for d in args.default_documents.split(",") if d.strip())
+    if any("/" in d for d in docs):
+        raise InvalidOption("--default-documents takes file names, not paths")
+    truth = read_truth(args.truth) if args.truth else None
+    follow = not args.no_follow_redirects
+    if args.fetch:
+        from dustless.analysis._probe import probe_forms
+
+        with open_crawl(args.directory) as db:
+            obs = load_observations(db, batch=args.batch, follow_redirects=follow)
+            forms = unfetched_forms(obs, build_factors(docs))
+        del obs
+        result = probe_forms(
+            args.directory,
+            forms,
+            limit=args.fetch_limit,
+            resolve=args.resolve,
+            delay=args.delay,
+            allow_private=args.allow_private,
+            user_agent=args.user_agent,
+        )
+        states = ", ".join(f"{s} {n}" for s, n in result.states) or "none"
+        print(
+            f"fetched {result.requested} normalized forms ({states})"
+            + (f"; {result.skipped} over --fetch-limit" if result.skipped else ""),
+            file=sys.stderr,
+        )
+    with open_crawl(args.directory) as db:
+        ev = evaluate_crawl(
+            db,
+            max_loss=args.max_loss,
+            default_documents=docs,
+            truth=truth,
+            truth_file=args.truth,
+            batch=args.batch,
+            follow_redirects=follow,
+        )
+    if args.json:
+        data = {
+            "rows": to_jsonable(ev.rows),
+            "recommended_policy": ev.recommendation.policy,
+            "recommendation": to_jsonable(ev.recommendation),
+            "details": to_jsonable(ev.details),
+            "evaluation": {
+                k: v
+                for k, v in to_jsonable(ev).items()
+                if k not in ("rows", "details", "recommendation")
+            },
+        }
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_evaluation(ev))
+    return 0

@@ -1,0 +1,362 @@
+"""The report's sections from the typed results of ``stats`` and ``evaluate``.
+
+Pure: values in, :class:`~dustless.report._page.Section` values out. The order follows the
+papers: first what normalization costs and saves (seed 000 Table 1 and Figs. 2–5), then the
+crawl statistics of seed 004 §3 (Tables 1–6, Fig. 4, Table 13), then states over time.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from dustless.analysis._evaluate import Evaluation, paper_figures
+from dustless.analysis._stats import CrawlStats, StateCount
+from dustless.report._page import Chart, Paragraph, Section, Table
+from dustless.report._svg import BarChart, Series
+
+__all__ = ["evaluation_sections", "stats_sections"]
+
+
+def _n(v: int | float) -> str:
+    return f"{v:,}" if isinstance(v, int) else f"{v:,.2f}"
+
+
+def _rate(v: float | None, digits: int = 2) -> str:
+    return "–" if v is None else f"{v:.{digits}f}"
+
+
+def _pct(v: float) -> str:
+    return f"{100 * v:.2f}%"
+
+
+def _bytes(v: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(v) < 1024 or unit == "TiB":
+            return f"{v:,.0f} {unit}" if unit == "B" else f"{v:,.1f} {unit}"
+        v /= 1024
+    return f"{v:,.1f} TiB"  # pragma: no cover
+
+
+def _when(t: float | None) -> str:
+    if t is None:
+        return "–"
+    return _dt.datetime.fromtimestamp(t, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+# ---- seed 000: Table 1 and Figs. 2–5 ----------------------------------------------------------
+
+
+def evaluation_sections(ev: Evaluation) -> list[Section]:
+    paper = paper_figures()
+    detail = {(d.factor, d.method): d for d in ev.details}
+    table_rows = []
+    for r in ev.rows:
+        p = paper.get((r.factor, r.method))
+        d = detail.get((r.factor, r.method))
+        table_rows.append(
+            (
+                r.factor,
+                r.method,
+                _rate(r.redundancy_rate),
+                _rate(r.coverage_loss_rate) + ("" if r.coverage_loss_measured else " (est.)"),
+                "–" if p is None else f"{p[0]:.2f} / {p[1]:.2f}",
+                _n(r.candidate_urls),
+                _n(r.sets),
+                _n(r.requests),
+                _n(r.downloads),
+                _n(r.unique_documents),
+                "–" if d is None else _n(d.duplicates_removed),
+                _rate(r.true_fp_rate, 3),
+                _rate(r.true_fn_rate, 3),
+            )
+        )
+    blocks: list[Paragraph | Table | Chart] = [
+        Paragraph(
+            f"{_n(ev.urls)} distinct URLs requested (after standard normalization), "
+            f"{_n(ev.downloaded)} with a document. Default documents: "
+            f"{', '.join(ev.default_documents)}. Redirects "
+            f"{'followed' if ev.follow_redirects else 'not followed'}."
+        ),
+        Table(
+            "Redundancy and coverage loss of each method (shaped like seed 000 Table 1)",
+            (
+                "factor",
+                "method",
+                "redundancy",
+                "coverage loss",
+                "paper R / L",
+                "candidate URLs",
+                "sets",
+                "requests",
+                "downloads",
+                "unique docs",
+                "duplicates removed",
+                "true FP",
+                "true FN",
+            ),
+            tuple(table_rows),
+            (False, False, *([True] * 11)),
+        ),
+    ]
+    if ev.estimated:
+        blocks.append(
+            Paragraph(
+                "(est.): some normalized forms were never requested by the crawl and count as "
+                "lost — an upper bound. Run `dustless evaluate --fetch` to measure them.",
+                note=True,
+            )
+        )
+    rec = ev.recommendation
+    choices = ", ".join(f"{f}: {m}" for f, m in rec.choices) or "none"
+    blocks.append(
+        Paragraph(
+            f"Recommended policy for a coverage-loss budget of {rec.max_loss:g}: "
+            f"{rec.policy} (methods {choices}; largest loss {rec.coverage_loss:.3f}; "
+            f"{_n(rec.duplicates_removed)} duplicate downloads removed)."
+        )
+    )
+    figures = []
+    for factor in dict.fromkeys(r.factor for r in ev.rows):
+        rows = [r for r in ev.rows if r.factor == factor]
+        if not rows or rows[0].sets == 0:
+            figures.append(factor)
+            continue
+        blocks.append(
+            Chart(
+                BarChart(
+                    f"{factor}: requests, downloads and unique documents per method",
+                    tuple(r.method for r in rows),
+                    (
+                        Series("requests", tuple(float(r.requests) for r in rows)),
+                        Series("downloads", tuple(float(r.downloads) for r in rows)),
+                        Series("unique documents", tuple(float(r.unique_documents) for r in rows)),
+                    ),
+                    y_label="URLs / documents",
+                ),
+                f"{rows[0].sets:,} candidate sets of {rows[0].candidate_urls:,} URLs "
+                "(as seed 000 Figs. 2–5).",
+            )
+        )
+    if figures:
+        blocks.append(
+            Paragraph(f"No candidate sets in this crawl for: {', '.join(figures)}.", note=True)
+        )
+    return [Section("evaluation", "Normalization: what each method costs and saves", tuple(blocks))]
+
+
+# ---- seed 004 §3 --------------------------------------------------------------------------------
+
+
+def _state_table(caption: str, rows: tuple[StateCount, ...]) -> Table:
+    total = sum(r.count for r in rows)
+    body = [(r.state, _n(r.count), _pct(r.share)) for r in rows]
+    body.append(("total", _n(total), _pct(1.0 if total else 0.0)))
+    return Table(caption, ("state", "count", "share"), tuple(body), (False, True, True))
+
+
+def stats_sections(st: CrawlStats) -> list[Section]:
+    overview = Section(
+        "overview",
+        "Crawl overview",
+        (
+            Table(
+                "The crawl",
+                ("", ""),
+                (
+                    ("directory", st.directory),
+                    ("batches", ", ".join(map(str, st.batches)) or "–"),
+                    ("started", _when(st.started_at)),
+                    ("ended", _when(st.ended_at)),
+                    ("URLs known", _n(st.urls_known)),
+                    ("seeds known", _n(st.seeds_known)),
+                    ("hosts fetched", _n(st.hosts)),
+                    ("fetches counted", _n(st.fetches)),
+                    ("requested", _n(st.requested)),
+                    ("downloaded (OK)", _n(st.downloaded)),
+                    ("pages/s", f"{st.pages_per_second:.2f}"),
+                ),
+                (False, True),
+            ),
+        ),
+    )
+    states = Section(
+        "states",
+        "Responses by network state (seed 004 Tables 1–2)",
+        (
+            _state_table("Table 1: seed documents (depth 0)", st.seed_states),
+            _state_table("Table 2: all documents", st.document_states),
+            Chart(
+                BarChart(
+                    "Fetches by network state",
+                    tuple(r.state for r in st.document_states),
+                    (Series("all documents", tuple(float(r.count) for r in st.document_states)),),
+                    y_label="fetches",
+                ),
+                "States of seed 004 Fig. 3, plus robots, filtered and tooBig.",
+            ),
+        ),
+    )
+    urls = Section(
+        "urls",
+        "URL strings and seed forms (Tables 3–4)",
+        (
+            Table(
+                "Table 3: URL string lengths of downloaded documents",
+                ("", "count", "min", "max", "mean"),
+                tuple(
+                    (f"{r.kind} URL", _n(r.count), _n(r.min), _n(r.max), f"{r.mean:.2f}")
+                    for r in st.url_lengths
+                ),
+                (False, True, True, True, True),
+            ),
+            Table(
+                "Table 4: seed URL forms (xxx has no dot)",
+                ("form", "seeds", "share"),
+                tuple((f.form, _n(f.count), _pct(f.share)) for f in st.seed_forms),
+                (False, True, True),
+            ),
+        ),
+    )
+    sizes = Section(
+        "sizes",
+        "Document sizes and storage (Table 5, Fig. 4)",
+        (
+            Table(
+                f"Table 5: downloaded documents by size (mean {st.mean_size:,.0f} bytes, "
+                f"largest {st.max_size:,})",
+                ("size", "documents"),
+                tuple((b.label, _n(b.count)) for b in st.sizes),
+                (False, True),
+            ),
+            Chart(
+                BarChart(
+                    "Document size distribution (256 KiB buckets)",
+                    tuple(b.label for b in st.sizes),
+                    (Series("documents", tuple(float(b.count) for b in st.sizes)),),
+                    y_label="documents",
+                )
+            ),
+            Paragraph(
+                f"Stored {_bytes(st.stored_bytes)} compressed for {_bytes(st.raw_bytes)} "
+                "of payloads"
+                + (f" ({st.stored_bytes / st.raw_bytes:.1%})." if st.raw_bytes else ".")
+            ),
+            *(
+                [
+                    Chart(
+                        BarChart(
+                            "Storage per WARC file: compressed vs uncompressed (Fig. 4)",
+                            tuple(r.file for r in st.storage),
+                            (
+                                Series(
+                                    "uncompressed", tuple(float(r.raw_bytes) for r in st.storage)
+                                ),
+                                Series(
+                                    "stored (gzip)",
+                                    tuple(float(r.stored_bytes) for r in st.storage),
+                                ),
+                            ),
+                            y_label="bytes",
+                        )
+                    )
+                ]
+                if st.storage
+                else []
+            ),
+        ),
+    )
+    depth = Section(
+        "depth",
+        "Documents by depth (Table 6)",
+        (
+            Table(
+                "Table 6: requested and downloaded documents, internal links found",
+                ("depth", "requested", "downloaded", "internal links", "links / document"),
+                tuple(
+                    (
+                        str(d.depth),
+                        _n(d.requested),
+                        _n(d.downloaded),
+                        _n(d.internal_links),
+                        f"{d.links_per_document:.2f}",
+                    )
+                    for d in st.depths
+                ),
+                (True, True, True, True, True),
+            ),
+            Chart(
+                BarChart(
+                    "Requested and downloaded documents by depth",
+                    tuple(str(d.depth) for d in st.depths),
+                    (
+                        Series("requested", tuple(float(d.requested) for d in st.depths)),
+                        Series("downloaded", tuple(float(d.downloaded) for d in st.depths)),
+                    ),
+                    y_label="documents",
+                    x_label="depth",
+                )
+            ),
+        ),
+    )
+    kinds = Section(
+        "link-kinds",
+        "Link kinds per document (Table 13)",
+        (
+            Table(
+                "Downloaded documents by the kinds of URL they hold (h other, a anchor, f frame)",
+                ("kind", "documents", "share"),
+                tuple((k.kind, _n(k.documents), _pct(k.share)) for k in st.link_kinds),
+                (False, True, True),
+            ),
+            Chart(
+                BarChart(
+                    "Documents by link kind",
+                    tuple(k.kind for k in st.link_kinds),
+                    (Series("documents", tuple(float(k.documents) for k in st.link_kinds)),),
+                    y_label="documents",
+                )
+            ),
+        ),
+    )
+    state_names = list(dict.fromkeys(s for b in st.timeline for s, _ in b.states))
+    per_state = [
+        Series(s, tuple(float(dict(b.states).get(s, 0)) for b in st.timeline)) for s in state_names
+    ]
+    time_blocks: list[Paragraph | Table | Chart] = []
+    if st.timeline:
+        time_blocks.append(
+            Chart(
+                BarChart(
+                    f"Network states over time ({st.bucket_seconds:g} s intervals)",
+                    tuple(f"{b.start:g}s" for b in st.timeline),
+                    tuple(per_state),
+                    stacked=True,
+                    y_label="fetches",
+                    x_label="time since the first fetch",
+                )
+            )
+        )
+        time_blocks.append(
+            Chart(
+                BarChart(
+                    "Pages per second",
+                    tuple(f"{b.start:g}s" for b in st.timeline),
+                    (Series("pages/s", tuple(b.pages_per_second for b in st.timeline)),),
+                    y_label="downloads / s",
+                )
+            )
+        )
+    else:
+        time_blocks.append(Paragraph("No fetches recorded.", note=True))
+    time_blocks.append(
+        Table(
+            "Top hosts",
+            ("host", "requested", "downloaded", "bytes"),
+            tuple(
+                (h.host, _n(h.requested), _n(h.downloaded), _bytes(h.bytes)) for h in st.top_hosts
+            ),
+            (False, True, True, True),
+        )
+    )
+    timeline = Section("time", "Over time and by host", tuple(time_blocks))
+    return [overview, states, urls, sizes, depth, kinds, timeline]
