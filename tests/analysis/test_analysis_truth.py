@@ -49,6 +49,12 @@ def test_parse_truth_lines() -> None:
     assert parse_truth_line("   \n") is None
 
 
+def test_status_zero_is_the_test_webs_connection_reset() -> None:
+    # docs/testweb.md: a reset before any byte is written as status 0, resource "reset".
+    entry = parse_truth_line("http://h.test/reset/before.html\t0\treset\n", 1)
+    assert entry == TruthEntry("http://h.test/reset/before.html", None, "reset", ())
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

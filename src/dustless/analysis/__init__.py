@@ -29,6 +29,7 @@ from dustless.analysis._changes import (
     summarize_batches,
     summarize_changes,
 )
+from dustless.analysis._crawlreader import PROBE_KIND, CrawlDB, open_crawl
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -40,6 +41,7 @@ from dustless.analysis._estimate import (
     naive_rate,
     poisson_rate,
 )
+from dustless.analysis._evaluate import Evaluation, EvaluationRow, evaluate_crawl
 from dustless.analysis._metrics import (
     CandidateSet,
     CrawlIndex,
@@ -69,17 +71,23 @@ from dustless.analysis._schedule import (
     schedule,
     uniform_schedule,
 )
+from dustless.analysis._stats import CrawlStats, crawl_stats
 from dustless.analysis._truth import TruthEntry, TruthRates, parse_truth, parse_truth_line
 
 __all__ = [
     "FACTOR_METHODS",
     "LINK_KIND_CLASSES",
     "PAPER_TABLE_1",
+    "PROBE_KIND",
     "BatchSummary",
     "CandidateSet",
     "ChangeGroup",
     "ChangeSummary",
+    "CrawlDB",
     "CrawlIndex",
+    "CrawlStats",
+    "Evaluation",
+    "EvaluationRow",
     "Factor",
     "MethodRow",
     "MethodSpec",
@@ -94,10 +102,12 @@ __all__ = [
     "Visit",
     "candidate_sets",
     "coverage_loss_rate",
+    "crawl_stats",
     "domain_suffix",
     "download_histogram",
     "estimate_rate",
     "evaluate",
+    "evaluate_crawl",
     "evaluate_factor",
     "evaluate_rate_predictor",
     "expected_freshness",
@@ -108,6 +118,7 @@ __all__ = [
     "holdout_split",
     "link_kind_class",
     "naive_rate",
+    "open_crawl",
     "optimal_schedule",
     "parse_truth",
     "parse_truth_line",

@@ -51,7 +51,9 @@ def parse_truth_line(line: str, lineno: int = 0) -> TruthEntry | None:
     if not url:
         raise InvalidOption(f"{where}empty url")
     status: int | None
-    if status_text in _NO_RESOURCE:
+    # Status 0 is the test web's mark for a connection that never produced an HTTP answer
+    # (a reset, docs/testweb.md): no status, not a malformed line.
+    if status_text in _NO_RESOURCE or status_text == "0":
         status = None
     else:
         try:

@@ -82,25 +82,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def read_truth(path: str) -> dict[str, str | None]:
-    """The truth TSV as ``url -> resource`` (InvalidOption, one line, when unreadable).
-
-    A status of 0 — the test web's mark for a connection that never produced an HTTP answer
-    (a reset) — is read as "no status" rather than refused.
-    """
+    """The truth TSV as ``url -> resource`` (InvalidOption, one line, when unreadable)."""
     from dustless.analysis._truth import parse_truth
     from dustless.errors import InvalidOption
 
-    def lines(handle: Iterable[str]) -> Iterator[str]:
-        for line in handle:
-            fields = line.split("\t")
-            if len(fields) >= 3 and fields[1].strip() == "0":
-                fields[1] = "-"
-                line = "\t".join(fields)
-            yield line
-
     try:
         with open(path, encoding="utf-8") as handle:
-            return parse_truth(lines(handle))
+            return parse_truth(handle)
     except OSError as exc:
         raise InvalidOption(f"cannot read truth file {path!r}: {exc.strerror}") from None
 
