@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Iterator
 
 HELP = "redundancy and coverage loss of each normalization step"
 
