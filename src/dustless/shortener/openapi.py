@@ -1,0 +1,159 @@
+"""The OpenAPI 3.1 description of the shortener's HTTP API (served at ``/openapi.json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["openapi_spec"]
+
+_ERROR = {
+    "type": "object",
+    "required": ["error", "problem"],
+    "properties": {
+        "error": {"type": "string", "description": "what is wrong, for people"},
+        "problem": {
+            "type": "string",
+            "description": "a short tag for programs: malformed, scheme, credentials, "
+            "too-long, own-domain, blocked, alias, alias-reserved, alias-taken, expires, "
+            "rate-limited, not-found, expired, body",
+        },
+    },
+}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+
+
+def _link_response(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Link"}}},
+    }
+
+
+_SHORTEN = {
+    "summary": "Shorten a long URL",
+    "description": "Seed 003 ch. 8 §2 (POST /api/v1/data). An equal long URL (under the "
+    "configured normalization policy, default rfc3986) returns its existing code with 200.",
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Shorten"}}},
+    },
+    "responses": {
+        "201": _link_response("created (the row is committed before this is sent)"),
+        "200": _link_response("this long URL (or alias) already had this link"),
+        "400": _error("invalid long URL, alias, redirect or expiry"),
+        "403": _error("the long URL is on the blocklist"),
+        "409": _error("the alias names another URL"),
+        "413": _error("request body over 16 KiB"),
+        "503": _error("the database is unavailable"),
+        "429": {
+            "description": "rate limited; see Retry-After",
+            "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        },
+    },
+}
+
+_CODE = {"name": "code", "in": "path", "required": True, "schema": {"type": "string"}}
+_REDIRECT = {
+    "summary": "Follow a short link",
+    "parameters": [_CODE],
+    "responses": {
+        "301": {"description": "redirect (cached by browsers: repeat clicks not counted)"},
+        "302": {"description": "redirect (every click counted)"},
+        "404": _error("unknown or expired code"),
+    },
+}
+
+_PATHS: dict[str, Any] = {
+    "/api/v1/data/shorten": {"post": {**_SHORTEN, "operationId": "shorten"}},
+    "/api/v1/data": {"post": {**_SHORTEN, "operationId": "shortenSeedPath"}},
+    "/api/v1/{code}": {"get": {**_REDIRECT, "operationId": "redirectApi"}},
+    "/{code}": {"get": {**_REDIRECT, "operationId": "redirect"}},
+    "/api/v1/{code}/stats": {
+        "get": {
+            "summary": "Clicks of a link: by day, top referrer hosts, user-agent families",
+            "operationId": "stats",
+            "parameters": [_CODE],
+            "responses": {
+                "200": {
+                    "description": "statistics (clicks are written in ~1 s batches)",
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Stats"}}
+                    },
+                },
+                "404": _error("unknown code"),
+            },
+        }
+    },
+}
+
+_COUNTS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"key": {"type": "string"}, "clicks": {"type": "integer"}},
+    },
+}
+
+_SCHEMAS: dict[str, Any] = {
+    "Error": _ERROR,
+    "Shorten": {
+        "type": "object",
+        "required": ["longUrl"],
+        "properties": {
+            "longUrl": {"type": "string", "maxLength": 2048, "description": "http or https"},
+            "alias": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{2,63}$"},
+            "redirect": {"type": "integer", "enum": [301, 302]},
+            "expiresAt": {
+                "description": "RFC 3339 date-time or Unix seconds; must be in the future",
+                "oneOf": [{"type": "string", "format": "date-time"}, {"type": "number"}],
+            },
+        },
+    },
+    "Link": {
+        "type": "object",
+        "required": ["code", "shortUrl", "longUrl", "redirect"],
+        "properties": {
+            "code": {"type": "string"},
+            "shortUrl": {"type": "string"},
+            "longUrl": {"type": "string", "description": "as stored (its rfc3986 form)"},
+            "redirect": {"type": "integer", "enum": [301, 302]},
+            "createdAt": {"type": "string", "format": "date-time"},
+            "expiresAt": {"type": ["string", "null"], "format": "date-time"},
+        },
+    },
+    "Stats": {
+        "type": "object",
+        "properties": {
+            "code": {"type": "string"},
+            "longUrl": {"type": "string"},
+            "redirect": {"type": "integer"},
+            "clicks": {"type": "integer"},
+            "countsEveryClick": {"type": "boolean"},
+            "byDay": _COUNTS,
+            "referrers": _COUNTS,
+            "userAgents": _COUNTS,
+        },
+    },
+}
+
+
+def openapi_spec(base_url: str) -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "dustless URL shortener",
+            "version": "1",
+            "description": "Seed 003 ch. 8's URL shortener: base62 codes of 7 characters, "
+            "301/302 redirects, click statistics.",
+        },
+        "servers": [{"url": base_url.rstrip("/")}],
+        "paths": _PATHS,
+        "components": {"schemas": _SCHEMAS},
+    }

@@ -1,0 +1,145 @@
+"""``dustless shortener`` admin commands: add, stats, export/import, and bad input."""
+
+import subprocess
+import sys
+
+import pytest
+
+from dustless.cli.main import main
+
+
+def run(capsys, *args):
+    code = main(["shortener", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_help_has_examples(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["shortener", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out
+    assert "dustless shortener serve" in out
+    for action in ("serve", "add", "stats", "export", "import"):
+        assert action in out
+    with pytest.raises(SystemExit):
+        main(["shortener", "serve", "--help"])
+    out = capsys.readouterr().out
+    for option in ("--db", "--workers", "--redirect", "--base-url", "--blocklist", "--rate-limit"):
+        assert option in out
+
+
+def test_add_then_stats(capsys, db_url):
+    code, out, err = run(capsys, "add", "https://example.com/x", "--db", db_url)
+    assert code == 0, err
+    short = out.strip()
+    assert short.startswith("http://127.0.0.1:8000/")
+    code, again, err = run(capsys, "add", "HTTPS://EXAMPLE.COM:443/x", "--db", db_url)
+    assert again.strip() == short
+    assert "already had" in err
+    code, out, _ = run(capsys, "add", "https://e.org/", "--alias", "cli-alias", "--db", db_url)
+    assert out.strip().endswith("/cli-alias")
+    code, out, err = run(capsys, "stats", short.rsplit("/", 1)[1], "--db", db_url)
+    assert code == 0, err
+    assert "https://example.com/x" in out
+    assert "0 clicks" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["add", "javascript:alert(1)"], "scheme 'javascript' is not allowed"),
+        (["add", "https://u:p@example.com/"], "credentials"),
+        (["add", "https://example.com/", "--alias", "a"], "alias must be"),
+        (["add", "https://example.com/", "--expires", "2001-01-01T00:00:00Z"], "in the past"),
+        (["stats", "nothere"], "no link 'nothere'"),
+        (["import", "/nonexistent/links.csv"], "cannot read"),
+    ],
+)
+def test_bad_input_is_one_line_and_nonzero(capsys, db_url, args, message):
+    code, _out, err = run(capsys, *args, "--db", db_url)
+    assert code == 2
+    assert err.count("\n") == 1
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_bad_db_urls_are_one_line(capsys, tmp_path):
+    code, _, err = run(capsys, "stats", "abc", "--db", "mysql://x")
+    assert (code, err.count("\n")) == (2, 1)
+    assert "expected sqlite:///PATH or postgresql://" in err
+    code, _, err = run(capsys, "stats", "abc", "--db", f"sqlite:///{tmp_path}/no/such/dir/x.db")
+    assert (code, err.count("\n")) == (1, 1)
+    assert "does not exist" in err
+
+
+def test_export_import_round_trip_keeps_codes(capsys, tmp_path, db_url):
+    codes = []
+    for i in range(3):
+        _, out, _ = run(capsys, "add", f"https://example.com/{i}", "--db", db_url)
+        codes.append(out.strip().rsplit("/", 1)[1])
+    run(
+        capsys,
+        "add",
+        "https://example.com/a",
+        "--alias",
+        "keep",
+        "--redirect",
+        "301",
+        "--db",
+        db_url,
+    )
+    csv_path = tmp_path / "links.csv"
+    code, _, err = run(capsys, "export", "--db", db_url, "-o", str(csv_path))
+    assert code == 0
+    assert "exported 4 links" in err
+    text = csv_path.read_text()
+    assert text.splitlines()[0] == "code,long_url,redirect,created_at,expires_at,alias"
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    code, _, err = run(capsys, "import", str(csv_path), "--db", other)
+    assert code == 0, err
+    assert "imported 4 links" in err
+    for c in [*codes, "keep"]:
+        code, out, _ = run(capsys, "stats", c, "--db", other)
+        assert code == 0
+    assert "redirect 301" in run(capsys, "stats", "keep", "--db", other)[1]
+
+
+def test_a_bad_csv_row_names_its_line_and_imports_nothing(capsys, tmp_path, db_url):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        "code,long_url,redirect,created_at,expires_at,alias\n"
+        "abcdefg,https://example.com/ok,302,2026-01-01T00:00:00+00:00,,0\n"
+        "hijklmn,javascript:alert(1),302,2026-01-01T00:00:00+00:00,,0\n"
+    )
+    code, _, err = run(capsys, "import", str(bad), "--db", db_url)
+    assert code == 2
+    assert f"{bad}:3:" in err
+    code, _out, err = run(capsys, "export", "--db", db_url)
+    assert "exported 0 links" in err
+
+
+def test_serve_refuses_bad_options_with_one_line(tmp_path):
+    def serve(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "dustless", "shortener", "serve", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    proc = serve("--blocklist", str(tmp_path / "missing.txt"))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0
+    assert "no such file" in proc.stderr
+    proc = serve("--trust-proxy", "not-an-ip", "--db", f"sqlite:///{tmp_path}/x.db")
+    assert proc.returncode == 2
+    assert "not an IP address" in proc.stderr
+    proc = serve("--rate-limit", "-1")
+    assert proc.returncode == 2
+    assert "must be >= 0" in proc.stderr
+    proc = serve("--policy", "no-such-policy", "--db", f"sqlite:///{tmp_path}/x.db")
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,139 @@
+"""The PostgreSQL backend, on a throwaway server started by the tests (initdb + pg_ctl)."""
+
+import asyncio
+import subprocess
+import sys
+
+import aiohttp
+import pytest
+
+from dustless.shortener import AliasTaken, NewLink, Redirect, ShortenerConfig, create_app
+from dustless.shortener.model import ClickKey
+from dustless.shortener.store import open_store
+
+pytestmark = pytest.mark.slow
+
+
+def _new(url, **kw):
+    return NewLink(url, url, kw.pop("redirect", Redirect.FOUND), 1_700_000_000.0, **kw)
+
+
+async def test_store_creates_reads_dedups_and_counts(pg_db):
+    store = await open_store(pg_db)
+    try:
+        first = await store.create(_new("https://example.com/a"))
+        assert first.created
+        again = await store.create(_new("https://example.com/a"))
+        assert (again.created, again.link.code) == (False, first.link.code)
+        other = await store.create(_new("https://example.com/a", redirect=Redirect(301)))
+        assert other.created
+        assert other.link.code != first.link.code
+        alias = await store.create(_new("https://example.com/b", alias="pg-alias"))
+        assert alias.link.code == "pg-alias"
+        with pytest.raises(AliasTaken):
+            await store.create(_new("https://example.com/c", alias="pg-alias"))
+        assert (await store.get(first.link.code)) == first.link
+        assert await store.get("nothere") is None
+        assert store.codec.decode(first.link.code) == first.link.id
+        await store.add_clicks({ClickKey(first.link.id, "2026-01-01", "", "curl"): 2})
+        await store.add_clicks({ClickKey(first.link.id, "2026-01-01", "", "curl"): 3})
+        stats = await store.stats(first.link)
+        assert stats.total == 5
+        assert stats.user_agents == (("curl", 5),)
+        assert await store.count() == 3
+    finally:
+        await store.close()
+
+
+async def test_concurrent_creates_across_connections_yield_one_link(pg_db):
+    # Three stores = three "servers", 4 connections each: the database settles the race.
+    stores = [await open_store(pg_db) for _ in range(3)]
+    try:
+        results = await asyncio.gather(
+            *(stores[i % 3].create(_new("https://example.com/race")) for i in range(30))
+        )
+        codes = {r.link.code for r in results}
+        assert len(codes) == 1
+        assert sum(r.created for r in results) == 1
+        # The code key was made once; every store agrees on it.
+        assert len({s.codec.encode(12345) for s in stores}) == 1
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_the_service_on_postgresql(pg_db, run_app):
+    config = ShortenerConfig(db=pg_db, rate_limit=0, base_url="https://sho.rt")
+    async with run_app(create_app(config)) as srv:
+        status, body = await srv.shorten("https://example.com/pg")
+        assert status == 201
+        resp = await srv.get("/" + body["code"], headers={"User-Agent": "curl/8"})
+        assert resp.headers["Location"] == "https://example.com/pg"
+        await srv.app.clicks.flush()
+        async with srv.session.get(f"{srv.base}/api/v1/{body['code']}/stats") as r:
+            assert (await r.json())["clicks"] == 1
+    # Restart: the link is still there.
+    async with run_app(create_app(config)) as srv:
+        assert (await srv.get("/" + body["code"])).status == 302
+
+
+async def test_two_workers_on_postgresql_give_one_code_for_one_url(pg_db, servers):
+    server = servers(pg_db, "--rate-limit", "0", workers=2)
+    sessions = [aiohttp.ClientSession() for _ in range(20)]
+
+    async def post(session):
+        async with session.post(
+            server.base + "/api/v1/data", json={"longUrl": "https://example.com/pg-race"}
+        ) as resp:
+            return resp.status, (await resp.json())["code"]
+
+    try:
+        results = await asyncio.gather(*(post(s) for s in sessions))
+    finally:
+        await asyncio.gather(*(s.close() for s in sessions))
+    assert len({code for _, code in results}) == 1
+    assert sorted(status for status, _ in results).count(201) == 1
+
+
+def test_migration_from_sqlite_to_postgresql_keeps_every_code(tmp_path, pg_db):
+    sqlite_db = f"sqlite:///{tmp_path / 'old.db'}"
+
+    def dustless(*args, stdin=None):
+        return subprocess.run(
+            [sys.executable, "-m", "dustless", "shortener", *args],
+            capture_output=True,
+            text=True,
+            input=stdin,
+            check=False,
+        )
+
+    codes = {}
+    for i in range(5):
+        url = f"https://example.com/m/{i}"
+        proc = dustless("add", url, "--db", sqlite_db)
+        assert proc.returncode == 0, proc.stderr
+        codes[proc.stdout.strip().rsplit("/", 1)[1]] = url
+    proc = dustless("add", "https://example.com/alias", "--alias", "moved", "--db", sqlite_db)
+    codes["moved"] = "https://example.com/alias"
+    exported = dustless("export", "--db", sqlite_db)
+    assert exported.returncode == 0, exported.stderr
+    imported = dustless("import", "-", "--db", pg_db, stdin=exported.stdout)
+    assert imported.returncode == 0, imported.stderr
+    assert "imported 6 links" in imported.stderr
+
+    async def check():
+        store = await open_store(pg_db)
+        try:
+            for code, url in codes.items():
+                link = await store.get(code)
+                assert link is not None
+                assert link.long_url == url
+            # New links on the new database never take an imported code.
+            made = [await store.create(_new(f"https://example.net/{i}")) for i in range(20)]
+            assert not {m.link.code for m in made} & set(codes)
+        finally:
+            await store.close()
+
+    asyncio.run(check())
+    again = dustless("import", "-", "--db", pg_db, stdin=exported.stdout)
+    assert "imported 0 links (6 already present)" in again.stderr
