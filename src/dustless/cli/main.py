@@ -26,7 +26,35 @@ __all__ = ["COMMANDS", "main"]
 
 # name -> (module, one-line help). Keep the help here too, so that `dustless --help`
 # lists every command without importing any of them.
-COMMANDS: dict[str, tuple[str, str]] = {}
+COMMANDS: dict[str, tuple[str, str]] = {
+    "normalize": ("dustless.cli.normalize", "normalize URLs; list steps and policies"),
+    "testweb": ("dustless.cli.testweb", "serve the synthetic test web on loopback"),
+    "crawl": (
+        "dustless.cli.crawl",
+        "crawl from seeds into a directory (crawl.db + warc/), resumable",
+    ),
+    "robots": (
+        "dustless.cli.robots",
+        "answer allowed/disallowed for URLs against a robots.txt file",
+    ),
+    "shortener": ("dustless.shortener.cli", "the URL shortener service and its admin commands"),
+    "stats": ("dustless.cli.stats", "crawl statistics (seed 004 §3)"),
+    "evaluate": (
+        "dustless.cli.evaluate",
+        "redundancy and coverage loss of each normalization step",
+    ),
+    "report": ("dustless.cli.report", "self-contained HTML report with charts"),
+    "rules": ("dustless.cli.rules", "learn and show URL rules (pattern scripts, DustBuster)"),
+    "export": ("dustless.cli.export", "export crawled documents as files with crawl-info XML"),
+    "recrawl": (
+        "dustless.cli.recrawl",
+        "refresh a crawled collection: one more batch, full or under a budget",
+    ),
+    "changes": (
+        "dustless.cli.changes",
+        "change statistics of a recrawled collection (seed 004 §4)",
+    ),
+}
 
 _EPILOG = """examples:
   dustless normalize 'HTTP://Example.COM:80/a/./b/../c?b=2&a=1#top'

@@ -1,0 +1,261 @@
+"""dustless crawl against Scrapy on the test web (issue 4 "Speed").
+
+Two runs, each crawler in the same run of this script, against the same server:
+
+1. throughput: the test web's ``clean`` profile, 20,000 pages over 50 hosts, no politeness
+   delay. dustless runs its full pipeline (robots.txt, normalization, URL-seen, content-seen,
+   WARC, crawl DB); Scrapy 2.x runs with its politeness off (no delay, no AutoThrottle, no
+   robots.txt) and 64 concurrent requests. Each crawler is timed as a whole process, start-up
+   included; CPU time and peak RSS come from the process's own rusage (``os.wait4``).
+2. duplicates: a dirty web (the ``mixed`` profile: fragments, tracking and session
+   parameters, ``/./``, reordered queries, www aliases, a calendar trap) with the same depth
+   limit; dustless with policy ``aggressive``. The server counts repeated fetches of one
+   resource and trap hits.
+
+The server runs on one core and the crawlers on another (``os.sched_setaffinity``), so
+neither steals the other's CPU. Run: ``.venv/bin/python bench/crawl_peers.py``
+(``--pages``/``--hosts`` to scale down for a quick look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+PY = sys.executable
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+SCRAPY_SPIDER = textwrap.dedent(
+    """
+    import json, socket, sys
+
+    _real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kw):  # like --resolve '*.test:127.0.0.1'
+        if isinstance(host, str) and host.endswith(".test"):
+            host = "127.0.0.1"
+        return _real(host, *args, **kw)
+
+    _real_byname = socket.gethostbyname
+
+    def gethostbyname(host):  # Scrapy's CachingThreadedResolver asks this one
+        return "127.0.0.1" if host.endswith(".test") else _real_byname(host)
+
+    socket.getaddrinfo = getaddrinfo  # before Twisted binds it as a default argument
+    socket.gethostbyname = gethostbyname
+
+    import scrapy
+    from scrapy.crawler import CrawlerProcess
+    from scrapy.linkextractors import LinkExtractor
+
+    seeds, port, depth, out = json.loads(sys.argv[1])
+
+    class Peer(scrapy.Spider):
+        name = "peer"
+        allowed_domains = ["test"]
+        start_urls = seeds
+        links = LinkExtractor()
+
+        def parse(self, response):
+            if not hasattr(response, "text"):
+                return
+            for link in self.links.extract_links(response):
+                yield response.follow(link.url, callback=self.parse)
+
+    process = CrawlerProcess(settings={
+        "CONCURRENT_REQUESTS": 64,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 64,
+        "DOWNLOAD_DELAY": 0,
+        "AUTOTHROTTLE_ENABLED": False,
+        "ROBOTSTXT_OBEY": False,
+        "DEPTH_LIMIT": depth,
+        "LOG_LEVEL": "ERROR",
+        "TELNETCONSOLE_ENABLED": False,
+        "DOWNLOAD_TIMEOUT": 10,
+        "RETRY_ENABLED": False,
+        "DNSCACHE_ENABLED": True,
+    })
+    crawler = process.create_crawler(Peer)
+    process.crawl(crawler)
+    process.start()
+    stats = crawler.stats.get_stats()
+    with open(out, "w") as f:
+        json.dump({"responses": stats.get("downloader/response_count", 0)}, f)
+    """
+)
+
+
+class Server:
+    def __init__(self, tmp: Path, *, profile: str, sites: int, pages: int, extra: list[str]):
+        self.truth = tmp / f"truth-{profile}.tsv"
+        cmd = [
+            PY, "-m", "dustless", "testweb", "--port", "0", "--profile", profile,
+            "--sites", str(sites), "--pages-per-site", str(pages), "--truth", str(self.truth),
+            *extra,
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        pin(self.proc.pid, SERVER_CPU)
+        assert self.proc.stdout is not None
+        first = self.proc.stdout.readline().decode()
+        if not first.startswith("serving "):
+            raise SystemExit(f"test web did not start: {first!r}")
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()  # drain
+        self.address, _, port = first.split()[1].rpartition(":")
+        self.port = int(port)
+        info = self.get("info")
+        self.seeds: list[str] = info["seeds"]
+        self.resolve: list[str] = info["resolve"]
+        self.hosts: list[str] = info["hosts"]
+
+    def get(self, what: str) -> dict:
+        url = f"http://{self.address}:{self.port}/__testweb/{what}"
+        with _OPENER.open(url, timeout=30) as resp:
+            return json.loads(resp.read())
+
+    def cpu(self) -> float:
+        """CPU seconds the server process has used so far (/proc/PID/stat utime + stime)."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+CPUS = sorted(os.sched_getaffinity(0))
+SERVER_CPU = CPUS[0]
+CRAWLER_CPU = CPUS[-1]
+
+
+def pin(pid: int, cpu: int) -> None:
+    os.sched_setaffinity(pid, {cpu})
+
+
+def timed(cmd: list[str]) -> dict:
+    """Run a whole process on the crawler core; wall, CPU and peak RSS from its rusage."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: pin(0, CRAWLER_CPU),
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd[:4]} failed ({proc.returncode}): {err.decode()[-2000:]}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
+
+
+def run_dustless(server: Server, tmp: Path, name: str, *extra: str) -> dict:
+    out = tmp / name
+    cmd = [
+        PY, "-m", "dustless", "crawl", *server.seeds, "--out", str(out), *server.resolve,
+        "--delay", "0", "--delay-factor", "0", "--concurrency", "64", "--quiet", *extra,
+    ]  # fmt: skip
+    server.get("reset")
+    before = server.cpu()
+    m = timed(cmd)
+    m["server_cpu"] = server.cpu() - before
+    import sqlite3
+
+    with sqlite3.connect(out / "crawl.db") as db:
+        (pages,) = db.execute("SELECT count(*) FROM fetches WHERE status IS NOT NULL").fetchone()
+    m.update(pages=pages, server=server.get("stats"))
+    return m
+
+
+def run_scrapy(server: Server, tmp: Path, depth: int) -> dict:
+    script = tmp / "peer_spider.py"
+    script.write_text(SCRAPY_SPIDER)
+    result = tmp / "scrapy.json"
+    server.get("reset")
+    before = server.cpu()
+    m = timed([PY, str(script), json.dumps([server.seeds, server.port, depth, str(result)])])
+    m["server_cpu"] = server.cpu() - before
+    m.update(pages=json.loads(result.read_text())["responses"], server=server.get("stats"))
+    return m
+
+
+def line(name: str, m: dict) -> str:
+    return (
+        f"  {name:9} {m['pages']:7,} pages in {m['wall']:6.2f} s = {m['pages'] / m['wall']:8,.0f} "
+        f"pages/s, {1000 * m['cpu'] / max(m['pages'], 1):6.2f} CPU ms/page, "
+        f"peak RSS {m['rss'] / 2**20:5.0f} MiB (server CPU {m['server_cpu']:.1f} s)"
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pages", type=int, default=20_000)
+    ap.add_argument("--hosts", type=int, default=50)
+    ap.add_argument("--depth", type=int, default=5)
+    ap.add_argument("--skip-dirty", action="store_true")
+    args = ap.parse_args()
+    try:
+        import scrapy
+    except ImportError:
+        print("scrapy is not installed: make bench installs it (pip install -e '.[bench]')")
+        return 1
+    print(
+        f"crawl_peers: dustless vs Scrapy {scrapy.__version__}; server on CPU {SERVER_CPU}, "
+        f"crawlers on CPU {CRAWLER_CPU}"
+    )
+    with tempfile.TemporaryDirectory(prefix="crawl-peers-") as t:
+        tmp = Path(t)
+        per_site = max(1, args.pages // args.hosts)
+        print(f"\nthroughput: clean profile, {args.hosts} hosts x {per_site} pages, no delay")
+        server = Server(tmp, profile="clean", sites=args.hosts, pages=per_site, extra=[])
+        try:
+            depth = str(args.depth)
+            d = run_dustless(server, tmp, "clean", "--max-depth", depth, "--policy", "standard")
+            s = run_scrapy(server, tmp, args.depth)
+        finally:
+            server.stop()
+        print(line("dustless", d))
+        print(line("scrapy", s))
+        ratio = (d["pages"] / d["wall"]) / (s["pages"] / s["wall"])
+        print(f"  ratio: dustless {ratio:.1f}x Scrapy's pages/s (target >= 6x)")
+        if not args.skip_dirty:
+            print("\nduplicates: mixed profile (dirty sites and a calendar trap), same depth")
+            server = Server(
+                tmp, profile="mixed", sites=12, pages=30,
+                extra=["--crawl-delay", "0.05", "--slow", "0.2", "--stall", "1"],
+            )  # fmt: skip
+            try:
+                d = run_dustless(
+                    server, tmp, "dirty", "--max-depth", depth, "--policy", "aggressive"
+                )
+                s = run_scrapy(server, tmp, args.depth)
+            finally:
+                server.stop()
+            for name, m in (("dustless", d), ("scrapy", s)):
+                print(
+                    f"  {name:9} {m['server']['requests']:6,} requests, "
+                    f"{m['server']['resources_fetched']:5,} resources, "
+                    f"{m['server']['duplicate_fetches']:5,} duplicate fetches, "
+                    f"{m['server']['trap_hits']:4,} trap pages"
+                )
+            half = d["server"]["duplicate_fetches"] <= s["server"]["duplicate_fetches"] / 2
+            traps = d["server"]["trap_hits"] <= s["server"]["trap_hits"]
+            print(
+                f"  dustless duplicates <= half of Scrapy's: {half}; "
+                f"trap pages <= Scrapy's: {traps}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

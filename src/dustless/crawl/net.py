@@ -1,0 +1,62 @@
+"""The fetch stack of a crawl: resolver (``--resolve``), address policy, limits, fetcher.
+
+Addresses (issue 4, "URL filter"): by default no connection to loopback, private or
+link-local addresses — a public page linking to 169.254.169.254 must not reach it — unless
+``--allow-private``, the host was given with ``--resolve``, or the seeds themselves are on
+such addresses (the crawl was pointed there on purpose). ``--allow-ip``/``--deny-ip`` add
+CIDR ranges (004 §2 decided per seed by IP address: "시드 수행 결정").
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from dustless.crawl.config import CrawlConfig
+from dustless.crawl.discover import authority_of, hostname_of
+from dustless.errors import InvalidOption
+from dustless.fetch import AddressPolicy, Fetcher, FetchLimits, Resolver
+
+__all__ = ["Fetcher", "make_fetcher", "seed_ips"]
+
+
+def seed_ips(config: CrawlConfig) -> tuple[str, ...]:
+    """Seeds given as IP literals: the crawl was pointed at those addresses on purpose."""
+    ips = []
+    for url in config.seeds:
+        host = hostname_of(authority_of(url)).strip("[]")
+        try:
+            ips.append(str(ipaddress.ip_address(host)))
+        except ValueError:
+            continue
+    return tuple(ips)
+
+
+def make_fetcher(config: CrawlConfig) -> Fetcher:
+    for spec in (*config.allow_ip, *config.deny_ip):
+        try:
+            ipaddress.ip_network(spec, strict=False)
+        except ValueError:
+            raise InvalidOption(f"not an address range (CIDR): {spec!r}") from None
+    resolve = config.resolve_map()
+    # Seeds' hosts are trusted (the crawl was pointed there); those a --resolve name covers
+    # already are, and every trusted name costs a comparison on each connection.
+    seed_hosts = {
+        h
+        for h in (hostname_of(authority_of(u)) for u in config.seeds)
+        if not any(h == n or (n.startswith("*.") and h.endswith(n[1:])) for n in resolve)
+    }
+    policy = AddressPolicy(
+        allow=config.allow_ip,
+        deny=config.deny_ip,
+        allow_private=config.allow_private,
+        trusted_hosts=(*resolve, *seed_hosts),
+        trusted_ips=seed_ips(config),
+    )
+    limits = FetchLimits(
+        max_bytes=config.max_bytes,
+        stall_timeout=config.stall_timeout,
+        connect_timeout=config.connect_timeout,
+        total_timeout=config.total_timeout,
+        user_agent=config.user_agent,
+    )
+    return Fetcher(Resolver(resolve), limits, policy, max_connections=config.concurrency)

@@ -1,0 +1,113 @@
+"""Opening a crawl directory: a fresh crawl, or ``--resume`` after a stop or a ``kill -9``.
+
+On resume the settings come from the batch row (the very same crawl continues), URLs left
+``in-flight`` by the crash go back to ``queued``, the WARC writer truncates a torn last record
+(scanning from where the DB's last pointer ends), the Bloom filter is refilled from the DB, and
+the counters behind ``--max-pages``, ``--max-pages-per-site`` and ``--max-sites`` are recounted.
+At the end the crawl writes ``OUTDIR/seeds.out.txt``: every seed, given and discovered, the
+input URL list of the next crawl (seed 004 Fig. 1, "출력 URL 목록").
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from dustless.crawl.config import CrawlConfig
+from dustless.crawl.discover import Discovery
+from dustless.crawl.net import Fetcher, make_fetcher
+from dustless.errors import InvalidOption
+from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, UrlSeen, WarcWriter
+
+__all__ = ["SEEDS_OUT", "Run", "open_run", "write_seeds_out"]
+
+SEEDS_OUT = "seeds.out.txt"
+
+
+@dataclass(slots=True)
+class Run:
+    config: CrawlConfig
+    store: SQLiteStore
+    batch: Batch
+    warc: WarcWriter
+    seen: UrlSeen
+    discovery: Discovery
+    db_queued: dict[str, int]  # host -> URLs queued in the DB
+    has_seeds: bool  # the store holds seed rows already
+    fetcher: Fetcher
+
+
+def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run:
+    from dustless.url import Normalizer, get_policy
+
+    db_path = out / "crawl.db"
+    if not resume and db_path.exists():
+        raise InvalidOption(
+            f"{out} already holds a crawl: add --resume to continue it, or choose another --out"
+        )
+    if resume and not db_path.exists():
+        raise InvalidOption(f"{out} holds no crawl to resume (no crawl.db)")
+    if not resume:
+        # Bad settings (policy, --resolve, CIDRs) fail before anything is written.
+        get_policy(config.policy)
+        make_fetcher(config)
+    store = SQLiteStore(out)
+    if resume:
+        batch = store.resume_batch()
+        if batch is None:
+            store.close()
+            raise InvalidOption(f"the crawl in {out} has finished: nothing to resume")
+        config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
+        store.requeue_in_flight()
+    else:
+        batch = store.start_batch(config.to_json(), now)
+    warc = WarcWriter(
+        out / WARC_DIR,
+        committed_ends=store.warc_ends(),
+        info={
+            "software": "dustless/0.1",
+            "format": "WARC File Format 1.1",
+            "robots": "classic",
+            "http-header-user-agent": config.user_agent,
+        },
+    )
+    seen = UrlSeen(store, capacity=max(10_000_000, 2 * _count(store)), error_rate=0.001)
+    discovery = Discovery(config, Normalizer(config.policy))
+    has_seeds = False
+    db_queued: dict[str, int] = {}
+    if resume:
+        seen.rebuild()
+        has_seeds = _recount(store, discovery)
+        db_queued = store.queued_hosts(limit=10_000_000)
+    fetcher = make_fetcher(config)
+    return Run(config, store, batch, warc, seen, discovery, db_queued, has_seeds, fetcher)
+
+
+def _count(store: CrawlStore) -> int:
+    return sum(store.url_counts().values())
+
+
+def _recount(store: CrawlStore, discovery: Discovery) -> bool:
+    """Rebuild the parties and the page counters from the DB; False when it has no seeds."""
+    # A party exists where a seed's URL was admitted (queued or fetched), 004 §2.
+    for seed_id, host in store.query(
+        "SELECT DISTINCT u.seed_id, u.host FROM urls u JOIN seeds s ON s.identity = u.identity"
+    ):
+        discovery.add_party(discovery.site_of_host(host), seed_id)
+    for host, n in store.query(
+        "SELECT host, count(*) FROM urls WHERE state != 'skipped' GROUP BY host"
+    ):
+        discovery.count(discovery.site_of_host(host), n)
+    return bool(store.query("SELECT 1 FROM seeds LIMIT 1"))
+
+
+def write_seeds_out(store: CrawlStore, out: Path) -> Path:
+    """``OUTDIR/seeds.out.txt``: every seed by id, one URL a line (atomically replaced)."""
+    path = out / SEEDS_OUT
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for row in store.seeds():
+            f.write(row.url + "\n")
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,379 @@
+"""What to fetch next: per-host FIFO queues, priority classes and the politeness clock.
+
+Mercator-style (seed 003 ch. 9 "미수집 URL 저장소"): a queue router puts every URL of a host
+in that host's queue, a queue selector hands out hosts whose politeness clock has run out,
+and one request at a time goes to a host. A host is ready again only after
+``max(min_delay, min(crawl_delay, max_crawl_delay), factor × last fetch time)`` — seed 004
+§2's seed-context switching rule ("inactive for more than 30 s and more than 10 × the
+l-time", the last download time), with 30 s and 10× as parameters.
+
+Pure: the caller passes ``now`` (seconds on any monotonic clock) and gets back either an
+item to fetch now or how long to wait. Nothing here reads the clock, sleeps or does I/O.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from dustless.errors import InvalidOption
+from dustless.frontier._hoststate import HostEvent, HostState, IllegalTransition, next_state
+
+__all__ = [
+    "ROBOTS_KIND",
+    "Frontier",
+    "FrontierStats",
+    "Politeness",
+    "QueuedURL",
+    "Ready",
+    "Wait",
+]
+
+# The kind of the synthetic item that asks the caller to fetch a host's robots.txt.
+ROBOTS_KIND = "robots"
+
+
+@dataclass(frozen=True, slots=True)
+class Politeness:
+    """How gently a host is treated. Seed 004 §2 used ``min_delay=30``, ``factor=10``."""
+
+    min_delay: float = 1.0
+    factor: float = 2.0
+    max_crawl_delay: float = 30.0  # robots.txt Crawl-delay is honoured up to this cap
+    backoff: float = 5.0  # first extra wait after server trouble; doubles each time
+    max_backoff: float = 300.0
+    max_failures: int = 5  # failures in a row before the host is given up (BLOCKED)
+
+    def __post_init__(self) -> None:
+        for name in ("min_delay", "factor", "max_crawl_delay", "backoff", "max_backoff"):
+            value = getattr(self, name)
+            if not (value >= 0 and math.isfinite(value)):
+                raise InvalidOption(f"politeness {name} must be a finite number >= 0, not {value}")
+        if self.max_failures < 1:
+            raise InvalidOption(f"politeness max_failures must be >= 1, not {self.max_failures}")
+
+    def delay(self, fetch_seconds: float, crawl_delay: float | None) -> float:
+        """Seconds a host must rest after a fetch that took ``fetch_seconds``."""
+        robots = min(crawl_delay, self.max_crawl_delay) if crawl_delay else 0.0
+        return max(self.min_delay, robots, self.factor * max(fetch_seconds, 0.0))
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedURL:
+    url: str  # what is requested: the first spelling seen, in its rfc3986 form
+    host: str  # the politeness key (the engine uses the origin, scheme://host[:port])
+    depth: int
+    priority: int = 0  # class: within a host the larger is served first (as the store's)
+    seed_id: int = 0  # the party (seed 004 §2) the URL belongs to
+    kind: str = "a"  # link kind of 004 Table 13 (a, f, h), s(eed), r(edirect) or "robots"
+    url_id: int = 0  # the store's row id, to record the fetch against
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    item: QueuedURL
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Nothing may be fetched now; ``seconds`` is ``inf`` when only a ``done`` can help."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class FrontierStats:
+    queued: int
+    in_flight: int
+    hosts: int
+    hosts_ready: int  # idle, with work, clock run out
+    hosts_waiting: int  # idle, with work, clock still running
+    hosts_blocked: int
+
+
+class _Host:
+    __slots__ = (
+        "crawl_delay",
+        "failures",
+        "heap_seq",
+        "in_flight",
+        "key",
+        "next_time",
+        "origin",
+        "queued",
+        "queues",
+        "state",
+    )
+
+    def __init__(self, key: str, origin: str, state: HostState) -> None:
+        self.key = key
+        self.origin = origin
+        self.state = state
+        self.queues: dict[int, deque[QueuedURL]] = {}
+        self.queued = 0
+        self.in_flight = False
+        self.next_time = -math.inf
+        self.crawl_delay: float | None = None
+        self.failures = 0
+        self.heap_seq = -1  # sequence number of this host's live heap entry, -1 if none
+
+    def pop_item(self) -> QueuedURL:
+        cls = max(self.queues) if len(self.queues) > 1 else next(iter(self.queues))
+        queue = self.queues[cls]
+        item = queue.popleft()
+        if not queue:
+            del self.queues[cls]
+        self.queued -= 1
+        return item
+
+
+def _origin(url: str) -> str:
+    """``scheme://authority`` of an absolute URL (the scope of a robots.txt, RFC 9309 §2.3)."""
+    start = url.find("://")
+    if start < 0:
+        return url
+    end = len(url)
+    for sep in "/?#":
+        pos = url.find(sep, start + 3)
+        if 0 <= pos < end:
+            end = pos
+    return url[:end]
+
+
+class Frontier:
+    """Per-host queues and the politeness clock; see the module docstring.
+
+    ``robots_first``: a new host starts in ``ROBOTS_PENDING`` and its first ``Ready`` is a
+    synthetic item of kind ``"robots"`` for ``origin/robots.txt``; answer it with
+    :meth:`robots_done`. Every other ``Ready`` is answered with :meth:`done` (a request was
+    made) or :meth:`release` (none was: the caller skipped the item).
+    """
+
+    def __init__(self, politeness: Politeness | None = None, *, robots_first: bool = False) -> None:
+        self.politeness = politeness or Politeness()
+        self._robots_first = robots_first
+        self._hosts: dict[str, _Host] = {}
+        self._heap: list[tuple[float, int, str]] = []
+        self._seq = 0
+        self._queued = 0
+        self._in_flight = 0
+
+    # -- filling ------------------------------------------------------------------------
+
+    def push(self, item: QueuedURL) -> bool:
+        """Queue ``item``; ``False`` (nothing queued) when its host is blocked."""
+        host = self._hosts.get(item.host)
+        if host is None:
+            state = HostState.ROBOTS_PENDING if self._robots_first else HostState.READY
+            host = self._hosts[item.host] = _Host(item.host, _origin(item.url), state)
+        elif host.state is HostState.BLOCKED:
+            return False
+        queue = host.queues.get(item.priority)
+        if queue is None:
+            queue = host.queues[item.priority] = deque()
+        queue.append(item)
+        host.queued += 1
+        self._queued += 1
+        if host.heap_seq < 0 and not host.in_flight:
+            self._schedule(host)
+        return True
+
+    def push_many(self, items: Iterable[QueuedURL]) -> list[QueuedURL]:
+        """Queue many; returns those refused because their host is blocked."""
+        return [item for item in items if not self.push(item)]
+
+    # -- taking ---------------------------------------------------------------------------
+
+    def pop(self, now: float) -> Ready | Wait | None:
+        """The next item to fetch, how long to wait, or ``None`` when all work is done."""
+        heap = self._heap
+        hosts = self._hosts
+        while heap:
+            when, seq, key = heap[0]
+            host = hosts[key]
+            if seq != host.heap_seq:  # stale entry: the host was blocked or rescheduled
+                heapq.heappop(heap)
+                continue
+            if when > now:
+                return Wait(when - now)
+            heapq.heappop(heap)
+            host.heap_seq = -1
+            host.in_flight = True
+            self._in_flight += 1
+            if host.state is HostState.ROBOTS_PENDING:
+                head = host.queues[max(host.queues)][0]
+                url = host.origin + "/robots.txt"
+                return Ready(QueuedURL(url, key, head.depth, -1, head.seed_id, ROBOTS_KIND))
+            self._queued -= 1
+            return Ready(host.pop_item())
+        if self._in_flight:
+            return Wait(math.inf)
+        return None
+
+    # -- answering ------------------------------------------------------------------------
+
+    def done(
+        self,
+        host: str,
+        now: float,
+        fetch_seconds: float,
+        crawl_delay: float | None = None,
+        *,
+        failed: bool = False,
+    ) -> None:
+        """A request to ``host`` ended at ``now`` after ``fetch_seconds``.
+
+        ``failed``: the server was in trouble (timeout, connection error, 5xx); the host
+        backs off, and after ``max_failures`` failures in a row it is blocked.
+        """
+        h = self._finish(host)
+        if crawl_delay is not None:
+            h.crawl_delay = crawl_delay
+        p = self.politeness
+        delay = p.delay(fetch_seconds, h.crawl_delay)
+        if failed:
+            h.failures += 1
+            event = HostEvent.GIVE_UP if h.failures >= p.max_failures else HostEvent.FAILED
+            # A server that stalled us for t seconds may go on working on the request we
+            # abandoned: rest at least 2t, so that it never serves two of ours at once.
+            backoff = min(p.max_backoff, p.backoff * 2 ** (h.failures - 1))
+            delay = max(delay, backoff, 2 * max(fetch_seconds, 0.0))
+        else:
+            h.failures = 0
+            event = HostEvent.FETCHED
+        self._transition(h, event)
+        h.next_time = now + delay
+        self._reschedule(h)
+
+    def robots_done(
+        self,
+        host: str,
+        now: float,
+        fetch_seconds: float,
+        *,
+        available: bool,
+        crawl_delay: float | None = None,
+    ) -> None:
+        """The robots.txt request for ``host`` ended.
+
+        ``available``: it answered 2xx or 4xx (rules known). Otherwise (5xx, unreachable)
+        RFC 9309 §2.3.1.4 says assume disallow-all and retry later: the host stays pending
+        with back-off, and is blocked after ``max_failures`` tries.
+        """
+        h = self._finish(host)
+        p = self.politeness
+        h.crawl_delay = crawl_delay
+        delay = p.delay(fetch_seconds, crawl_delay)
+        if available:
+            h.failures = 0
+            event = HostEvent.ROBOTS_LOADED
+        else:
+            h.failures += 1
+            if h.failures >= p.max_failures:
+                event = HostEvent.GIVE_UP
+            else:
+                event = HostEvent.ROBOTS_UNAVAILABLE
+            delay = max(delay, min(p.max_backoff, p.backoff * 2 ** (h.failures - 1)))
+        self._transition(h, event)
+        h.next_time = now + delay
+        self._reschedule(h)
+
+    def expire_robots(self, host: str) -> None:
+        """The host's robots.txt must be fetched again before its next page (RFC 9309 §2.4)."""
+        h = self._hosts.get(host)
+        if h is not None:
+            self._transition(h, HostEvent.ROBOTS_EXPIRED)
+
+    def release(self, host: str) -> None:
+        """The popped item was not fetched (the caller skipped it): no delay is owed."""
+        h = self._finish(host)
+        self._reschedule(h)
+
+    def block(self, host: str) -> list[QueuedURL]:
+        """Stop crawling ``host``; returns the URLs that were still queued for it."""
+        h = self._hosts.get(host)
+        if h is None:
+            return []
+        self._transition(h, HostEvent.BLOCK)
+        return self._drain(h)
+
+    # -- looking --------------------------------------------------------------------------
+
+    def state(self, host: str) -> HostState | None:
+        h = self._hosts.get(host)
+        return None if h is None else h.state
+
+    def queued_for(self, host: str) -> int:
+        h = self._hosts.get(host)
+        return 0 if h is None else h.queued
+
+    def __len__(self) -> int:
+        return self._queued
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def stats(self, now: float) -> FrontierStats:
+        ready = waiting = blocked = 0
+        for h in self._hosts.values():
+            if h.state is HostState.BLOCKED:
+                blocked += 1
+            elif h.queued and not h.in_flight:
+                if h.next_time <= now:
+                    ready += 1
+                else:
+                    waiting += 1
+        return FrontierStats(
+            queued=self._queued,
+            in_flight=self._in_flight,
+            hosts=len(self._hosts),
+            hosts_ready=ready,
+            hosts_waiting=waiting,
+            hosts_blocked=blocked,
+        )
+
+    # -- inside ---------------------------------------------------------------------------
+
+    def _finish(self, host: str) -> _Host:
+        h = self._hosts.get(host)
+        if h is None or not h.in_flight:
+            raise IllegalTransition(f"host {host!r} has no request in flight")
+        h.in_flight = False
+        self._in_flight -= 1
+        return h
+
+    def _transition(self, h: _Host, event: HostEvent) -> None:
+        before = h.state
+        h.state = next_state(before, event, h.key)
+        if h.state is HostState.BLOCKED and before is not HostState.BLOCKED:
+            h.heap_seq = -1
+
+    def _drain(self, h: _Host) -> list[QueuedURL]:
+        dropped = [item for cls in sorted(h.queues, reverse=True) for item in h.queues[cls]]
+        h.queues.clear()
+        self._queued -= h.queued
+        h.queued = 0
+        h.heap_seq = -1
+        return dropped
+
+    def _reschedule(self, h: _Host) -> None:
+        if h.state is HostState.BLOCKED:
+            return
+        if h.queued:
+            self._schedule(h)
+
+    def _schedule(self, h: _Host) -> None:
+        self._seq += 1
+        h.heap_seq = self._seq
+        heapq.heappush(self._heap, (h.next_time, self._seq, h.key))
+
+    def take_blocked(self, host: str) -> list[QueuedURL]:
+        """The URLs left in a host that ``done``/``robots_done`` blocked (give-up)."""
+        h = self._hosts.get(host)
+        if h is None or h.state is not HostState.BLOCKED:
+            return []
+        return self._drain(h)

@@ -1,0 +1,33 @@
+"""Memory stays bounded (issue 4): a frontier of 1,000,000 queued URLs in under 500 MB RSS.
+
+Measured in a fresh subprocess (ru_maxrss: the peak, interpreter included), so nothing the
+test session loaded counts.
+"""
+
+import subprocess
+import sys
+
+SCRIPT = r"""
+import resource, sys
+from dustless.frontier import Frontier, Politeness, QueuedURL, Ready
+
+f = Frontier(Politeness(min_delay=0.0, factor=0.0), robots_first=False)
+hosts = [sys.intern(f"site{h}.example.com") for h in range(2000)]
+for i in range(1_000_000):
+    host = hosts[i % 2000]
+    url = f"http://{host}/section/{i // 2000}/article-{i}.html?ref=front"
+    f.push(QueuedURL(url, host, i % 6, 0, i % 2000, "a", i + 1))
+assert len(f) == 1_000_000
+r = f.pop(0.0)
+assert isinstance(r, Ready)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def test_a_million_queued_urls_fit_in_500_mb():
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120, check=True
+    )
+    rss = int(proc.stdout.strip())
+    print(f"peak RSS with 1,000,000 queued URLs: {rss / 2**20:.0f} MiB")
+    assert rss < 500 * 10**6

@@ -1,0 +1,171 @@
+"""The pure parts of the crawl package: URL filter, scope and parties, limits, settings."""
+
+import pytest
+
+from dustless.crawl.config import CrawlConfig
+from dustless.crawl.discover import Discovery, authority_of, fetch_form, hostname_of
+from dustless.crawl.filter import UrlFilter
+from dustless.crawl.scope import Scope, is_internal, registrable_domain, site_of
+from dustless.errors import InvalidOption
+
+
+class Identity:
+    """A stand-in normalizer: lowercases the path, as an unsafe step would."""
+
+    def normalize(self, url):
+        return url.lower()
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://a.test/page", None),
+        ("https://a.test/p?q=1", None),
+        ("ftp://a.test/file", "scheme"),
+        ("mailto:x@a.test", "scheme"),
+        ("http://a.test/" + "x" * 300, "length"),
+        ("http://a.test/img/logo.PNG", "extension"),
+        ("http://a.test/doc.pdf?download=1", "extension"),
+        ("http://a.test/page.html", None),
+        ("http://a.test/a/b/a/b/a/b/", "trap"),
+        ("http://a.test/cal/2024/01/cal/2024/01/cal/", "trap"),
+        ("http://a.test/a/b/a/b", None),
+    ],
+)
+def test_filter_reasons(url, reason):
+    assert UrlFilter().reject(url, 0) == reason
+
+
+def test_filter_depth_and_patterns_and_mime():
+    f = UrlFilter(max_depth=2, deny_patterns=(r"/private/", r"\?sid="))
+    assert f.reject("http://a.test/x", 3) == "depth"
+    assert f.reject("http://a.test/private/x", 0) == "pattern"
+    assert f.reject("http://a.test/x?sid=1", 0) == "pattern"
+    assert f.allows_mime("text/html")
+    assert f.allows_mime(None)
+    assert not f.allows_mime("image/png")
+    with pytest.raises(InvalidOption, match="deny pattern"):
+        UrlFilter(deny_patterns=("(",))
+
+
+def test_sites_and_scope():
+    assert registrable_domain("news.example.co.kr") == "example.co.kr"
+    assert registrable_domain("www.example.com") == "example.com"
+    assert registrable_domain("127.0.0.1") == "127.0.0.1"
+    assert site_of("a.b.test", Scope.HOST) == "a.b.test"
+    assert site_of("a.b.test", Scope.DOMAIN) == "b.test"
+    assert is_internal(Scope.DOMAIN, "b.test", "www.b.test")
+    assert not is_internal(Scope.HOST, "b.test", "www.b.test")
+    assert is_internal(Scope.ANY, "b.test", "elsewhere.test")
+
+
+def test_url_pieces():
+    assert fetch_form("http://a.test/p#frag") == "http://a.test/p"
+    assert authority_of("http://user@a.test:8080/p?q") == "a.test:8080"
+    assert authority_of("http://a.test?q") == "a.test"
+    assert hostname_of("a.test:8080") == "a.test"
+    assert hostname_of("[::1]:80") == "[::1]"
+
+
+def _discovery(**kw):
+    return Discovery(CrawlConfig(**kw), Identity())
+
+
+def test_internal_links_one_level_deeper_and_max_depth():
+    d = _discovery(max_depth=1)
+    d.add_party("a.test", 1)
+    cands = d.links(
+        [("http://a.test/x", "a"), ("http://a.test/X#f", "a"), ("http://b.test/", "a")],
+        depth=0,
+        seed_id=1,
+        party_site="a.test",
+    )
+    # /x and /X#f are one identity here: the second spelling is dropped on the page
+    assert [(c.url, c.depth, c.external) for c in cands] == [
+        ("http://a.test/x", 1, False),
+        ("http://b.test/", 1, True),
+    ]
+    admitted = d.admit(cands)
+    assert [(c.url, c.depth, c.kind, c.new_site) for c in admitted] == [
+        ("http://a.test/x", 1, "a", False),
+        ("http://b.test/", 0, "s", True),  # a new party: a seed at depth 0 (004 §2)
+    ]
+    deeper = d.links([("http://a.test/y", "a")], depth=1, seed_id=1, party_site="a.test")
+    assert d.admit(deeper) == []
+    assert d.stats.rejected["depth"] == 1
+
+
+def test_limits_pages_sites():
+    d = _discovery(max_pages=3, max_sites=2, max_pages_per_site=2)
+    d.add_party("a.test", 1)
+    d.count("a.test")
+    links = [(f"http://a.test/{i}", "a") for i in range(3)]
+    links += [("http://b.test/", "a"), ("http://c.test/", "a")]
+    admitted = d.admit(d.links(links, depth=0, seed_id=1, party_site="a.test"))
+    assert [c.url for c in admitted] == ["http://a.test/0", "http://b.test/"]
+    assert d.stats.rejected == {"max-pages-per-site": 2, "max-sites": 1}
+    d2 = _discovery(max_sites=1)
+    d2.add_party("a.test", 1)
+    assert (
+        d2.admit(d2.links([("http://c.test/", "a")], depth=0, seed_id=1, party_site="a.test")) == []
+    )
+    assert d2.stats.rejected == {"max-sites": 1}
+
+
+def test_link_to_a_known_site_joins_its_party_deeper():
+    d = _discovery(max_depth=5)
+    d.add_party("a.test", 1)
+    d.add_party("b.test", 2)
+    [c] = d.admit(d.links([("http://b.test/p", "f")], depth=3, seed_id=1, party_site="a.test"))
+    assert (c.seed_id, c.depth, c.kind) == (2, 4, "f")
+
+
+def test_redirect_keeps_depth():
+    d = _discovery()
+    [c] = d.links(
+        [("http://a.test/new", "r")], depth=2, seed_id=1, party_site="a.test", redirect=True
+    )
+    assert c.depth == 2
+
+
+def test_config_round_trips_through_json_and_validates():
+    c = CrawlConfig(
+        seeds=("http://a.test/",), scope=Scope.DOMAIN, max_pages=10, resolve=("*.test:127.0.0.1",)
+    )
+    assert CrawlConfig.from_json(c.to_json()) == c
+    assert c.resolve_map() == {"*.test": "127.0.0.1"}
+    assert c.politeness().min_delay == c.delay
+    for bad in ({"max_pages": 0}, {"concurrency": 0}, {"delay": -1.0}, {"max_depth": -1}):
+        with pytest.raises(InvalidOption):
+            CrawlConfig(**bad)
+    with pytest.raises(InvalidOption, match="NAME:IP"):
+        CrawlConfig(resolve=("nocolon",)).resolve_map()
+
+
+def test_progress_renders_stats_and_stays_quiet_off_a_terminal(capsys):
+    import io
+
+    from rich.console import Console
+
+    from dustless.crawl.progress import CrawlStats, Progress, render
+
+    stats = CrawlStats(started=0.0, fetched=120, states={"OK": 100, "cTim": 15, "robots": 5})
+    stats.queued, stats.hosts_ready, stats.hosts_waiting = 42, 3, 7
+    buf = io.StringIO()
+    Console(file=buf, width=120).print(render(stats, now=2.0))
+    text = buf.getvalue()
+    for part in (
+        "120 pages",
+        "60 pages/s",
+        "42 queued",
+        "3 ready",
+        "7 waiting",
+        "cTim 15",
+        "robots 5",
+    ):
+        assert part in text
+    assert "OK 100" not in text  # errors by state: OK is not one
+    p = Progress(io.StringIO())  # not a terminal: no display at all
+    with p:
+        p.update(stats, 1.0)
+    assert not p.enabled
