@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 
-import pytest
-
 from dustless.crawl import Scope
 from dustless.store import WarcRef, read_record
 from dustless.url import normalize
@@ -93,7 +91,7 @@ def test_hostile_behaviour_ends_as_recorded_states_and_the_crawl_goes_on(
     assert result.finished
     for host, s in web.stats()["hosts"].items():
         # polite to hostile servers too: stalls, back-off and robots.txt redirects included
-        # (the least gap is checked on the clean web: see the xfail test below)
+        # (the least gap is checked on the clean web; a reset is never retried at once: below)
         assert s["max_concurrent"] == 1, host
     rows = fetched_urls(out)
     states = {r[1] for r in rows}
@@ -133,11 +131,6 @@ def test_parties_grow_from_one_seed_up_to_max_sites(clean_web, tmp_path, ch):
     assert max(depths.values()) <= 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dustless.fetch: aiohttp's ClientSession retries a GET at once when a kept-alive "
-    "connection is reset (ClientSession._retry_connection), a second request without delay",
-)
 def test_a_reset_connection_is_not_retried_behind_the_politeness_clock(
     testweb_factory, tmp_path, ch
 ):

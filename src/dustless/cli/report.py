@@ -13,7 +13,9 @@ from typing import Any
 # names, imported only when a report is made; the function takes the crawl directory and
 # returns a sequence of dustless.report.Section. Add a line here, e.g.
 # "dustless.analysis._changes_report:change_sections".
-SECTION_PROVIDERS: list[str | Callable[[Path], Sequence[Any]]] = []
+SECTION_PROVIDERS: list[str | Callable[[Path], Sequence[Any]]] = [
+    "dustless.cli.changes:report_sections",  # seed 004 §4 Tables 7-13 (issue 8)
+]
 
 HELP = "self-contained HTML report with charts"
 

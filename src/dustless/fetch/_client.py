@@ -207,13 +207,29 @@ def make_session(
         limit=max_connections,
         ssl=verify_tls,
     )
-    return aiohttp.ClientSession(
+    session = aiohttp.ClientSession(
         connector=connector,
         trace_configs=[trace],
         cookie_jar=aiohttp.DummyCookieJar(),  # no state carried between fetches
         auto_decompress=False,  # we decode, with the bomb guard
         skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding"),
     )
+    _disable_silent_retry(session)
+    return session
+
+
+def _disable_silent_retry(session: aiohttp.ClientSession) -> None:
+    """Stop aiohttp re-sending a GET at once when a kept-alive connection is reset.
+
+    RFC 9112 §9.3.1 allows a client to retry an idempotent request automatically, and aiohttp
+    does so without a delay; for a crawler that is a second request to the host behind the
+    politeness clock (004 §2), and a server that reset us mid-answer has often already done
+    the work. The failed fetch is recorded with its state instead, and the frontier backs off.
+    aiohttp (3.10+) has no public switch, only this attribute; if a release renames it,
+    ``test_a_reset_connection_is_not_retried_behind_the_politeness_clock`` fails.
+    """
+    if hasattr(session, "_retry_connection"):
+        session._retry_connection = False
 
 
 def _target(url: str) -> URL | None:
