@@ -33,7 +33,7 @@ pytest: $(STAMP)
 test: lint typecheck pytest
 
 bench: $(BENCH_STAMP)
-	@set -e; for b in bench/*_peers.py bench/*_load.py bench/*_bench.py; do \
+	@set -e; for b in bench/*_peers.py bench/*_load.py bench/*_bench.py bench/table1_*.py; do \
 		[ -f "$$b" ] || continue; echo "== $$b"; $(BIN)/python "$$b"; done
 
 demo: $(STAMP)
