@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from dustless.testweb import read_rates
+from dustless.testweb import change_count, changed_on, read_rates
 from testweb_fixture import LoopbackClient
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -57,6 +57,22 @@ def day_bodies(web, urls):
     return asyncio.run(run())
 
 
+def first_change(rid: str, period: int, salt: int) -> int:
+    """The first day > 0 on which the page's Poisson change process fires."""
+    return next(d for d in range(1, 100 * period) if changed_on(rid, period, salt, d))
+
+
+def test_change_process_is_poisson_at_the_page_rate():
+    # Over many pages, the share of days with a change is 1 - exp(-1/period).
+    import math
+
+    period, days, pages = 4, 200, 50
+    changes = sum(change_count(f"site1:/p{i}.html", period, 7, days) for i in range(pages))
+    expected = pages * days * -math.expm1(-1 / period)
+    assert abs(changes - expected) < 0.05 * expected
+    assert change_count("site1:/static.html", 0, 0, days) == 0
+
+
 def test_pages_change_only_when_the_day_advances_at_their_rates(testweb_factory):
     web = testweb_factory(profile="clean", sites=3, pages_per_site=20)
     rates = read_rates(web.truth_path)
@@ -65,8 +81,8 @@ def test_pages_change_only_when_the_day_advances_at_their_rates(testweb_factory)
     static = [rid for rid, (p, _) in rates.items() if p == 0]
     assert changing
     assert static
-    rid, period, phase = changing[0]
-    change_day = period - phase  # first d > 0 with (d + phase) % period == 0
+    rid, period, salt = changing[0]
+    change_day = first_change(rid, period, salt)
     urls = [rows[rid], rows[static[0]]]
     before = day_bodies(web, urls)
     assert day_bodies(web, urls) == before  # no change without a new day
@@ -102,14 +118,14 @@ async def test_etag_revalidation_follows_the_page_version(testweb_factory):
     web = testweb_factory(profile="clean", sites=3, pages_per_site=20)
     rates = read_rates(web.truth_path)
     rows = {r.rid: r.url for r in web.truth()}
-    rid, (period, phase) = next((rid, pp) for rid, pp in rates.items() if pp[0] > 1)
+    rid, (period, salt) = next((rid, pp) for rid, pp in rates.items() if pp[0] > 1)
     async with LoopbackClient() as c:
         first = await c.get(rows[rid])
         etag = first.headers["ETag"]
         again = await c.get(rows[rid], headers={"If-None-Match": etag})
         assert again.status == 304
         assert again.body == b""
-        web.set_day(period - phase)
+        web.set_day(first_change(rid, period, salt))
         changed = await c.get(rows[rid], headers={"If-None-Match": etag})
     assert changed.status == 200
     assert changed.headers["ETag"] != etag

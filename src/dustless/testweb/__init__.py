@@ -5,7 +5,17 @@
 the aiohttp edge. See ``docs/testweb.md`` for every URL pattern.
 """
 
-from dustless.testweb._core import Action, Link, Outcome, Page, Profile, Site, WebConfig
+from dustless.testweb._core import (
+    Action,
+    Link,
+    Outcome,
+    Page,
+    Profile,
+    Site,
+    WebConfig,
+    change_count,
+    changed_on,
+)
 from dustless.testweb._html import render_page
 from dustless.testweb._personality import PERSONALITIES, Personality, Www
 from dustless.testweb._server import TestWebServer, serve_forever
@@ -28,6 +38,8 @@ __all__ = [
     "WebConfig",
     "Www",
     "build_web",
+    "change_count",
+    "changed_on",
     "rates_path",
     "read_rates",
     "read_truth",

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import abc
 import enum
+import functools
 import hashlib
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,6 +26,8 @@ __all__ = [
     "Profile",
     "Site",
     "WebConfig",
+    "change_count",
+    "changed_on",
     "origin",
     "pick",
     "stable_hash",
@@ -93,9 +97,10 @@ class Page:
     url: str  # canonical absolute URL
     title: str
     links: tuple[Link, ...] = ()
-    #: days between two changes; 0 = never changes (seed 004 Tables 12–13)
+    #: mean days between two changes (a Poisson process of rate 1/period); 0 = never changes
+    #: (seed 004 Tables 12–13)
     period: int = 0
-    phase: int = 0
+    phase: int = 0  # salt of the page's change draws (the rates file's third column)
     head: str = ""  # extra markup inside <head> (base href, meta refresh)
     frameset: bool = False
     lang: str = "en"
@@ -103,9 +108,31 @@ class Page:
 
     def version(self, day: int) -> int:
         """How many times the page has changed by ``day`` (changes only when days advance)."""
-        if self.period <= 0:
-            return 0
-        return (day + self.phase) // self.period
+        return change_count(self.rid, self.period, self.phase, day)
+
+
+def changed_on(rid: str, period: int, salt: int, day: int) -> bool:
+    """Whether the page changes on ``day`` (> 0): a Poisson process of rate ``1/period`` a day.
+
+    Real pages change at random times, which is what the change-rate estimators of the
+    recrawl work assume (Cho & Garcia-Molina, TOIT 2003: Poisson changes seen at regular
+    visits). A day holds at least one change with probability ``1 - exp(-1/period)``, drawn
+    from a hash of the page and the day, so the same seed always gives the same history.
+    ``period`` 0: the page never changes.
+    """
+    if period <= 0 or day <= 0:
+        return False
+    draw = stable_hash("change", rid, salt, day) / 2.0**64
+    return draw < -math.expm1(-1.0 / period)
+
+
+@functools.lru_cache(maxsize=65536)
+def change_count(rid: str, period: int, salt: int, day: int) -> int:
+    """How many of the days ``1..day`` hold a change of the page (its version on ``day``)."""
+    if period <= 0 or day <= 0:
+        return 0
+    # Recursion through the cache: a server stepping day by day costs one draw per page a day.
+    return change_count(rid, period, salt, day - 1) + changed_on(rid, period, salt, day)
 
 
 @dataclass(frozen=True, slots=True)

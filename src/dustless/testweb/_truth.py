@@ -3,8 +3,9 @@
 Format (issue 3): one line per URL, ``url<TAB>status<TAB>resource-id``. At start it holds
 every resource's canonical URL and every spelling a page links to; while serving, every URL
 served for the first time is appended and flushed, so traps and session ids are covered too.
-Change rates go to the companion file ``FILE.rates``: ``resource-id<TAB>period<TAB>phase``,
-where a page changes on the days ``d`` with ``(d + phase) % period == 0`` (period 0: never).
+Change rates go to the companion file ``FILE.rates``: ``resource-id<TAB>period<TAB>salt``: the
+page changes as a Poisson process of rate ``1/period`` a day (period 0: never), its draws
+salted by the third column (``dustless.testweb.change_count`` replays them).
 """
 
 from __future__ import annotations
