@@ -2,8 +2,12 @@
 a second crawl with the learned rules fetches at least 50 % fewer duplicate documents than
 the first crawl under policy ``standard``, with a coverage loss of at most 1 %.
 
-The crawl CLI has no ``--rules FILE`` yet: ``dust_experiment.crawl`` runs ``dustless crawl``
-with the policy ``standard + site-rules`` holding the loaded rules (what the option will do).
+``dust_experiment.crawl`` runs ``dustless crawl`` with the policy ``standard + site-rules``
+holding the loaded rules, which is what ``dustless crawl --rules FILE`` does.
+
+With the redirect rules too (``addSlash``, ``hostRedirect``), a redirect whose target has the
+redirecting URL's identity is followed as the same document (``dustless.crawl.redirect``), so
+no page is lost when the redirecting spelling is met first.
 """
 
 from __future__ import annotations
@@ -50,13 +54,6 @@ def test_content_learned_rules_halve_the_duplicates_without_losing_pages(first_c
     assert outcome.false_merge_rate <= 0.01, report
 
 
-@pytest.mark.xfail(
-    reason="dustless crawl drops a redirect target whose identity equals the redirecting "
-    "URL's (www.h/x -301-> h/x under a learned hostRedirect; /dir -301-> /dir/ under "
-    "addSlash): the page is lost when the redirecting spelling is seen first. Needs the "
-    "engine to follow such a redirect.",
-    strict=True,
-)
 def test_all_learned_rules_halve_the_duplicates_without_losing_pages(first_crawl):
     outcome = second_crawl(first_crawl, "all")
     report = "\n".join(outcome.lines())

@@ -16,6 +16,8 @@ _EPILOG = """examples:
   dustless testweb --port 8400 &            # the synthetic test web on loopback
   dustless crawl http://site1.test:8400/ --out tw --resolve '*.test:127.0.0.1' --delay 0.05
   dustless crawl --out crawl1 --resume      # after Ctrl-C or a crash: continue where it was
+  dustless crawl --seeds seeds.txt --out crawl2 --rules rules.xml   # learned rules (identities)
+  dustless crawl http://www.web.com/list.aspx?cate_id=467 --out web --script web.xml
 
 The directory holds crawl.db (SQLite), warc/*.warc.gz (WARC 1.1) and, at the end,
 seeds.out.txt (every seed, the discovered ones too: the next crawl's --seeds file).
@@ -113,6 +115,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="allow loopback, private and link-local addresses",
     )
     parser.add_argument(
+        "--rules",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="learned rules or pattern script (dustless rules learn): its rules join the "
+        "policy's site-rules step and merge identities; repeatable",
+    )
+    parser.add_argument(
+        "--script",
+        action="append",
+        default=[],
+        metavar="FILE.xml",
+        help="seed 002 pattern script: on its sites follow only the links its patterns name, "
+        "rewritten to targetAddr, javascript links too, detail pages first; repeatable",
+    )
+    parser.add_argument(
         "--resume",
         action="store_true",
         help="continue the unfinished crawl in --out with its own settings",
@@ -138,6 +156,21 @@ def _seeds(args: argparse.Namespace) -> list[str]:
             raise InvalidOption(f"seed {url!r}: only http and https URLs can be crawled")
         out.append(normalize(url, "rfc3986"))  # InvalidURL names what is wrong
     return out
+
+
+def _rule_files(paths: list[str], quiet: bool) -> tuple[str, ...]:
+    """Absolute paths (``--resume`` may run elsewhere), each file checked now: a broken one
+    is a ``ScriptError`` naming ``FILE:LINE:``; warnings (Fig. 6's bare '&') go to stderr."""
+    import os
+
+    from dustless.rules import load_script
+
+    for path in paths:
+        loaded = load_script(path)
+        if not quiet:
+            for w in loaded.warnings:
+                print(w, file=sys.stderr)
+    return tuple(os.path.abspath(p) for p in paths)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -169,6 +202,8 @@ def run(args: argparse.Namespace) -> int:
             allow_ip=tuple(args.allow_ip),
             deny_ip=tuple(args.deny_ip),
             allow_private=args.allow_private,
+            rules=_rule_files(args.rules, args.quiet),
+            scripts=_rule_files(args.script, args.quiet),
             progress=not args.quiet,
         )
         config.resolve_map()

@@ -46,6 +46,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("dustless.cli.report", "self-contained HTML report with charts"),
     "rules": ("dustless.cli.rules", "learn and show URL rules (pattern scripts, DustBuster)"),
     "export": ("dustless.cli.export", "export crawled documents as files with crawl-info XML"),
+    "recrawl": (
+        "dustless.cli.recrawl",
+        "refresh a crawled collection: one more batch, full or under a budget",
+    ),
     "changes": (
         "dustless.cli.changes",
         "change statistics of a recrawled collection (seed 004 §4)",

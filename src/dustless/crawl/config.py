@@ -50,6 +50,9 @@ class CrawlConfig:
     total_timeout: float = 30.0
     max_url_length: int = 255  # 004 §3
     deny_patterns: tuple[str, ...] = ()
+    # Issue 6: learned rules / pattern scripts (absolute paths), reloaded on --resume.
+    rules: tuple[str, ...] = ()  # --rules: site-rules for identities only
+    scripts: tuple[str, ...] = ()  # --script: also filtering, javascript links, priorities
     commit_interval: float = 1.0  # the store records fetches at least this often (crash safety)
     progress: bool = True
 
@@ -118,7 +121,15 @@ class CrawlConfig:
         kwargs: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         if "scope" in kwargs:
             kwargs["scope"] = Scope(kwargs["scope"])
-        for name in ("seeds", "resolve", "allow_ip", "deny_ip", "deny_patterns"):
+        for name in (
+            "seeds",
+            "resolve",
+            "allow_ip",
+            "deny_ip",
+            "deny_patterns",
+            "rules",
+            "scripts",
+        ):
             if name in kwargs:
                 kwargs[name] = tuple(kwargs[name])
         return cls(**kwargs)

@@ -39,10 +39,13 @@ from dustless.crawl.discover import Candidate, Discovery
 from dustless.crawl.net import Fetcher
 from dustless.crawl.progress import CrawlStats, Progress
 from dustless.crawl.record import Recorder, Stored
+from dustless.crawl.redirect import same_identity
 from dustless.crawl.resume import open_run, write_seeds_out
+from dustless.crawl.scripted import Label
 from dustless.extract import extract_links
 from dustless.fetch import FetchResult, NetState
 from dustless.frontier import ROBOTS_KIND, Frontier, HostState, QueuedURL, Ready
+from dustless.recrawl._validators import Validator, conditional_batch, validators_for
 from dustless.robots import (
     ROBOTS_CACHE_SECONDS,
     ROBOTS_MAX_BYTES,
@@ -52,7 +55,7 @@ from dustless.robots import (
     classify_response,
     robots_for_response,
 )
-from dustless.store import FetchRecord, HostInfo, NewSeed, NewURL
+from dustless.store import FetchRecord, HostInfo, NewSeed, NewURL, StoredURL
 
 __all__ = ["CrawlResult", "Crawler", "run_crawl"]
 
@@ -107,6 +110,7 @@ class Crawler:
         self.warc = run.warc
         self.seen = run.seen
         self.discovery: Discovery = run.discovery
+        self.scripted = run.scripted  # --script: seed 002 §3.4 (crawl/scripted.py)
         self.resumed = resume
         self.db_queued: dict[str, int] = run.db_queued  # host -> queued in the DB, unclaimed
         # The fetcher opens its aiohttp session lazily, inside the running loop.
@@ -126,6 +130,10 @@ class Crawler:
         self._last_progress = 0.0
         self._has_seeds = run.has_seeds
         self._low: set[str] = set(self.db_queued)  # hosts whose window needs a claim
+        # A recrawl batch (issue 8) asks conditionally for the copies it holds: validators
+        # are looked up per claimed window and dropped once the URL's fetch is handled.
+        self._conditional = conditional_batch(self.batch.config)
+        self._validators: dict[int, Validator] = {}
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -302,22 +310,30 @@ class Crawler:
         if not want:
             return False
         claimed = self.store.claim_queued(len(want) * _WINDOW, hosts=want, per_host=_WINDOW)
+        self._take(claimed)
+        if not claimed and force:
+            for h in want:  # the DB has nothing for them after all
+                self.db_queued[h] = 0
+        return bool(claimed)
+
+    def _take(self, claimed: list[StoredURL]) -> None:
+        """Claimed URLs into the frontier's window."""
+        frontier = self.frontier
         intern = sys.intern
         for u in claimed:
             self.db_queued[u.host] -= 1
             frontier.push(
                 QueuedURL(u.url, intern(u.host), u.depth, u.priority, u.seed_id or 0, u.kind, u.id)
             )
-        if not claimed and force:
-            for h in want:  # the DB has nothing for them after all
-                self.db_queued[h] = 0
-        return bool(claimed)
+        if self._conditional and claimed:
+            self._validators.update(validators_for(self.store, [u.id for u in claimed]))
 
     # -- fetching (the only awaits) ----------------------------------------------------------
 
     async def _fetch_page(self, item: QueuedURL) -> _Done:
+        v = self._validators.get(item.url_id)
         try:
-            result = await self.fetcher.fetch(item.url)
+            result = await self.fetcher.fetch(item.url, None if v is None else v.headers())
         except Exception as exc:  # the fetcher promises states, not exceptions; never the crawl
             result = FetchResult.unfetched(
                 item.url, NetState.NULL, error=f"internal: {exc!r}"[:500], started=self.wall()
@@ -428,6 +444,7 @@ class Crawler:
         status: int | None = r.status
         stats = self.stats
         stats.fetched += 1  # the frontier heard of it when the task ended (_task_done)
+        held = self._validators.pop(item.url_id, None)
         if state == "noIP":
             stats.count_state(state)
             self.record.fetch(
@@ -465,17 +482,36 @@ class Crawler:
         if stored.revisit:
             stats.revisits += 1
         warc_ref, req_ref = stored.response, stored.request
+        sha1, revisit_of = stored.sha1, stored.revisit_of
+        if status == 304 and held is not None:
+            # RFC 9110 §15.4.5: the copy we hold is current. Keep its hash, so the batch
+            # records "unchanged" without a download (seed 004 §4 compares contents).
+            sha1, revisit_of = held.sha1, held.fetch_id
+            stats.revisits += 1
         found: list[tuple[str, str]] = []
+        labels: dict[str, Label] | None = None
+        before = after = None
+        error = r.error
         if state == "OK" and not stored.revisit and _is_html(mime):
             # The whole Content-Type header: its charset decides the decoding.
             extraction = extract_links(body, item.url, r.header("content-type") or mime)
             for kind, n in extraction.counts.items():
                 links_n[kind.value] = n
-            found = [(link.url, link.kind.value) for link in extraction.links]
+            if self.scripted is None:
+                found = [(link.url, link.kind.value) for link in extraction.links]
+            else:  # seed 002 §3.4: filter, rewrite, javascript links, labels, priorities
+                plan = self.scripted.page(item.url, item.url_id, extraction, self.discovery)
+                found, labels, before, after = plan.found, plan.labels, plan.before, plan.after
         if r.location and status is not None and 300 <= status < 400:
-            self._discover([(r.location, "r")], item, redirect=True)
+            same = same_identity(self.discovery, self.store, item, r.location)
+            if same is None:
+                self._discover([(r.location, "r")], item, redirect=True)
+            elif same.candidate is None:
+                error = same.error  # a same-identity chain too long: recorded, not followed
+            else:  # the same document under a derived identity (crawl/redirect.py)
+                self._admit(self.discovery.admit([same.candidate]), item.url_id, {})
         if found:
-            internal, external = self._discover(found, item, redirect=False)
+            internal, external = self._discover(found, item, redirect=False, labels=labels)
         self.record.fetch(
             FetchRecord(
                 url_id=item.url_id,
@@ -487,8 +523,8 @@ class Crawler:
                 size_stored=(warc_ref.length if warc_ref else 0)
                 + (req_ref.length if req_ref else 0),
                 elapsed=r.elapsed,
-                content_sha1=stored.sha1,
-                revisit_of=stored.revisit_of,
+                content_sha1=sha1,
+                revisit_of=revisit_of,
                 links_h=links_n["h"],
                 links_a=links_n["a"],
                 links_f=links_n["f"],
@@ -499,13 +535,20 @@ class Crawler:
                 last_modified=r.header("last-modified"),
                 warc=warc_ref,
                 warc_request=req_ref,
-                error=r.error,
+                error=error,
                 batch=self.batch.number,
+                links_before=before,
+                links_after=after,
             )
         )
 
     def _discover(
-        self, found: list[tuple[str, str]], item: QueuedURL, *, redirect: bool
+        self,
+        found: list[tuple[str, str]],
+        item: QueuedURL,
+        *,
+        redirect: bool,
+        labels: dict[str, Label] | None = None,
     ) -> tuple[int, int]:
         d = self.discovery
         party_site = d.site_of_host(item.host)
@@ -523,7 +566,7 @@ class Crawler:
         known = self.seen.seen([c.identity for c in cands])
         fresh = [c for c, k in zip(cands, known, strict=True) if not k]
         admitted = d.admit(fresh)
-        self._admit(admitted, item.url_id, seed_ids)
+        self._admit(admitted, item.url_id, seed_ids, labels)
         d.settle([c.url for c, k in zip(cands, known, strict=True) if k])
         d.settle([c.url for c in admitted])
         return len(cands) - len(external), len(external)
@@ -542,7 +585,11 @@ class Crawler:
         return out
 
     def _admit(
-        self, admitted: list[Candidate], parent_id: int | None, seed_ids: dict[str, int]
+        self,
+        admitted: list[Candidate],
+        parent_id: int | None,
+        seed_ids: dict[str, int],
+        labels: dict[str, Label] | None = None,
     ) -> None:
         if not admitted:
             return
@@ -559,7 +606,9 @@ class Crawler:
                 d.add_party(c.site, seed_id)
             elif seed_id is None:
                 seed_id = d.parties.get(c.site)
-            rows.append(NewURL(c.url, c.identity, c.host, c.depth, c.kind, seed_id, parent_id))
+            row = NewURL(c.url, c.identity, c.host, c.depth, c.kind, seed_id, parent_id)
+            label = labels.get(c.url) if labels else None
+            rows.append(row if label is None else label.row(row))
         inserted = self.store.add_urls(rows)
         self.seen.add(r.identity for r in rows)
         for row, ok in zip(rows, inserted, strict=True):
@@ -569,6 +618,8 @@ class Crawler:
                 self._note_low(row.host)
             else:
                 d.count(d.site_of_host(row.host), -1)
+        if labels and self.scripted is not None:  # seed 002 §3.4.2: detail pages first
+            self._take(self.scripted.admitted(rows, inserted, labels, self.frontier))
 
     async def _seed(self) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Discovery
 from dustless.crawl.net import Fetcher, make_fetcher
+from dustless.crawl.scripted import ScriptedPages, identity_policy, load_rules
 from dustless.errors import InvalidOption
 from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, UrlSeen, WarcWriter
 
@@ -36,10 +37,11 @@ class Run:
     db_queued: dict[str, int]  # host -> URLs queued in the DB
     has_seeds: bool  # the store holds seed rows already
     fetcher: Fetcher
+    scripted: ScriptedPages | None = None  # --script (seed 002 §3.4)
 
 
 def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run:
-    from dustless.url import Normalizer, get_policy
+    from dustless.url import Normalizer
 
     db_path = out / "crawl.db"
     if not resume and db_path.exists():
@@ -49,8 +51,9 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
     if resume and not db_path.exists():
         raise InvalidOption(f"{out} holds no crawl to resume (no crawl.db)")
     if not resume:
-        # Bad settings (policy, --resolve, CIDRs) fail before anything is written.
-        get_policy(config.policy)
+        # Bad settings (policy, --resolve, CIDRs, rule files) fail before anything is written.
+        rules = load_rules(config.rules, config.scripts)
+        identity_policy(config.policy, rules.all)
         make_fetcher(config)
     store = SQLiteStore(out)
     if resume:
@@ -59,6 +62,11 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
             store.close()
             raise InvalidOption(f"the crawl in {out} has finished: nothing to resume")
         config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
+        try:
+            rules = load_rules(config.rules, config.scripts)  # the files the crawl began with
+        except Exception:
+            store.close()
+            raise
         store.requeue_in_flight()
     else:
         batch = store.start_batch(config.to_json(), now)
@@ -73,7 +81,7 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
         },
     )
     seen = UrlSeen(store, capacity=max(10_000_000, 2 * _count(store)), error_rate=0.001)
-    discovery = Discovery(config, Normalizer(config.policy))
+    discovery = Discovery(config, Normalizer(identity_policy(config.policy, rules.all)))
     has_seeds = False
     db_queued: dict[str, int] = {}
     if resume:
@@ -81,7 +89,8 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
         has_seeds = _recount(store, discovery)
         db_queued = store.queued_hosts(limit=10_000_000)
     fetcher = make_fetcher(config)
-    return Run(config, store, batch, warc, seen, discovery, db_queued, has_seeds, fetcher)
+    scripted = None if rules.scripts is None else ScriptedPages(rules.scripts, store)
+    return Run(config, store, batch, warc, seen, discovery, db_queued, has_seeds, fetcher, scripted)
 
 
 def _count(store: CrawlStore) -> int:

@@ -45,6 +45,7 @@ from dustless.store._types import (
     SeedRow,
     SeedUpdate,
     StoredURL,
+    URLLabel,
     URLState,
     WarcRef,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "SeedRow",
     "SeedUpdate",
     "StoredURL",
+    "URLLabel",
     "URLState",
     "UrlSeen",
     "WarcRecord",

@@ -23,6 +23,7 @@ from dustless.store._types import (
     SeedRow,
     SeedUpdate,
     StoredURL,
+    URLLabel,
     URLState,
 )
 
@@ -91,6 +92,9 @@ class CrawlStore(Protocol):
 
     def urls_by_id(self, ids: Iterable[int]) -> dict[int, StoredURL]:
         """URL rows by id."""
+
+    def label_urls(self, labels: Sequence[URLLabel]) -> None:
+        """Set page type and category of URLs, by identity (seed 002 pattern scripts)."""
 
     def url_counts(self) -> dict[URLState, int]:
         """How many URLs are in each state."""

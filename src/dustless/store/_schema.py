@@ -109,5 +109,18 @@ _V1: Migration = (
     "CREATE INDEX fetches_sha1 ON fetches (content_sha1) WHERE content_sha1 IS NOT NULL",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1,)
+# Seed 002 pattern scripts (issue 6): every URL's page type (§3.2: list, detail, other) and
+# category — the pattern's ``class``, the category instance id (§3.4.2) and its name read from
+# anchor text and pagination (§4.1, Figs. 13-14) — and, per fetched page of a scripted site,
+# its links before and after filtering (§3.4.1, Table 2). NULL: no script said anything.
+_V2: Migration = (
+    "ALTER TABLE urls ADD COLUMN page_type TEXT",
+    "ALTER TABLE urls ADD COLUMN category TEXT",
+    "ALTER TABLE urls ADD COLUMN category_id TEXT",
+    "ALTER TABLE urls ADD COLUMN category_name TEXT",
+    "ALTER TABLE fetches ADD COLUMN links_before INTEGER",
+    "ALTER TABLE fetches ADD COLUMN links_after INTEGER",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -48,6 +48,7 @@ from dustless.store._types import (
     SeedRow,
     SeedUpdate,
     StoredURL,
+    URLLabel,
     URLState,
     WarcRef,
 )
@@ -354,6 +355,20 @@ class SQLiteStore:
                     [state.value, *part],
                 )
             self._host_counts = None
+
+    def label_urls(self, labels: Sequence[URLLabel]) -> None:
+        if not labels:
+            return
+        with self._lock:
+            self._write().executemany(
+                "UPDATE urls SET page_type = ?, category = coalesce(?, category), "
+                "category_id = coalesce(?, category_id), "
+                "category_name = coalesce(?, category_name) WHERE identity = ?",
+                [
+                    (x.page_type, x.category, x.category_id, x.category_name, x.identity)
+                    for x in labels
+                ],
+            )
 
     def urls_by_id(self, ids: Iterable[int]) -> dict[int, StoredURL]:
         out: dict[int, StoredURL] = {}

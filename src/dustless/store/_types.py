@@ -22,6 +22,7 @@ __all__ = [
     "SeedRow",
     "SeedUpdate",
     "StoredURL",
+    "URLLabel",
     "URLState",
     "WarcRef",
 ]
@@ -141,6 +142,8 @@ class FetchRecord:
     error: str | None = None
     batch: int | None = None  # defaults to the store's current batch
     url_state: URLState = URLState.DONE  # QUEUED to retry the URL later (robots 5xx …)
+    links_before: int | None = None  # seed 002 Table 2: links of a scripted page before
+    links_after: int | None = None  # and after pattern filtering (None: not filtered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +180,22 @@ class FetchRow:
     etag: str | None = None  # validators for a conditional recrawl (issue 8)
     last_modified: str | None = None
     warc_request: WarcRef | None = None
+    links_before: int | None = None  # seed 002 Table 2 (pattern-script filtering)
+    links_after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class URLLabel:
+    """What a pattern script says about a URL (seed 002 §3.2, §3.4.2, §4.1): its page type
+    (``list``, ``detail``, ``other``), the pattern's ``class``, the category instance id and
+    the category's name (anchor text, Fig. 13). Set with ``label_urls``, by identity; a
+    ``None`` leaves what the URL row holds (a label only adds what a page revealed)."""
+
+    identity: str
+    page_type: str
+    category: str | None = None
+    category_id: str | None = None
+    category_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

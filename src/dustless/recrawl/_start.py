@@ -1,0 +1,149 @@
+"""Opening a recrawl batch in a crawl directory (I/O: reads and writes the crawl DB).
+
+A recrawl is one more *batch* ("일괄 수집", seed 004 §4) of the same collection:
+
+1. the settings are the previous crawl batch's (seeds, ``--resolve``, policy, limits, stored
+   as JSON in its ``crawls`` row), with the flags given to ``recrawl`` laid over them;
+2. the new batch row is written with its batch time (``--batch-time``, or the wall clock),
+   and the URLs to fetch go back to ``queued`` — every URL the crawl holds for a full batch,
+   the planner's N for ``--budget N`` — in the same transaction, so a ``kill -9`` leaves
+   either no new batch or a batch with all its URLs queued;
+3. the crawl engine then *resumes* that open batch: robots.txt again, links of changed pages
+   followed (new pages are found), every fetch recorded with the new batch number; a second
+   ``kill -9`` is resumed the same way (``dustless recrawl DIR --resume``).
+
+The batch's config JSON carries a ``"recrawl"`` object (schedule, budget, conditional) next
+to the crawl settings; the engine reads only the settings it knows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dustless.analysis._changes_db import read_histories
+from dustless.analysis._crawlreader import PROBE_KIND, open_crawl
+from dustless.errors import InvalidOption
+from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
+from dustless.store import SQLiteStore, URLState
+
+__all__ = ["DAY", "RecrawlStart", "open_recrawl", "recrawl_info"]
+
+DAY = 86_400.0
+RECRAWL_KEY = "recrawl"
+
+
+@dataclass(frozen=True, slots=True)
+class RecrawlStart:
+    """The batch opened for a recrawl: its number and time, the URLs queued, the plan."""
+
+    batch: int
+    batch_time: float
+    queued: int
+    config: str  # the batch's JSON (crawl settings + "recrawl")
+    plan: RecrawlPlan | None  # None for a full batch
+
+
+def _load(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _iso(t: float) -> str:
+    return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="seconds")
+
+
+def recrawl_info(config: str) -> dict[str, Any] | None:
+    """The ``"recrawl"`` object of a batch's config JSON; ``None`` for a first crawl."""
+    info = _load(config).get(RECRAWL_KEY)
+    return info if isinstance(info, dict) else None
+
+
+def open_recrawl(
+    out: Path,
+    *,
+    now: float,
+    batch_time: float | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    budget: int | None = None,
+    schedule: ScheduleKind = "optimal",
+    conditional: bool = True,
+    validate: Callable[[str], object] | None = None,
+) -> RecrawlStart:
+    """Write the new batch row and queue its URLs (committed); the engine does the rest.
+
+    ``overrides`` are crawl settings (``CrawlConfig`` field names) laid over the stored
+    ones; ``validate`` (the engine's ``CrawlConfig.from_json``) checks the merged JSON
+    before anything is written. The batch time must come after every earlier crawl
+    batch's: changes are measured along batch times (seed 004 §4's observed period).
+    """
+    if not (out / "crawl.db").is_file():
+        raise InvalidOption(f"{out} holds no crawl to recrawl (no crawl.db): run dustless crawl")
+    if budget is not None and budget < 1:
+        raise InvalidOption(f"--budget must be >= 1, not {budget}")
+    when = now if batch_time is None else batch_time
+    if not math.isfinite(when):
+        raise InvalidOption("the batch time must be a finite time")
+
+    plan: RecrawlPlan | None = None
+    with open_crawl(out) as db:
+        crawl = [b for b in db.batches if not b.probe]
+        if not crawl:
+            raise InvalidOption(f"{out} holds no finished crawl batch to recrawl")
+        last = db.batches[-1]
+        if last.ended_at is None:
+            raise InvalidOption(
+                f"batch {last.number} in {out} is not finished: continue it with "
+                "dustless recrawl --resume (or dustless crawl --resume) first"
+            )
+        prev = crawl[-1]
+        if when <= prev.batch_time:
+            raise InvalidOption(
+                f"batch time {_iso(when)} is not after batch {prev.number}'s "
+                f"({_iso(prev.batch_time)})"
+            )
+        if budget is not None:
+            states = page_states(read_histories(db))
+            plan = plan_recrawl(
+                states, budget, schedule, now=when, period_days=(when - prev.batch_time) / DAY
+            )
+        settings = {k: v for k, v in _load(prev.config).items() if k != RECRAWL_KEY}
+
+    if settings.get("kind") == PROBE_KIND:  # pragma: no cover - probes are filtered above
+        raise InvalidOption("the last batch is an evaluate --fetch probe")
+    settings.update(overrides or {})
+    settings[RECRAWL_KEY] = {
+        "of_batch": prev.number,
+        "budget": budget,
+        "schedule": schedule if budget is not None else None,
+        "conditional": conditional,
+    }
+    config = json.dumps(settings, sort_keys=True)
+    if validate is not None:
+        validate(config)
+
+    # One transaction: the batch row and its queued URLs, or nothing (the store's context
+    # manager rolls back on an exception, docs/storage.md "Crash safety" 4).
+    with SQLiteStore(out) as store:
+        batch = store.start_batch(config, now, batch_time=when)
+        if plan is not None:
+            ids = list(plan.chosen)
+        else:
+            # Every URL the collection holds, except those recorded never to be fetched.
+            ids = [
+                int(i)
+                for (i,) in store.query(
+                    "SELECT id FROM urls WHERE state IN (?, ?)",
+                    (URLState.DONE.value, URLState.QUEUED.value),
+                )
+            ]
+        store.set_url_state(ids, URLState.QUEUED)
+    return RecrawlStart(batch.number, when, len(ids), config, plan)

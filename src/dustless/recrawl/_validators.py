@@ -1,0 +1,61 @@
+"""Conditional requests for a recrawl: validators of the copy the crawl DB holds.
+
+RFC 9110 §13.1: a client that holds a representation sends its validators —
+``If-None-Match`` with the entity tag, ``If-Modified-Since`` with the ``Last-Modified``
+date — and a server whose resource has not changed answers ``304 Not Modified`` without a
+body (§15.4.5). The recrawl thus learns "unchanged" without a download; the fetch is kept
+with the previous copy's content hash, so ``dustless changes`` counts it as a download of
+unchanged content (seed 004 §4 compares contents between batches).
+
+Batch-shaped (ARCHITECTURE): validators are looked up for a window of claimed URLs at a
+time with one ``last_fetches`` query, never held for the whole collection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from dustless.recrawl._start import recrawl_info
+from dustless.store import CrawlStore
+
+__all__ = ["Validator", "conditional_batch", "validators_for"]
+
+
+@dataclass(frozen=True, slots=True)
+class Validator:
+    """What a URL's last download left: its fetch, content hash and HTTP validators."""
+
+    fetch_id: int
+    sha1: str
+    etag: str | None
+    last_modified: str | None
+
+    def headers(self) -> dict[str, str]:
+        """The conditional request headers (RFC 9110 §13.1.2: If-None-Match wins)."""
+        out: dict[str, str] = {}
+        if self.etag:
+            out["If-None-Match"] = self.etag
+        if self.last_modified:
+            out["If-Modified-Since"] = self.last_modified
+        return out
+
+
+def conditional_batch(config: str) -> bool:
+    """Whether a batch (its config JSON) is a recrawl that sends conditional requests."""
+    info = recrawl_info(config)
+    return bool(info and info.get("conditional"))
+
+
+def validators_for(store: CrawlStore, url_ids: Iterable[int]) -> dict[int, Validator]:
+    """Validators of the URLs whose last fetch was a download with an ETag or a date.
+
+    A URL whose last fetch failed, or whose server gave no validator, is fetched without
+    condition; its change is then told by the payload hash.
+    """
+    out: dict[int, Validator] = {}
+    for url_id, row in store.last_fetches(url_ids).items():
+        downloaded = row.state == "OK" or row.status == 304
+        if downloaded and row.content_sha1 and (row.etag or row.last_modified):
+            out[url_id] = Validator(row.id, row.content_sha1, row.etag, row.last_modified)
+    return out
