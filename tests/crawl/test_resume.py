@@ -86,7 +86,9 @@ def test_kill_9_then_resume_loses_nothing(clean_web, tmp_path, ch):
 
 def test_ctrl_c_finishes_in_flight_then_resume_completes(clean_web, tmp_path, ch):
     out = tmp_path / "int"
-    opts = ("--delay", "0.04", "--delay-factor", "0")
+    # 25 pages a host at 0.2 s take 5 s: the signal (after the first commit, about 1 s in)
+    # lands mid-crawl, not in a race with the crawl's own end.
+    opts = ("--delay", "0.2", "--delay-factor", "0")
     crawler = subprocess.Popen(ch.crawl_cmd(clean_web, out, *opts), stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while fetch_count(out) < 10 and crawler.poll() is None and time.monotonic() < deadline:

@@ -4,10 +4,8 @@ Used by ``test_learn_musthold.py`` and runnable by hand to print the figures::
 
     .venv/bin/python tests/learn/dust_experiment.py [LEARN OPTIONS]   # e.g. --no-redirects
 
-The crawl CLI has no option for a rules file yet; ``crawl_with_rules`` runs ``dustless
-crawl`` in a subprocess whose ``dustless.url.Normalizer`` is built on the policy
-``standard + site-rules`` with the loaded ``RuleSet`` — what ``dustless crawl --rules FILE``
-would do.
+The second crawl is ``dustless crawl --rules FILE``: the learned rules join the ``site-rules``
+step of the policy ``standard`` and merge identities (``dustless.crawl.scripted``).
 """
 
 from __future__ import annotations
@@ -19,19 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-
-_WITH_RULES = """
-import sys
-import dustless.url as U
-from dustless.rules import load_script
-rules = load_script(sys.argv[1]).rules
-policy = U.get_policy("standard").with_steps(enable=["site-rules"])
-policy = policy.with_options(site_rules=(rules,))
-_Normalizer = U.Normalizer
-U.Normalizer = lambda _name: _Normalizer(policy)
-from dustless.cli.main import main
-sys.exit(main(sys.argv[2:]))
-"""
 
 
 def crawl_args(seeds: list[str], out: Path, resolve_args: list[str]) -> list[str]:
@@ -54,11 +39,21 @@ def crawl_args(seeds: list[str], out: Path, resolve_args: list[str]) -> list[str
 
 def crawl(seeds: list[str], out: Path, resolve_args: list[str], rules: Path | None = None) -> None:
     args = crawl_args(seeds, out, resolve_args)
-    if rules is None:
-        cmd = [sys.executable, "-m", "dustless", *args]
-    else:
-        cmd = [sys.executable, "-c", _WITH_RULES, str(rules), *args]
-    subprocess.run(cmd, check=True, timeout=300, capture_output=True)
+    if rules is not None:
+        args += ["--rules", str(rules)]
+    subprocess.run(
+        [sys.executable, "-m", "dustless", *args], check=True, timeout=300, capture_output=True
+    )
+
+
+def crawl_rules(crawl_dir: Path) -> tuple[str, ...]:
+    """The rule files the crawl's batch was run with (its stored ``CrawlConfig``)."""
+    from dustless.crawl import CrawlConfig
+    from dustless.store import SQLiteStore
+
+    with SQLiteStore(crawl_dir) as store:
+        batches = store.batches()
+    return CrawlConfig.from_json(batches[0].config).rules
 
 
 @dataclass(frozen=True)

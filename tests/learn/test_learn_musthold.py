@@ -2,8 +2,8 @@
 a second crawl with the learned rules fetches at least 50 % fewer duplicate documents than
 the first crawl under policy ``standard``, with a coverage loss of at most 1 %.
 
-``dust_experiment.crawl`` runs ``dustless crawl`` with the policy ``standard + site-rules``
-holding the loaded rules, which is what ``dustless crawl --rules FILE`` does.
+The second crawl runs ``dustless crawl --policy standard --rules FILE`` through the CLI, so
+this test also holds the ``--rules`` option to its promise; the figures are printed (``-s``).
 
 With the redirect rules too (``addSlash``, ``hostRedirect``), a redirect whose target has the
 redirecting URL's identity is followed as the same document (``dustless.crawl.redirect``), so
@@ -42,7 +42,12 @@ def second_crawl(first_crawl, name: str, *learn_options: str) -> experiment.Outc
     rules, second = work / f"{name}.xml", work / name
     experiment.learn(first, rules, *learn_options)
     experiment.crawl(web.seeds, second, web.resolve_args, rules)
-    return experiment.judge(first, second, rules, Path(web.truth_path))
+    # The option reached the crawl: its stored settings name the file (and --resume reuses it).
+    assert experiment.crawl_rules(second) == (str(rules.absolute()),)
+    assert experiment.crawl_rules(first) == ()
+    outcome = experiment.judge(first, second, rules, Path(web.truth_path))
+    print(f"\n{name}:\n" + "\n".join(outcome.lines()))
+    return outcome
 
 
 def test_content_learned_rules_halve_the_duplicates_without_losing_pages(first_crawl):

@@ -73,6 +73,33 @@ def test_full_recrawls_record_batches(
     assert any(p["change_interval_days"] is None for p in data["pages"])
 
 
+def test_a_full_recrawl_leaves_evaluate_probes_alone(
+    testweb_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    from dustless.analysis._probe import PROBE_PREFIX
+    from dustless.store import NewURL, SQLiteStore, URLState
+
+    web = testweb_factory(**WEB)
+    out = tmp_path / "c"
+    _crawl(web, out)
+    # A normalized form `evaluate --fetch` requested: its row as the prober leaves it.
+    probe = web.seeds[0] + "probe-only-form/"
+    with SQLiteStore(out) as store:
+        [inserted] = store.add_urls([NewURL(probe, PROBE_PREFIX + probe, "x.test", 0, "r")])
+        assert inserted
+        [(probe_id,)] = store.query("SELECT id FROM urls WHERE url = ?", (probe,))
+        store.set_url_state([probe_id], URLState.DONE)
+    web.set_day(2)
+    assert main(["recrawl", str(out), "--batch-time", _when(out, 2), "--quiet"]) == 0
+    with sqlite3.connect(out / "crawl.db") as db:
+        refetched = db.execute(
+            "SELECT count(*) FROM fetches WHERE batch = 2 AND url_id = ?", (probe_id,)
+        ).fetchone()[0]
+        pages = db.execute("SELECT count(*) FROM fetches WHERE batch = 2").fetchone()[0]
+    assert pages > 20  # the collection itself was recrawled
+    assert refetched == 0
+
+
 def test_refuses_bad_times_and_unfinished(
     testweb_factory: Callable[..., Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

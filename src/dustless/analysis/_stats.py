@@ -5,6 +5,8 @@ documents and for all documents (Tables 1–2), URL string lengths (Table 3), se
 (Table 4), the document size distribution in 256 KiB buckets with the mean (Table 5), storage
 compressed vs uncompressed (Fig. 4), requested / downloaded documents and internal links by
 depth (Table 6); §4 Table 13 classifies documents by the kinds of links they hold (``h/a/f``).
+For a crawl with ``--script``, seed 002 Table 2 compares the links of the scripted sites'
+pages before and after pattern filtering (§3.4.1), here per page type (list, detail).
 :func:`crawl_stats` computes the same figures for one crawl, plus pages/s over time and the
 top hosts, grouping in SQL (one temporary table of the counted fetches, then one aggregate
 query per table).
@@ -18,6 +20,7 @@ not a *request*. A *download* is the network state ``OK`` (004 §4: "다운로�
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from dustless.analysis._changes import LINK_KIND_CLASSES
@@ -29,6 +32,7 @@ __all__ = [
     "STATE_ORDER",
     "CrawlStats",
     "DepthRow",
+    "FilterRow",
     "FormCount",
     "HostRow",
     "LengthStats",
@@ -150,6 +154,19 @@ class TimeBucket:
 
 
 @dataclass(frozen=True, slots=True)
+class FilterRow:
+    """A row of seed 002 Table 2 ("URL 패턴 필터링 결과"), by the page type of the fetched
+    page: pages of scripted sites downloaded, their links before pattern filtering (links,
+    ``javascript:`` hrefs and ``onclick`` texts) and after it (links followed)."""
+
+    page_type: str  # list, detail, other (no pattern matches the page), or "total"
+    pages: int
+    links_before: int
+    links_after: int
+    reduction: float  # 1 - after / before: the share of links filtering removed
+
+
+@dataclass(frozen=True, slots=True)
 class HostRow:
     host: str
     requested: int
@@ -183,6 +200,8 @@ class CrawlStats:
     stored_bytes: int
     depths: tuple[DepthRow, ...]  # Table 6
     link_kinds: tuple[LinkKindRow, ...]  # Table 13
+    scripted: bool  # a counted batch ran with --script: link_filtering is shown
+    link_filtering: tuple[FilterRow, ...]  # seed 002 Table 2, by page type (with --script)
     timeline: tuple[TimeBucket, ...]
     bucket_seconds: float
     pages_per_second: float  # downloads over the whole crawl's duration
@@ -235,7 +254,8 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
     db.script(
         "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.size_raw, "
         "f.size_stored, f.links_h, f.links_a, f.links_f, f.links_internal, f.warc_file, "
-        "f.url_id, u.host, u.depth, u.seed_id FROM fetches f JOIN urls u ON u.id = f.url_id "
+        "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type "
+        "FROM fetches f JOIN urls u ON u.id = f.url_id "
         "WHERE f.id IN (SELECT max(id) FROM fetches WHERE batch IN "
         f"({marks}) GROUP BY url_id, batch)",
         batches,
@@ -361,6 +381,9 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
         for k in kinds
     )
 
+    scripted = any(_used_script(b.config) for b in db.batches if b.number in batches)
+    link_filtering = _link_filtering(db) if scripted else ()
+
     # States over time and pages/s.
     timeline: list[TimeBucket] = []
     width = 1.0
@@ -418,8 +441,44 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
         stored_bytes=sum(r.stored_bytes for r in storage),
         depths=depths,
         link_kinds=link_kinds,
+        scripted=scripted,
+        link_filtering=link_filtering,
         timeline=tuple(timeline),
         bucket_seconds=width,
         pages_per_second=int(downloaded) / max(duration, width) if t0 is not None else 0.0,
         top_hosts=hosts_rows,
     )
+
+
+_PAGE_TYPES = ("list", "detail")  # always listed; "other" (no pattern) only when present
+
+
+def _used_script(config: str) -> bool:
+    """A batch's settings (``CrawlConfig`` JSON, a recrawl's too) name a pattern script."""
+    try:
+        data = json.loads(config)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and bool(data.get("scripts"))
+
+
+def _filter_row(page_type: str, pages: int, before: int, after: int) -> FilterRow:
+    return FilterRow(page_type, pages, before, after, 1 - after / before if before else 0.0)
+
+
+def _link_filtering(db: CrawlDB) -> tuple[FilterRow, ...]:
+    """Seed 002 Table 2 by page type, over the downloads of the counted fetches that
+    stored the counts (pages of scripted sites; a page no pattern names is "other"), and
+    their total."""
+    got = {
+        str(p): (int(n), int(b), int(a))
+        for p, n, b, a in db.query(
+            "SELECT coalesce(page_type, 'other'), count(*), sum(links_before), "
+            "sum(links_after) FROM t WHERE state = 'OK' AND links_before IS NOT NULL "
+            "GROUP BY 1"
+        )
+    }
+    order = [*_PAGE_TYPES, *sorted(set(got) - set(_PAGE_TYPES))]
+    rows = [_filter_row(p, *got.get(p, (0, 0, 0))) for p in order]
+    total = [sum(v[i] for v in got.values()) for i in range(3)]
+    return (*rows, _filter_row("total", *total))

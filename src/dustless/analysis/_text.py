@@ -120,6 +120,7 @@ def format_stats(st: CrawlStats) -> str:
             [(k.kind, _n(k.documents), _pct(k.share)) for k in st.link_kinds],
             (False, True, True),
         ),
+        *_link_filtering(st),
         text_table(
             "Top hosts",
             ("host", "requested", "downloaded", "bytes"),
@@ -207,3 +208,26 @@ def format_evaluation(ev: Evaluation, *, truth: bool | None = None) -> str:
         f"{_n(rec.duplicates_removed)} duplicate downloads removed"
     )
     return "\n\n".join(out) + "\n"
+
+
+def _link_filtering(st: CrawlStats) -> list[str]:
+    """Seed 002 Table 2, by page type; only for a crawl with --script."""
+    if not st.scripted:
+        return []
+    return [
+        text_table(
+            "Seed 002 Table 2. Links before and after URL pattern filtering, by page type",
+            ("page type", "pages", "before", "after", "reduction"),
+            [
+                (
+                    r.page_type,
+                    _n(r.pages),
+                    _n(r.links_before),
+                    _n(r.links_after),
+                    _pct(r.reduction) if r.links_before else "-",
+                )
+                for r in st.link_filtering
+            ],
+            (False, True, True, True, True),
+        )
+    ]

@@ -11,14 +11,17 @@ _EPILOG = """\
 --format files writes every document of the crawl (one per URL: its last 2xx fetch) as a
 gzip file, named by numbers only (seed 004 §2), 10,000 per subdirectory of a seed directory,
 with one crawl-info XML beside it (seed 002 Fig. 11: url, file, site, domain, category,
-date; plus type, and page with --script):
+date; plus type, and page with a pattern script):
 
   OUT/00001/0000/00000000.html.gz   the document (payload as fetched, decoded)
   OUT/00001/0000/00000000.xml       <doc type="struct"><source><url>…</url><file>…</file>…
 
 Payloads come from the WARC records the crawl DB points to. OUT must not exist or be empty.
-With --script (repeatable), site is the script's site title, domain its class (seed 002
-§3.2, e.g. 인물), category the category id, page list/detail/other.
+A crawl made with `crawl --script` stored each URL's page type and category: they are
+used without --script here (domain the pattern's class, e.g. 인물, category the category
+id, page list/detail/other, categoryName the name the crawl read). With --script
+(repeatable), site is the script's site title, and URLs the crawl did not label get the
+script's labels (seed 002 §3.2).
 
 examples:
   dustless export crawl1 --format files -o crawl1-files

@@ -11,10 +11,11 @@ has been handled: with no delay the host's next request overlaps the handling of
 page, and fetching runs ahead of the CPU-bound handling, by at most ``_BACKLOG_PAGES`` pages.
 
 Queued URLs live in the DB (``urls``, state ``queued``); the frontier holds a window of a few
-dozen per host, claimed in batches (ARCHITECTURE "batch-shaped"), so a million queued URLs cost
-disk, not memory. Every ``commit_interval`` (≤ 1 s) the WARC writer is fsynced, then the DB
-commits the fetch rows and the URLs their pages revealed, in one transaction: after ``kill -9``
-the DB never points at a WARC record that is not on disk, and a resume repeats at most the
+dozen per host, claimed in batches (ARCHITECTURE "batch-shaped"; ``crawl/window.py``), so a
+million queued URLs cost disk, not memory; links found are stored by ``crawl/admission.py``.
+Every ``commit_interval`` (≤ 1 s) the WARC writer is fsynced, then the DB commits the fetch
+rows and the URLs their pages revealed, in one transaction: after ``kill -9`` the DB never
+points at a WARC record that is not on disk, and a resume repeats at most the
 fetches in flight and the last second (issue 4 "Crash safety").
 """
 
@@ -26,7 +27,6 @@ import dataclasses
 import gc
 import math
 import signal
-import sys
 import time
 from collections import deque
 from collections.abc import Callable
@@ -34,18 +34,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dustless.crawl.admission import Admission
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import Candidate, Discovery
+from dustless.crawl.discover import Discovery
 from dustless.crawl.net import Fetcher
 from dustless.crawl.progress import CrawlStats, Progress
 from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.redirect import same_identity
 from dustless.crawl.resume import open_run, write_seeds_out
 from dustless.crawl.scripted import Label
+from dustless.crawl.window import Window
 from dustless.extract import extract_links
 from dustless.fetch import FetchResult, NetState
 from dustless.frontier import ROBOTS_KIND, Frontier, HostState, QueuedURL, Ready
-from dustless.recrawl._validators import Validator, conditional_batch, validators_for
+from dustless.recrawl._validators import conditional_batch
 from dustless.robots import (
     ROBOTS_CACHE_SECONDS,
     ROBOTS_MAX_BYTES,
@@ -55,7 +57,7 @@ from dustless.robots import (
     classify_response,
     robots_for_response,
 )
-from dustless.store import FetchRecord, HostInfo, NewSeed, NewURL, StoredURL
+from dustless.store import FetchRecord, HostInfo
 
 __all__ = ["CrawlResult", "Crawler", "run_crawl"]
 
@@ -66,8 +68,6 @@ _TROUBLE = frozenset({"cErr", "cTim", "hTim", "hErr", "dTim", "dErr", "hSht"})
 # the bounds keep memory small and what a kill -9 repeats to about half a second of work.
 _BACKLOG_BYTES = 64 * 1024 * 1024
 _BACKLOG_PAGES = 1000
-_WINDOW = 40  # URLs of one host held in memory; refilled below _LOW
-_LOW = 8
 _ROBOTS_USABLE = frozenset({NetState.OK, NetState.code, NetState.tooBig})
 _NOT_STORED = Stored(None, None, None, None, False)
 
@@ -112,7 +112,6 @@ class Crawler:
         self.discovery: Discovery = run.discovery
         self.scripted = run.scripted  # --script: seed 002 §3.4 (crawl/scripted.py)
         self.resumed = resume
-        self.db_queued: dict[str, int] = run.db_queued  # host -> queued in the DB, unclaimed
         # The fetcher opens its aiohttp session lazily, inside the running loop.
         self.fetcher: Fetcher = run.fetcher
         self.agent = c.user_agent
@@ -129,17 +128,31 @@ class Crawler:
         self._last_commit = clock()
         self._last_progress = 0.0
         self._has_seeds = run.has_seeds
-        self._low: set[str] = set(self.db_queued)  # hosts whose window needs a claim
         # A recrawl batch (issue 8) asks conditionally for the copies it holds: validators
         # are looked up per claimed window and dropped once the URL's fetch is handled.
-        self._conditional = conditional_batch(self.batch.config)
-        self._validators: dict[int, Validator] = {}
+        self.window = Window(
+            self.store,
+            self.frontier,
+            run.db_queued,
+            conditional=conditional_batch(self.batch.config),
+        )
+        self.db_queued = self.window.db_queued  # host -> queued in the DB, unclaimed
+        self.admission = Admission(
+            self.store,
+            self.seen,
+            self.discovery,
+            self.window,
+            self.stats,
+            batch=self.batch.number,
+            scripted=self.scripted,
+        )
 
     # -- the loop ---------------------------------------------------------------------------
 
     async def run(self) -> CrawlResult:
         loop = asyncio.get_running_loop()
         installed = []
+        previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.request_stop)
@@ -152,24 +165,32 @@ class Crawler:
         finally:
             for sig in installed:
                 loop.remove_signal_handler(sig)
+                # The flush below must run to its end whatever arrives now: once the loop's
+                # handler is gone, uvloop leaves SIGINT at the OS default, and a Ctrl-C there
+                # would kill the process before the last second of work is written.
+                signal.signal(sig, self._signal_during_flush)
             for task in self._tasks:
                 task.cancel()
             if self._tasks:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.fetcher.close()
-        finished = self._stop == 0
-        self.record.write()
-        if not finished:
-            # Every fetch has ended and is in the rows just written: what is still claimed
-            # is the frontier's unstarted window, which goes back to the queue.
-            self.store.requeue_in_flight()
-        if finished:
-            self.store.end_batch(self.batch.number, self.wall())
-        self.record.commit()
+        try:
+            finished = self._stop == 0
+            self.record.write()
+            if not finished:
+                # Every fetch has ended and is in the rows just written: what is still claimed
+                # is the frontier's unstarted window, which goes back to the queue.
+                self.store.requeue_in_flight()
+            if finished:
+                self.store.end_batch(self.batch.number, self.wall())
+            self.record.commit()
 
-        write_seeds_out(self.store, self.out)
-        self.warc.close()
-        self.store.close()
+            write_seeds_out(self.store, self.out)
+            self.warc.close()
+            self.store.close()
+        finally:
+            for sig in installed:
+                signal.signal(sig, previous[sig])
         self.stats.interrupted = not finished
         return CrawlResult(self.out, self.batch.number, self.stats, finished)
 
@@ -180,6 +201,10 @@ class Crawler:
             for task in self._tasks:
                 task.cancel()
         self._poke()
+
+    def _signal_during_flush(self, signum: int, _frame: object) -> None:
+        """A signal while the last rows are written: noted, and the flush goes on."""
+        self.stats.late_signals += 1
 
     def _poke(self, _task: object = None) -> None:
         wake = self._wake
@@ -230,7 +255,7 @@ class Crawler:
                 if next_in is not None:
                     wait = next_in
                 elif not self._tasks and not self._done:
-                    if self._refill(force=True):
+                    if self.window.refill(force=True):
                         continue
                     return
             if self.progress is not None and now - self._last_progress >= 0.25:
@@ -253,11 +278,11 @@ class Crawler:
         while len(self._tasks) < concurrency:
             r = frontier.pop(now)
             if r is None:
-                if self._refill(force=True):
+                if self.window.refill(force=True):
                     continue
                 return None
             if not isinstance(r, Ready):
-                if self._low and self._refill():
+                if self.window.low and self.window.refill():
                     continue
                 return r.seconds
             item = r.item
@@ -277,7 +302,7 @@ class Crawler:
                 frontier.release(item.host)
                 continue
             self._spawn(self._fetch_page(item))
-            self._note_low(item.host)
+            self.window.note_low(item.host)
         return math.inf  # every slot busy: a finished fetch wakes the loop
 
     def _spawn(self, coro: Any) -> None:
@@ -285,53 +310,10 @@ class Crawler:
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
 
-    # -- the window of queued URLs -----------------------------------------------------------
-
-    def _note_low(self, host: str) -> None:
-        """Remember ``host`` for the next claim if its window runs low and the DB has more."""
-        if self.db_queued.get(host) and self.frontier.queued_for(host) < _LOW:
-            self._low.add(host)
-
-    def _refill(self, force: bool = False) -> bool:
-        """Claim queued URLs from the DB for hosts whose window runs low; True if any came.
-
-        ``force`` (the frontier is empty): look at every host the DB still has URLs for.
-        """
-        frontier = self.frontier
-        hosts = self.db_queued if force else self._low
-        want = [
-            h
-            for h in hosts
-            if self.db_queued.get(h)
-            and frontier.queued_for(h) < _LOW
-            and frontier.state(h) is not HostState.BLOCKED
-        ]
-        self._low.clear()
-        if not want:
-            return False
-        claimed = self.store.claim_queued(len(want) * _WINDOW, hosts=want, per_host=_WINDOW)
-        self._take(claimed)
-        if not claimed and force:
-            for h in want:  # the DB has nothing for them after all
-                self.db_queued[h] = 0
-        return bool(claimed)
-
-    def _take(self, claimed: list[StoredURL]) -> None:
-        """Claimed URLs into the frontier's window."""
-        frontier = self.frontier
-        intern = sys.intern
-        for u in claimed:
-            self.db_queued[u.host] -= 1
-            frontier.push(
-                QueuedURL(u.url, intern(u.host), u.depth, u.priority, u.seed_id or 0, u.kind, u.id)
-            )
-        if self._conditional and claimed:
-            self._validators.update(validators_for(self.store, [u.id for u in claimed]))
-
     # -- fetching (the only awaits) ----------------------------------------------------------
 
     async def _fetch_page(self, item: QueuedURL) -> _Done:
-        v = self._validators.get(item.url_id)
+        v = self.window.validators.get(item.url_id)
         try:
             result = await self.fetcher.fetch(item.url, None if v is None else v.headers())
         except Exception as exc:  # the fetcher promises states, not exceptions; never the crawl
@@ -444,7 +426,7 @@ class Crawler:
         status: int | None = r.status
         stats = self.stats
         stats.fetched += 1  # the frontier heard of it when the task ended (_task_done)
-        held = self._validators.pop(item.url_id, None)
+        held = self.window.validators.pop(item.url_id, None)
         if state == "noIP":
             stats.count_state(state)
             self.record.fetch(
@@ -505,13 +487,13 @@ class Crawler:
         if r.location and status is not None and 300 <= status < 400:
             same = same_identity(self.discovery, self.store, item, r.location)
             if same is None:
-                self._discover([(r.location, "r")], item, redirect=True)
+                self.admission.discover([(r.location, "r")], item, redirect=True)
             elif same.candidate is None:
                 error = same.error  # a same-identity chain too long: recorded, not followed
             else:  # the same document under a derived identity (crawl/redirect.py)
-                self._admit(self.discovery.admit([same.candidate]), item.url_id, {})
+                self.admission.admit(self.discovery.admit([same.candidate]), item.url_id, {})
         if found:
-            internal, external = self._discover(found, item, redirect=False, labels=labels)
+            internal, external = self.admission.discover(found, item, redirect=False, labels=labels)
         self.record.fetch(
             FetchRecord(
                 url_id=item.url_id,
@@ -542,104 +524,11 @@ class Crawler:
             )
         )
 
-    def _discover(
-        self,
-        found: list[tuple[str, str]],
-        item: QueuedURL,
-        *,
-        redirect: bool,
-        labels: dict[str, Label] | None = None,
-    ) -> tuple[int, int]:
-        d = self.discovery
-        party_site = d.site_of_host(item.host)
-        cands = d.links(
-            found,
-            depth=item.depth,
-            seed_id=item.seed_id or None,
-            party_site=party_site,
-            redirect=redirect,
-        )
-        if not cands:
-            return 0, 0
-        external = [c for c in cands if c.external]
-        seed_ids = self._add_seeds(external, item.url_id) if external else {}
-        known = self.seen.seen([c.identity for c in cands])
-        fresh = [c for c, k in zip(cands, known, strict=True) if not k]
-        admitted = d.admit(fresh)
-        self._admit(admitted, item.url_id, seed_ids, labels)
-        d.settle([c.url for c, k in zip(cands, known, strict=True) if k])
-        d.settle([c.url for c in admitted])
-        return len(cands) - len(external), len(external)
-
-    def _add_seeds(self, cands: list[Candidate], parent_id: int | None) -> dict[str, int]:
-        """004 §2: every outside link is a candidate seed; one not known yet becomes a seed
-        row (the seed table is their authority). Returns the seed id of each identity."""
-        ids = self.store.add_seeds(
-            [NewSeed(c.url, c.identity, c.host, parent_id, self.batch.number) for c in cands]
-        )
-        out = {}
-        for c, (seed_id, inserted) in zip(cands, ids, strict=True):
-            out[c.identity] = seed_id
-            if inserted:
-                self.stats.seeds_added += 1
-        return out
-
-    def _admit(
-        self,
-        admitted: list[Candidate],
-        parent_id: int | None,
-        seed_ids: dict[str, int],
-        labels: dict[str, Label] | None = None,
-    ) -> None:
-        if not admitted:
-            return
-        d = self.discovery
-        rows = []
-        for c in admitted:
-            seed_id = c.seed_id
-            if c.new_site:
-                seed_id = seed_ids.get(c.identity)
-                if seed_id is None:  # a redirect's target, say: not seen as a link
-                    [(seed_id, _)] = self.store.add_seeds(
-                        [NewSeed(c.url, c.identity, c.host, parent_id, self.batch.number)]
-                    )
-                d.add_party(c.site, seed_id)
-            elif seed_id is None:
-                seed_id = d.parties.get(c.site)
-            row = NewURL(c.url, c.identity, c.host, c.depth, c.kind, seed_id, parent_id)
-            label = labels.get(c.url) if labels else None
-            rows.append(row if label is None else label.row(row))
-        inserted = self.store.add_urls(rows)
-        self.seen.add(r.identity for r in rows)
-        for row, ok in zip(rows, inserted, strict=True):
-            if ok:
-                self.db_queued[row.host] = self.db_queued.get(row.host, 0) + 1
-                self.stats.discovered += 1
-                self._note_low(row.host)
-            else:
-                d.count(d.site_of_host(row.host), -1)
-        if labels and self.scripted is not None:  # seed 002 §3.4.2: detail pages first
-            self._take(self.scripted.admitted(rows, inserted, labels, self.frontier))
-
     async def _seed(self) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
         if self.resumed and self._has_seeds:
             return  # a crash before the first commit leaves no seed rows: seed again
-        for url in self.config.seeds:
-            c = self.discovery.seed(url)
-            if c is None:
-                continue
-            [(seed_id, _)] = self.store.add_seeds(
-                [NewSeed(c.url, c.identity, c.host, None, self.batch.number)]
-            )
-            self.discovery.add_party(c.site, seed_id)
-            row = NewURL(c.url, c.identity, c.host, 0, "s", seed_id, None)
-            [ok] = self.store.add_urls([row])
-            self.seen.add([c.identity])
-            if ok:
-                self.discovery.count(c.site)
-                self.db_queued[c.host] = self.db_queued.get(c.host, 0) + 1
-                self._note_low(c.host)
+        self.admission.seed(self.config.seeds)
         self._commit(self.clock())
 
     # -- writing -----------------------------------------------------------------------------

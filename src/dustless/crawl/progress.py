@@ -33,6 +33,7 @@ class CrawlStats:
     hosts_waiting: int = 0
     hosts_blocked: int = 0
     interrupted: bool = False
+    late_signals: int = 0  # Ctrl-C / SIGTERM during the final flush: noted, not obeyed
 
     def count_state(self, state: str) -> None:
         self.states[state] = self.states.get(state, 0) + 1

@@ -3,6 +3,12 @@
 Reads the crawl DB through the store's API and each payload from the WARC record the DB
 points to (a ``revisit`` record's payload from the response it refers to). One document per
 URL: its last 2xx fetch with a payload.
+
+Page types and categories: a ``--script`` crawl stored them with each URL (``urls.page_type``,
+``category``, ``category_id``, ``category_name``; seed 002 §3.2, §4.1), and they are used as
+they are — they hold what only the crawl knew, such as the category a detail page inherits
+from its list page. A pattern script given to the export names the site (its title) and
+labels the URLs the crawl did not.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import gzip
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from dustless.errors import InvalidOption, StoreError
 
@@ -32,6 +38,21 @@ class ExportSummary:
     missing: int  # documents whose WARC record could not be read (reported, skipped)
 
 
+class _Label(NamedTuple):
+    """What a ``--script`` crawl stored about a URL (``urls`` columns of migration v2)."""
+
+    page_type: str
+    category: str | None
+    category_id: str | None
+    category_name: str | None
+
+
+_LABELS_SQL = (
+    "SELECT id, page_type, category, category_id, category_name FROM urls "
+    "WHERE page_type IS NOT NULL"
+)
+
+
 def _is_document(row: FetchRow) -> bool:
     return row.status is not None and 200 <= row.status < 300 and row.content_sha1 is not None
 
@@ -41,14 +62,23 @@ def _check_out(out: Path) -> None:
         raise InvalidOption(f"{out} exists and is not an empty directory; choose another -o")
 
 
-def _describe(row: FetchRow, file: str, rules: RuleSet | None) -> DocInfo:
+def _describe(
+    row: FetchRow,
+    file: str,
+    rules: RuleSet | None,
+    label: _Label | None = None,
+    labelled: bool = False,
+) -> DocInfo:
+    """Fig. 11 for one document; ``labelled``: the crawl stored labels (a --script crawl),
+    so a URL without one is a page no pattern named ("other")."""
     from dustless.url import host_of
 
     try:
         host = host_of(row.url)
     except ValueError:
         host = row.host
-    site, domain, category, page = host, "", "", None
+    site, domain, category, page = host, "", "", "other" if labelled else None
+    name = None
     if rules is not None:
         sites = rules.sites_for(row.url)
         if sites:
@@ -57,8 +87,13 @@ def _describe(row: FetchRow, file: str, rules: RuleSet | None) -> DocInfo:
         page = "other" if m is None else m.page_type.value
         if m is not None:
             domain, category = m.category, m.category_id
+    if label is not None:
+        page, name = label.page_type, label.category_name
+        domain = label.category if label.category is not None else domain
+        category = label.category_id if label.category_id is not None else category
     mime = (row.mime or "").split(";")[0].strip() or "application/octet-stream"
-    return DocInfo(row.url, file, site, domain, category, java_date(row.fetched_at), mime, page)
+    date = java_date(row.fetched_at)
+    return DocInfo(row.url, file, site, domain, category, date, mime, page, name)
 
 
 def export_files(
@@ -80,6 +115,7 @@ def export_files(
                 stored[row.id] = row.warc
             if _is_document(row):
                 last[row.url_id] = row
+        labels = {int(r[0]): _Label(*r[1:]) for r in store.query(_LABELS_SQL)}
     finally:
         store.close()
     numbers: dict[int, int] = {}
@@ -100,7 +136,7 @@ def export_files(
         numbers[seed] = number + 1
         doc_file, xml_file = doc_paths(seed, number, row.mime)
         _write(dst / doc_file, payload, row.fetched_at)
-        info = _describe(row, doc_file, rules)
+        info = _describe(row, doc_file, rules, labels.get(url_id), bool(labels))
         (dst / xml_file).write_text(crawl_info_xml(info), encoding="utf-8")
         count += 1
         size += len(payload)

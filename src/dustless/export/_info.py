@@ -17,7 +17,8 @@ numbers — never of the URL, whose characters a file system may not allow. Seed
     </doc>
 
 dustless adds ``<type>`` (the media type) and, with a pattern script, ``<page>`` (list,
-detail or other, 002 §3.2).
+detail or other, 002 §3.2) and, when the crawl read it (``crawl --script``, Fig. 13), the
+category's name as ``<categoryName>``.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class DocInfo:
     date: str
     media_type: str
     page: str | None = None  # list / detail / other, with a pattern script
+    category_name: str | None = None  # read by a --script crawl (anchor text, Fig. 13)
 
 
 def extension(mime: str | None) -> str:
@@ -81,7 +83,8 @@ def java_date(epoch: float) -> str:
 
 
 def crawl_info_xml(info: DocInfo) -> str:
-    """The crawl-info XML of one document (Fig. 11, plus ``<type>`` and ``<page>``)."""
+    """The crawl-info XML of one document (Fig. 11, plus ``<type>``, ``<page>`` and
+    ``<categoryName>``)."""
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<doc type="struct">',
@@ -96,5 +99,7 @@ def crawl_info_xml(info: DocInfo) -> str:
     ]
     if info.page is not None:
         lines.append(f"<page>{escape(info.page)}</page>")
+    if info.category_name is not None:
+        lines.append(f"<categoryName>{escape(info.category_name)}</categoryName>")
     lines += ["</source>", "</doc>", ""]
     return "\n".join(lines)

@@ -28,6 +28,7 @@ from typing import Any
 
 from dustless.analysis._changes_db import read_histories
 from dustless.analysis._crawlreader import PROBE_KIND, open_crawl
+from dustless.analysis._probe import PROBE_PREFIX
 from dustless.errors import InvalidOption
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
 from dustless.store import SQLiteStore, URLState
@@ -137,12 +138,19 @@ def open_recrawl(
         if plan is not None:
             ids = list(plan.chosen)
         else:
-            # Every URL the collection holds, except those recorded never to be fetched.
+            # Every URL the collection holds, except those recorded never to be fetched and
+            # the normalized forms `evaluate --fetch` requested (probes measure the crawl;
+            # they are not part of the collection).
             ids = [
                 int(i)
                 for (i,) in store.query(
-                    "SELECT id FROM urls WHERE state IN (?, ?)",
-                    (URLState.DONE.value, URLState.QUEUED.value),
+                    "SELECT id FROM urls WHERE state IN (?, ?) AND substr(identity, 1, ?) != ?",
+                    (
+                        URLState.DONE.value,
+                        URLState.QUEUED.value,
+                        len(PROBE_PREFIX),
+                        PROBE_PREFIX,
+                    ),
                 )
             ]
         store.set_url_state(ids, URLState.QUEUED)

@@ -8,7 +8,8 @@ records are fsynced before the commit that points at them.
 
 Writes open one ``BEGIN IMMEDIATE`` transaction lazily and ``commit()`` ends it, so a batch of
 URLs and fetches costs one fsync-free commit per second, not one per row. All methods hold a
-lock, so the engine may call them from a worker thread (``asyncio.to_thread``).
+lock, so the engine may call them from a worker thread (``asyncio.to_thread``). The read
+queries (URLs by id, fetches, contents, WARC ends) live in ``_sqlite_read.py``.
 """
 
 from __future__ import annotations
@@ -24,24 +25,20 @@ from typing import Any, ParamSpec, TypeVar
 from dustless.errors import StoreCorrupt, StoreError, StoreLocked
 from dustless.store._protocol import CrawlStore
 from dustless.store._rows import (
-    FETCH_COLS,
     FETCH_INSERT,
     MAX_PARAMS,
-    STATES,
     URL_COLS,
     chunks,
     claim_order,
     fetch_params,
-    fetch_row,
     url_hash,
     url_row,
 )
 from dustless.store._schema import MIGRATIONS, Migration
+from dustless.store._sqlite_read import SQLiteReads
 from dustless.store._types import (
     Batch,
-    ContentRef,
     FetchRecord,
-    FetchRow,
     HostInfo,
     NewSeed,
     NewURL,
@@ -50,7 +47,6 @@ from dustless.store._types import (
     StoredURL,
     URLLabel,
     URLState,
-    WarcRef,
 )
 
 __all__ = ["DB_NAME", "SQLiteStore", "url_hash"]
@@ -58,7 +54,7 @@ __all__ = ["DB_NAME", "SQLiteStore", "url_hash"]
 DB_NAME = "crawl.db"
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteReads):
     """The ``CrawlStore`` on SQLite. ``SQLiteStore(OUTDIR)`` opens or creates ``OUTDIR/crawl.db``.
 
     ``path`` may also name the DB file itself (``.db``) or be ``":memory:"`` for tests.
@@ -370,23 +366,6 @@ class SQLiteStore:
                 ],
             )
 
-    def urls_by_id(self, ids: Iterable[int]) -> dict[int, StoredURL]:
-        out: dict[int, StoredURL] = {}
-        with self._lock:
-            for part in chunks(list(dict.fromkeys(ids)), 900):
-                sql = f"SELECT {URL_COLS} FROM urls WHERE id IN ({','.join('?' * len(part))})"
-                for r in self._db.execute(sql, part):
-                    out[r[0]] = url_row(r)
-        return out
-
-    def url_counts(self) -> dict[URLState, int]:
-        with self._lock:
-            rows = self._db.execute("SELECT state, count(*) FROM urls GROUP BY state").fetchall()
-        counts = dict.fromkeys(URLState, 0)
-        for state, n in rows:
-            counts[STATES[state]] = n
-        return counts
-
     # -- fetches -----------------------------------------------------------------------------
     def record_fetches(self, batch: Sequence[FetchRecord]) -> list[int]:
         if not batch:
@@ -417,78 +396,6 @@ class SQLiteStore:
             if any(f.url_state is not URLState.DONE for f in batch):
                 self._host_counts = None
         return ids
-
-    def content_seen(self, sha1s: Iterable[str]) -> dict[str, ContentRef]:
-        keys = list(dict.fromkeys(sha1s))
-        out: dict[str, ContentRef] = {}
-        with self._lock:
-            for part in chunks(keys, 900):
-                # The first fetch that stored the payload (not itself a revisit) is the one
-                # a revisit record refers to (WARC 1.1 §6.7.2, WARC-Refers-To).
-                sql = (
-                    "SELECT f.content_sha1, f.id, u.url, f.fetched_at, f.warc_file, "
-                    "f.warc_offset, f.warc_length, f.warc_record_id FROM fetches f "
-                    "JOIN urls u ON u.id = f.url_id WHERE f.id IN ("
-                    "SELECT min(id) FROM fetches WHERE revisit_of IS NULL AND content_sha1 IN "
-                    f"({','.join('?' * len(part))}) GROUP BY content_sha1)"
-                )
-                for sha, fid, url, at, wf, wo, wl, wid in self._db.execute(sql, part):
-                    ref = WarcRef(wf, wo, wl, wid or "") if wf is not None else None
-                    out[sha] = ContentRef(sha, fid, url, at, ref)
-        return out
-
-    def last_fetches(self, url_ids: Iterable[int]) -> dict[int, FetchRow]:
-        out: dict[int, FetchRow] = {}
-        with self._lock:
-            for part in chunks(list(dict.fromkeys(url_ids)), 900):
-                sql = (
-                    f"SELECT {FETCH_COLS} FROM fetches f JOIN urls u ON u.id = f.url_id "
-                    "WHERE f.id IN (SELECT max(id) FROM fetches WHERE url_id IN "
-                    f"({','.join('?' * len(part))}) GROUP BY url_id)"
-                )
-                for r in self._db.execute(sql, part):
-                    out[r[1]] = fetch_row(r)
-        return out
-
-    def iter_fetches(self, batch: int | None = None, chunk: int = 10_000) -> Iterator[FetchRow]:
-        last = 0
-        where = "" if batch is None else "AND f.batch = ?"
-        while True:
-            params: list[Any] = [last] + ([] if batch is None else [batch]) + [chunk]
-            with self._lock:
-                rows = self._db.execute(
-                    f"SELECT {FETCH_COLS} FROM fetches f JOIN urls u ON u.id = f.url_id "
-                    f"WHERE f.id > ? {where} ORDER BY f.id LIMIT ?",
-                    params,
-                ).fetchall()
-            if not rows:
-                return
-            last = rows[-1][0]
-            for r in rows:
-                yield fetch_row(r)
-
-    def fetch_state_counts(self, batch: int | None = None) -> dict[str, int]:
-        with self._lock:
-            if batch is None:
-                rows = self._db.execute("SELECT state, count(*) FROM fetches GROUP BY state")
-            else:
-                rows = self._db.execute(
-                    "SELECT state, count(*) FROM fetches WHERE batch = ? GROUP BY state", (batch,)
-                )
-            return dict(rows.fetchall())
-
-    def warc_ends(self) -> dict[str, int]:
-        ends: dict[str, int] = {}
-        with self._lock:
-            for sql in (
-                "SELECT warc_file, max(warc_offset + warc_length) FROM fetches "
-                "WHERE warc_file IS NOT NULL GROUP BY warc_file",
-                "SELECT req_file, max(req_offset + req_length) FROM fetches "
-                "WHERE req_file IS NOT NULL GROUP BY req_file",
-            ):
-                for name, end in self._db.execute(sql):
-                    ends[name] = max(ends.get(name, 0), int(end))
-        return ends
 
     # -- hosts and seeds ---------------------------------------------------------------------
     def update_hosts(self, batch: Sequence[HostInfo]) -> None:
@@ -596,7 +503,7 @@ for _name in (
     "add_urls", "contains_identities", "claim_queued", "queued", "queued_hosts",
     "requeue_in_flight", "set_url_state", "urls_by_id", "url_counts", "record_fetches",
     "content_seen", "last_fetches", "fetch_state_counts", "warc_ends", "update_hosts", "hosts",
-    "add_seeds", "update_seeds", "seeds", "query",
+    "add_seeds", "update_seeds", "seeds", "query", "label_urls",
 ):  # fmt: skip
     setattr(SQLiteStore, _name, _translated(getattr(SQLiteStore, _name)))
 
