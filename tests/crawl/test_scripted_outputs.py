@@ -125,6 +125,15 @@ def test_stats_show_table_2_of_seed_002_by_page_type(script, web, tmp_path, ch) 
         f"{100 * (1 - after / before):.2f}%",
     ]
 
+    report = tmp_path / "report.html"
+    r = ch.run_cli("report", str(out), "-o", str(report))
+    assert r.returncode == 0, r.stderr
+    html = report.read_text(encoding="utf-8")
+    assert '<section id="link-filtering">' in html
+    table = html.split('<section id="link-filtering">', 1)[1].split("</section>", 1)[0]
+    assert f">{before:,}<" in table
+    assert f">{after:,}<" in table
+
 
 def test_stats_without_script_have_no_table_2(clean_web, tmp_path, ch) -> None:
     out = tmp_path / "plain"
@@ -136,6 +145,9 @@ def test_stats_without_script_have_no_table_2(clean_web, tmp_path, ch) -> None:
     assert data["link_filtering"] == []
     text = ch.run_cli("stats", str(out))
     assert "Seed 002 Table 2" not in text.stdout
+    report = tmp_path / "report.html"
+    assert ch.run_cli("report", str(out), "-o", str(report)).returncode == 0
+    assert 'id="link-filtering"' not in report.read_text(encoding="utf-8")
 
 
 def test_export_uses_the_crawls_own_labels_without_script(

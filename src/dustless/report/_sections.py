@@ -359,4 +359,46 @@ def stats_sections(st: CrawlStats) -> list[Section]:
         )
     )
     timeline = Section("time", "Over time and by host", tuple(time_blocks))
-    return [overview, states, urls, sizes, depth, kinds, timeline]
+    sections = [overview, states, urls, sizes, depth, kinds]
+    if st.scripted:
+        sections.append(_link_filtering_section(st))
+    sections.append(timeline)
+    return sections
+
+
+def _link_filtering_section(st: CrawlStats) -> Section:
+    """Seed 002 Table 2: links of scripted sites' pages before and after pattern filtering."""
+    rows = st.link_filtering
+    per_type = [r for r in rows if r.page_type != "total"]
+    return Section(
+        "link-filtering",
+        "Pattern-script filtering (seed 002 Table 2)",
+        (
+            Table(
+                "Links on the pages of scripted sites, before and after pattern filtering",
+                ("page type", "pages", "links before", "links after", "reduction"),
+                tuple(
+                    (
+                        r.page_type,
+                        _n(r.pages),
+                        _n(r.links_before),
+                        _n(r.links_after),
+                        _pct(r.reduction),
+                    )
+                    for r in rows
+                ),
+                (False, True, True, True, True),
+            ),
+            Chart(
+                BarChart(
+                    "Links before and after filtering, by page type",
+                    tuple(r.page_type for r in per_type),
+                    (
+                        Series("before", tuple(float(r.links_before) for r in per_type)),
+                        Series("after", tuple(float(r.links_after) for r in per_type)),
+                    ),
+                    y_label="links",
+                )
+            ),
+        ),
+    )
