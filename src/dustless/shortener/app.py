@@ -155,8 +155,8 @@ class ShortenerApp:
         await self._app(scope, receive, send)
 
     async def _redirect(self, scope: Scope, send: Send, code: str, api: bool) -> None:
-        link = self.cache.get(code)
-        if link is None:
+        entry = self.cache.entry(code)
+        if entry is None:
             try:
                 link = await self.store.get(code)
             except StoreError:
@@ -165,16 +165,17 @@ class ShortenerApp:
             if link is None:
                 await self._send_error(send, api, 404, f"no link '{code}'", "not-found", code)
                 return
-            self.cache.put(link)
+            entry = self.cache.put(link)
+        link_id, _, _, status, _, expires_at, _, location = entry
         now = self.now()
-        if link.expired(now):
+        if expires_at is not None and now >= expires_at:
             await self._send_error(send, api, 404, f"link '{code}' has expired", "expired", code)
             return
-        if link.redirect is Redirect.FOUND:
+        if status == 302:
             cache_control = b"private, no-store"  # every click must reach us to be counted
         else:
             # Browsers keep a 301 (seed 003: 브라우저가 응답을 캐시); never past the expiry.
-            age = 86400 if link.expires_at is None else max(0, int(link.expires_at - now))
+            age = 86400 if expires_at is None else max(0, int(expires_at - now))
             cache_control = b"public, max-age=%d" % age
         if scope["method"] == "GET" and self.clicks is not None:
             referer = agent = b""
@@ -183,13 +184,13 @@ class ShortenerApp:
                     referer = value
                 elif name == b"user-agent":
                     agent = value
-            self.clicks.record(link.id, now, referer.decode("latin-1"), agent.decode("latin-1"))
+            self.clicks.record(link_id, now, referer.decode("latin-1"), agent.decode("latin-1"))
         await send(
             {
                 "type": "http.response.start",
-                "status": int(link.redirect),
+                "status": status,
                 "headers": [
-                    (b"location", link.long_url.encode("ascii")),
+                    (b"location", location),
                     (b"cache-control", cache_control),
                     (b"content-length", b"0"),
                 ],
@@ -301,7 +302,8 @@ class ShortenerApp:
             return _error(409, str(exc), "alias-taken")
         except StoreError as exc:
             return _error(503, f"the store is unavailable: {exc}", "store")
-        self.cache.put(result.link)
+        with contextlib.suppress(UnicodeError):  # only a cache fill; the link is stored
+            self.cache.put(result.link)
         return JSONResponse(self._link_json(result.link), 201 if result.created else 200)
 
     async def _stats(self, request: Request) -> Response:

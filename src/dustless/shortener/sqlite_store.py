@@ -18,6 +18,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import fcntl
+import json
 import os
 import queue
 import secrets
@@ -30,7 +31,7 @@ from dustless.errors import StoreError
 
 from .codes import MAX_ID, Codec
 from .model import AliasTaken, ClickKey, CreateResult, Link, LinkStats, NewLink, Redirect
-from .store import LINK_COLUMNS, SCHEMA_VERSION, row_to_link
+from .store import LINK_COLUMNS, SCHEMA_VERSION, ClickGroups, row_to_link
 
 __all__ = ["SqliteStore"]
 
@@ -66,6 +67,31 @@ CREATE TABLE IF NOT EXISTS clicks (
 # went from ~19 to ~11 µs (bench/shortener_load.py). Address space only, not memory.
 _MMAP_BYTES = 1 << 30
 _REDIRECTS = {int(r): r for r in Redirect}
+_GET = f"SELECT {LINK_COLUMNS} FROM links WHERE code = ?"
+# One statement upserts a whole chunk of a click group, handed over as one JSON text
+# ``[[link_id, n], …]``: SQLite runs it in one sqlite3_step call with the GIL released,
+# where executemany() took the GIL back for every row — thousands of hand-overs a second
+# between the writer thread and the event loop, each one a chance for the loop to wait a
+# scheduler time slice on a busy machine. Chunks bound how long the writer holds the GIL
+# to build one (~0.4 ms for 1,024 links). (Building them on the event loop instead, in
+# slices, measured worse: p99 10.4–11.3 ms against 8.8–9.4 ms in alternating runs, though
+# the two servers' caches were not equally warm.) Needs SQLite's JSON functions: built in
+# since SQLite 3.38; an older library must have been compiled with JSON1.
+_CLICK_CHUNK = 1024
+_UPSERT_CLICKS = (
+    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, n)"
+    " SELECT json_extract(value, '$[0]'), ?, ?, ?, json_extract(value, '$[1]')"
+    " FROM json_each(?) WHERE true"
+    " ON CONFLICT (link_id, day, referrer_host, ua_family) DO UPDATE SET n = n + excluded.n"
+)
+# Cold traffic clicks most links once a batch: those go as a plain array of ids, which
+# SQLite upserts with a third less CPU than [id, n] pairs (measured: 17 against 25 ms for
+# 12,000 links).
+_UPSERT_SINGLE_CLICKS = (
+    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, n)"
+    " SELECT value, ?, ?, ?, 1 FROM json_each(?) WHERE true"
+    " ON CONFLICT (link_id, day, referrer_host, ua_family) DO UPDATE SET n = n + 1"
+)
 
 
 def _connect(path: str, durable: bool) -> sqlite3.Connection:
@@ -190,6 +216,7 @@ class SqliteStore:
             write_conn = _connect(path, durable)
             key = _init_schema(write_conn)
             reader = _connect(path, durable)
+            reader.execute("PRAGMA query_only = 1")  # the event loop's connection never writes
             writer = _Writer(write_conn, path + "-writer.lock")
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open {path}: {exc}") from exc
@@ -201,9 +228,7 @@ class SqliteStore:
 
     async def get(self, code: str) -> Link | None:
         try:
-            row = self._reader.execute(
-                f"SELECT {LINK_COLUMNS} FROM links WHERE code = ?", (code,)
-            ).fetchone()
+            row = self._reader.execute(_GET, (code,)).fetchone()
         except sqlite3.Error as exc:
             raise StoreError(f"sqlite: {exc}") from exc
         if row is None:
@@ -224,17 +249,29 @@ class SqliteStore:
         return await self._write(create)
 
     async def add_clicks(self, counts: Mapping[ClickKey, int]) -> None:
-        rows = [(k.link_id, k.day, k.referrer_host, k.ua_family, n) for k, n in counts.items()]
+        groups: dict[tuple[str, str, str], dict[int, int]] = {}
+        for key, n in counts.items():
+            group = groups.setdefault((key.day, key.referrer_host, key.ua_family), {})
+            group[key.link_id] = group.get(key.link_id, 0) + n
+        await self.add_click_groups(groups)
 
+    async def add_click_groups(self, groups: ClickGroups) -> None:
         def add(conn: sqlite3.Connection) -> None:
-            conn.executemany(
-                "INSERT INTO clicks (link_id, day, referrer_host, ua_family, n)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (link_id, day, referrer_host, ua_family)"
-                " DO UPDATE SET n = n + excluded.n",
-                rows,
-            )
+            for (day, host, family), counts in groups.items():
+                # In link order: B-tree inserts then touch neighbouring pages (measured on a
+                # million links: 12,000 random ids upserted in 25 ms instead of 90 ms — CPU
+                # that the event loops on the same cores need).
+                ids = sorted(counts)
+                for start in range(0, len(ids), _CLICK_CHUNK):
+                    chunk = ids[start : start + _CLICK_CHUNK]
+                    ones = [i for i in chunk if counts[i] == 1]
+                    if ones:
+                        conn.execute(_UPSERT_SINGLE_CLICKS, (day, host, family, json.dumps(ones)))
+                    if len(ones) < len(chunk):
+                        more = [(i, counts[i]) for i in chunk if counts[i] != 1]
+                        conn.execute(_UPSERT_CLICKS, (day, host, family, json.dumps(more)))
 
-        if rows:
+        if any(groups.values()):
             await self._write(add)
 
     async def stats(self, link: Link, top: int = 10) -> LinkStats:

@@ -20,14 +20,21 @@ Schema, shared by both (types differ a little):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Protocol, TypeAlias, runtime_checkable
 
 from dustless.errors import UsageError
 
 from .codes import Codec
 from .model import ClickKey, CreateResult, Link, LinkStats, NewLink, Redirect
 
-__all__ = ["DEFAULT_DB", "Store", "open_store", "row_to_link"]
+__all__ = [
+    "DEFAULT_DB",
+    "ClickGroups",
+    "GroupedClickStore",
+    "Store",
+    "open_store",
+    "row_to_link",
+]
 
 DEFAULT_DB = "sqlite:///./shortener.db"
 SCHEMA_VERSION = 1
@@ -66,6 +73,20 @@ class Store(Protocol):
     async def count(self) -> int: ...
 
     async def close(self) -> None: ...
+
+
+# (day YYYY-MM-DD, referrer host, UA family) -> {link id: clicks}: a click batch as the
+# recorder keeps it, with no object per link (see clicks.py).
+ClickGroups: TypeAlias = Mapping[tuple[str, str, str], Mapping[int, int]]
+
+
+@runtime_checkable
+class GroupedClickStore(Protocol):
+    """A store that takes click batches grouped as the recorder keeps them (optional)."""
+
+    async def add_click_groups(self, groups: ClickGroups) -> None:
+        """Add ``groups``' counts; the same as ``add_clicks`` of the flattened batch."""
+        ...
 
 
 def row_to_link(row: Sequence[object]) -> Link:
