@@ -246,3 +246,115 @@ def test_a_literal_that_is_only_a_prefix_is_not_a_link() -> None:
     )
     assert e.links == ()
     assert e.scripts == ("javascript:show_detail(7)",)
+
+
+# -- the fast path of plain references (must be exactly resolve) --------------------------
+
+_FAST_BASES = [
+    "http://ex.test/dir/page.html",
+    "http://ex.test/dir/page.html?q=1#f",
+    "https://u:p@ex.test:8443/a/b/",
+    "http://ex.test",
+    "http://ex.test/a;b/c",
+    "http://EX.Test:80/a/./b/../c.html",
+    "http://ex.test/%7Efoo/bar%2fx",
+    "https://ex.test:443",
+    "http://ex.test/a b/c",
+    "http://[::1]:8080/x/y",
+    "http://1.2.3.4/a/",
+    "http://xn--bcher-kva.test/a/b",
+    "http://ex.test:0080/x",
+    "http://ex.test//a//b",
+]
+_PLAINISH = st.text(alphabet="aZ09._~-/?=&%:#@\\ +", max_size=14)
+_PLAIN = st.text(alphabet="aZ09._~-/?=&", max_size=16)  # mostly takes the fast path
+_FAST_REFS = (
+    _PLAINISH
+    | _PLAIN
+    | st.builds(lambda p: "/" + p, _PLAIN)
+    | st.builds(lambda p: "http://ex.test" + p, _PLAIN)
+    | st.builds(lambda p: "/" + p, _PLAINISH)
+    | st.builds(
+        lambda scheme, host, port, path: f"{scheme}://{host}{port}{path}",
+        st.sampled_from(["http", "https", "HTTP", "ftp"]),
+        st.sampled_from(
+            ["h.test", "H.test", "h.test.", "1.2.3", "0x7f.1", "xn--a", "a..b", "a-", "ex.test"]
+        ),
+        st.sampled_from(["", ":80", ":443", ":8080", ":00080", ":65536", ":"]),
+        st.builds(lambda p: "/" + p, _PLAINISH) | _PLAINISH,
+    )
+    | st.sampled_from(["/", ".", "..", "./a", "a/..", "a/./b", "/a/.", "a//b", "~x", "-", "a?"])
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(base=st.sampled_from(_FAST_BASES), ref=_FAST_REFS)
+def test_fast_path_equals_resolve(base: str, ref: str) -> None:
+    from dustless.extract._links import _BaseScope, _fast_resolve
+
+    fast = _fast_resolve(resolve, _BaseScope(base), ref)
+    if fast is not None:
+        assert fast == resolve(base, ref)
+
+
+@pytest.mark.parametrize("base", _FAST_BASES)
+def test_fast_path_is_taken_for_plain_links_and_agrees(base: str) -> None:
+    from dustless.extract._links import _BaseScope, _fast_resolve
+
+    refs = [
+        "/gallery/chart-0.html",
+        "page-2.html",
+        "sub/dir/",
+        "/",
+        "a.html?id=3&x=y",
+        "http://site3.test:46397/news/",
+        "https://ex.test/a/b.html",
+        "http://ex.test",
+    ]
+    taken = 0
+    for ref in refs:
+        fast = _fast_resolve(resolve, _BaseScope(base), ref)
+        if fast is not None:
+            taken += 1
+            assert fast == resolve(base, ref)
+    if base in ("http://ex.test/dir/page.html", "http://ex.test"):
+        assert taken == len(refs)  # the common case does not fall back to resolve
+
+
+def test_fast_link_is_a_link() -> None:
+    import dataclasses
+
+    from dustless.extract import Link
+    from dustless.extract._links import _link
+
+    # _link fills the slots directly: only right while Link's __init__ does nothing more.
+    assert not hasattr(Link, "__post_init__")
+    assert [f.name for f in dataclasses.fields(Link)] == ["url", "kind", "text", "raw"]
+    made = _link("http://a.test/", A, "t", " r ")
+    assert made == Link("http://a.test/", A, "t", " r ")
+    assert hash(made) == hash(Link("http://a.test/", A, "t", " r "))
+    assert repr(made) == repr(Link("http://a.test/", A, "t", " r "))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.url = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<BASE HREF="http://b.test/d/"><a href="x">x</a>',
+        '<bAsE href="http://b.test/d/"><a href="x" OnClick="location.href=\'/o\'">x</a>',
+        '<p ONCLICK="window.open(\'/w\')">p</p><a href="y">y</a>',
+        '<a href="z">z</a><!-- <base href="http://c.test/"> onclick -->',
+    ],
+)
+def test_base_and_onclick_in_any_case(html: str) -> None:
+    # extract_links skips the <base>/onclick queries when the source cannot hold them;
+    # the result must be what the queries find.
+    from selectolax.lexbor import LexborHTMLParser
+
+    got = links(html)
+    parser = LexborHTMLParser(html)
+    first = parser.css_first("base[href]")
+    assert got.base == (resolve(DOC, first.attrs["href"]) if first is not None else DOC)
+    onclicks = [n.attrs["onclick"] for n in parser.css("[onclick]")]
+    assert [s for s in got.scripts if s in onclicks] == onclicks

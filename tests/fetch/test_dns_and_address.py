@@ -4,6 +4,8 @@ import asyncio
 import socket
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dustless.errors import FetchError, InvalidOption
 from dustless.fetch import AddressPolicy, Resolver, is_special_address, parse_resolve
@@ -184,3 +186,56 @@ def test_trusted_hosts_and_ips():
     assert not AddressPolicy(deny=["127.0.0.0/8"], trusted_hosts=["a.test"]).permits(
         "127.0.0.1", "a.test"
     )
+
+
+def _unmemoized_refusal(policy, ip, host):
+    """``AddressPolicy.refusal`` as it was before its memo: the reference for the fast path."""
+    from dustless.fetch._address import _address, _host_matches
+    from dustless.fetch._dns import normalize_host
+
+    address = _address(ip)
+    if address is None:
+        return f"{ip!r} is not an IP address"
+    if any(address in network for network in policy._deny):
+        return f"{address} is in a --deny-ip range"
+    if any(address in network for network in policy._allow):
+        return None
+    if policy._allow:
+        return f"{address} is outside every --allow-ip range"
+    if not is_special_address(str(address)) or policy.allow_private:
+        return None
+    name = normalize_host(host)
+    if address in policy._trusted_ips or any(
+        _host_matches(name, pattern) for pattern in policy._trusted_hosts
+    ):
+        return None
+    return (
+        f"{address} is a loopback/private/link-local/reserved address "
+        "(use --allow-private, --allow-ip or --resolve to permit it)"
+    )
+
+
+_IPS = st.sampled_from(
+    ["127.0.0.1", "10.0.0.5", "10.1.2.3", "8.8.8.8", "211.1.2.3", "211.2.3.4", "::1",
+     "::ffff:127.0.0.1", "[::1]", "2606:4700::1111", "169.254.169.254", "not-an-ip", ""]
+)  # fmt: skip
+_HOSTS = st.sampled_from(
+    ["", "a.test", "www.A.TEST.", "test", "seed.local", "[::1]", "x.example", " a.test "]
+)
+_POLICIES = [
+    AddressPolicy(),
+    AddressPolicy(allow_private=True),
+    AddressPolicy(allow=["211.0.0.0/8", "10.1.0.0/16"], deny=["211.1.0.0/16"]),
+    AddressPolicy(trusted_hosts=["*.test", "seed.local"], trusted_ips=["10.0.0.5"]),
+    AddressPolicy(deny=["127.0.0.0/8"], trusted_hosts=["a.test"]).trusting(hosts=["x.example"]),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(range(len(_POLICIES))), _IPS, _HOSTS), max_size=30))
+def test_memoized_refusal_equals_the_unmemoized_one(calls):
+    # The memo (per address, then per host name) must never change a verdict, in any order
+    # of questions, including the same address asked for another host.
+    for index, ip, host in calls:
+        policy = _POLICIES[index]
+        assert policy.refusal(ip, host) == _unmemoized_refusal(policy, ip, host)

@@ -304,7 +304,8 @@ async def test_one_lookup_per_host_through_the_fetcher(web_server, make_fetcher)
         return ["127.0.0.1"]
 
     fetcher = make_fetcher(
-        FAST,
+        # What is counted here is DNS lookups, not timing: limits a loaded CI machine meets.
+        FetchLimits(stall_timeout=10.0, connect_timeout=10.0, total_timeout=20.0),
         resolver=Resolver(lookup=lookup),
         policy=AddressPolicy(trusted_hosts=["*.example"]),
     )
@@ -351,3 +352,37 @@ async def test_bad_urls_never_raise(make_fetcher, url):
     result = await make_fetcher(FAST).fetch(url)
     assert result.state in (NetState.filtered, NetState.noIP, NetState.cErr)
     assert result.error
+
+
+async def test_raw_request_is_what_the_server_received(raw_server, make_fetcher):
+    # The WARC request record is built once, from the headers aiohttp reports it sent: it
+    # must be the request on the wire, byte for byte, with and without the caller's headers.
+    server = await raw_server(
+        reply(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    )
+    fetcher = make_fetcher(FAST)
+    plain = await fetcher.fetch(server.url("/a%7Eb?q=1", host="h.test"))
+    conditional = await fetcher.fetch(
+        server.url("/c", host="h.test"), {"If-None-Match": '"v1"', "accept": "text/plain"}
+    )
+    assert plain.status == conditional.status == 200
+    assert [plain.raw_request, conditional.raw_request] == server.requests
+    assert b"text/html" not in conditional.raw_request  # ours replaced, not added
+
+
+async def test_raw_request_without_a_response_is_what_was_sent(raw_server, make_fetcher):
+    # No response head: the record comes from the parts handed to aiohttp (Progress.result).
+    server = await raw_server(reset)
+    result = await make_fetcher(FAST).fetch(server.url("/gone?x=1", host="h.test"))
+    assert result.status is None
+    assert [result.raw_request] == server.requests
+
+
+async def test_raw_request_of_a_stalled_head_is_what_was_sent(raw_server, make_fetcher):
+    async def stall(reader, writer, release):
+        await release.wait()
+
+    server = await raw_server(stall)
+    result = await make_fetcher(FAST).fetch(server.url("/slow", host="h.test"))
+    assert result.state is NetState.hTim
+    assert [result.raw_request] == server.requests

@@ -300,3 +300,99 @@ def test_writer_recovers_on_open_from_committed_end(tmp_path: Path) -> None:
         refs = w.write_response("http://a.test/z", HEAD, b"z", fetched_at=1.0)
     assert refs.response.offset == ends[-1]
     assert len(list(iter_records(path))) == 5
+
+
+# -- fast paths (each checked against the straightforward way it replaces) ----------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(min_size=0, max_size=64))
+def test_sha1_digest_fast_base32_equals_base64(raw: bytes) -> None:
+    import base64
+
+    for value in (raw, hashlib.sha1(raw).digest()):
+        expected = "sha1:" + base64.b32encode(value).decode("ascii")
+        assert sha1_digest(value) == expected
+        assert sha1_digest(value.hex()) == expected
+
+
+def test_record_ids_are_uuid4_urns() -> None:
+    import uuid
+
+    from dustless.store._warc import _record_id
+
+    ids = {_record_id() for _ in range(2000)}
+    assert len(ids) == 2000
+    for rid in ids:
+        assert rid.startswith("<urn:uuid:")
+        assert rid.endswith(">")
+        u = uuid.UUID(rid[10:-1])
+        assert u.version == 4
+        assert u.variant == uuid.RFC_4122
+        assert f"<urn:uuid:{u}>" == rid
+
+
+@pytest.mark.parametrize("level", [-1, 0, 1, 2, 6, 9])
+def test_member_is_a_gzip_member_as_zlib_writes_it(tmp_path: Path, level: int) -> None:
+    # One deflate stream per writer, cut per record with a full flush: each member must be a
+    # standalone gzip member (same header as zlib's wbits=31), decoding to its record alone.
+    import zlib
+
+    w = WarcWriter(tmp_path, compress_level=level)
+    refs = [
+        w.write_response(f"http://a.test/{i}", HEAD, b"<p>x</p>" * i, fetched_at=1.0, request=REQ)
+        for i in range(5)
+    ]
+    w.close()
+    data = (tmp_path / w.current_file).read_bytes()
+    reference = zlib.compressobj(level, zlib.DEFLATED, 31)
+    header = (reference.compress(b"x") + reference.flush())[:10]
+    for ref in refs:
+        for r in (ref.response, ref.request):
+            assert r is not None
+            member = data[r.offset : r.offset + r.length]
+            assert member[:10] == header
+            d = zlib.decompressobj(31)
+            record = d.decompress(member)
+            assert d.eof
+            assert not d.unused_data
+            assert record.startswith(b"WARC/1.1\r\n")
+            assert record.endswith(b"\r\n\r\n")
+            assert read_record(tmp_path, r).payload is not None
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.binary(max_size=3000), min_size=1, max_size=8))
+def test_members_decode_alone_whatever_came_before(tmp_path: Path, payloads: list[bytes]) -> None:
+    # Full flush resets the compressor: a member never refers to an earlier record's bytes,
+    # so every (offset, length) decodes with gzip alone, in any order of payloads.
+    import uuid
+
+    d = tmp_path / uuid.uuid4().hex
+    w = WarcWriter(d)
+    refs = [
+        w.write_response("http://a.test/", HEAD, p, fetched_at=2.0, request=REQ) for p in payloads
+    ]
+    w.close()
+    data = (d / w.current_file).read_bytes()
+    for p, ref in zip(payloads, refs, strict=True):
+        member = data[ref.response.offset : ref.response.offset + ref.response.length]
+        assert gzip.decompress(member).endswith(p + b"\r\n\r\n")
+    assert len(list(iter_records(d / w.current_file))) == 1 + 2 * len(payloads)
+    assert recover_warc(d / w.current_file).truncated == 0
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.floats(min_value=0, max_value=4e9, allow_nan=False)
+    | st.integers(0, 4_000_000_000).map(lambda s: s + 0.9999996)
+)
+def test_warc_date_equals_the_strftime_form(ts: float) -> None:
+    import datetime as dt
+
+    from dustless.store import warc_date
+
+    d = dt.datetime.fromtimestamp(ts, dt.UTC)
+    assert warc_date(ts) == d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond:06d}Z"

@@ -30,6 +30,9 @@ from dustless.extract._types import Extraction, Link, LinkKind
 __all__ = ["extract_links", "parse_refresh"]
 
 _A, _F, _H = LinkKind.ANCHOR, LinkKind.FRAME, LinkKind.OTHER
+# (kind, letter) pairs: ``LinkKind.value`` and iterating the enum are Python-level in 3.11
+# (~0.4 µs a ``.value``, measured), once per link in the hot loop.
+_KINDS = tuple((kind, kind.value) for kind in LinkKind)
 # One CSS query for the link elements, answered in document order (lexbor repeats a node
 # matching two selectors; duplicates are dropped by node id below), and one for onclick.
 _SELECTOR = "a[href], frame[src], area[href], iframe[src], script, link[href], meta[http-equiv]"
@@ -50,6 +53,24 @@ _MAX_TEXT = 1000  # anchor text beyond this is of no use and costs memory
 _SPACE = " \t\n\f\r"  # ASCII whitespace (HTML §2.3.1 / WHATWG URL "strip")
 
 Resolver = Callable[[str, str], str]
+
+# Link(...) through its slots, as the frozen dataclass's __init__ does with object.__setattr__
+# per field: 0.44 µs instead of 0.65 µs a link (measured), ~35 links a page.
+# test_fast_link_is_a_link checks it builds what Link() builds.
+_new = object.__new__
+_slot = Link.__dict__  # the member descriptors of its __slots__
+_set_url, _set_kind, _set_text, _set_raw = (
+    _slot[f].__set__ for f in ("url", "kind", "text", "raw")
+)
+
+
+def _link(url: str, kind: LinkKind, text: str, raw: str) -> Link:
+    link: Link = _new(Link)
+    _set_url(link, url)
+    _set_kind(link, kind)
+    _set_text(link, text)
+    _set_raw(link, raw)
+    return link
 
 
 def _resolver() -> Resolver:
@@ -98,6 +119,78 @@ _CACHE_SIZE = 100_000
 # Characters after which WHATWG parsing can change the reference's shape (tabs and newlines
 # are deleted, backslashes are slashes in special schemes): such references key on the full base.
 _QUIRKY = re.compile(r"[\t\n\r\\]")
+
+# Fast path for the commonest references, taken where the cache misses: a plain path (and
+# query) of unreserved characters, without dot segments, empty segments, escapes or anything
+# WHATWG or the rfc3986 normalizer would rewrite. Such a reference resolves to a prefix that
+# depends on the base alone, plus the reference verbatim; the prefix itself comes from
+# ``resolve`` (one probe per base directory or origin, memoized), so whatever the base's
+# spelling, the answer is what ``resolve`` gives (test_fast_path_equals_resolve). A
+# ``resolve`` call (ada join, then the rfc3986 normalizer) costs ~10 µs; this ~1 µs.
+_SEG = r"(?!\.\.?(?:[/?]|$))[A-Za-z0-9._~-]+"
+_PLAIN_TAIL = rf"(?:/{_SEG})*/?(?:\?[A-Za-z0-9._~=&-]*)?"
+_PLAIN_RELATIVE = re.compile(rf"{_SEG}{_PLAIN_TAIL}")
+_PLAIN_ABSOLUTE_PATH = re.compile(rf"(?:/{_SEG})+/?(?:\?[A-Za-z0-9._~=&-]*)?|/")
+# An absolute http(s) URL of a plain lower-case host (optional port), then a plain path.
+_PLAIN_URL = re.compile(
+    rf"(https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::[0-9]{{1,5}})?)((?:/{_SEG})*/?)"
+    rf"(\?[A-Za-z0-9._~=&-]*)?"
+)
+_PREFIXES: dict[tuple[str, str], str | None] = {}
+_PROBE = "x"
+
+
+def _prefix(resolve: Resolver, base: str, probe: str) -> str | None:
+    """What ``resolve`` puts before a plain reference ``probe + "x"`` at ``base``, or None.
+
+    ``probe``: ``""`` for path-relative references (the base's directory), ``"/"`` for
+    path-absolute ones (the origin), ``"abs"`` for an absolute URL ``base`` (its origin,
+    which must come back unchanged from ``resolve``).
+    """
+    key = (base, probe)
+    try:
+        return _PREFIXES[key]
+    except KeyError:
+        pass
+    try:
+        if probe == "abs":
+            got = resolve("", base + "/" + _PROBE)
+            prefix: str | None = base if got == base + "/" + _PROBE else None
+        else:
+            got = resolve(base, probe + _PROBE)
+            ok = got.startswith(("http://", "https://")) and got.endswith("/" + _PROBE)
+            prefix = got[: -len(_PROBE) - len(probe)] if ok else None
+    except ValueError:
+        prefix = None
+    if len(_PREFIXES) >= _CACHE_SIZE:
+        _PREFIXES.clear()
+    _PREFIXES[key] = prefix
+    return prefix
+
+
+def _fast_resolve(resolve: Resolver, scope: _BaseScope, ref: str) -> str | None:
+    """``resolve(scope.base, ref)`` for a plain reference, or None to ask ``resolve``."""
+    first = ref[:1]
+    if first == "/":
+        if _PLAIN_ABSOLUTE_PATH.fullmatch(ref) is None:
+            return None
+        prefix = _prefix(resolve, scope.origin, "/")
+        return None if prefix is None else prefix + ref
+    if first == "h":
+        m = _PLAIN_URL.fullmatch(ref)
+        if m is None:
+            return None
+        origin, path, query = m.groups()
+        if not path:
+            path = "/"  # "http://h.test" is "http://h.test/"
+        prefix = _prefix(resolve, origin, "abs")
+        if prefix is None:
+            return None
+        return prefix + path + (query or "")
+    if not first or _PLAIN_RELATIVE.fullmatch(ref) is None:
+        return None
+    prefix = _prefix(resolve, scope.dir, "")
+    return None if prefix is None else prefix + ref
 
 
 class _BaseScope:
@@ -152,9 +245,16 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
     text = decode_html(body, content_type)
     parser = LexborHTMLParser(text)
     nodes = parser.css(_SELECTOR)
+    # A <base> element or an onclick attribute needs its name in the source, in some ASCII
+    # case (lower() never loses one; it may find extra, which only costs the query). Most
+    # pages have neither: skipping the two tree walks saves ~6 µs net of ~135 µs a page
+    # (measured on test-web pages).
+    lowered = text.lower()
+    has_base = "<base" in lowered
+    has_onclick = "onclick" in lowered
 
     base = url
-    first_base = parser.css_first("base[href]")
+    first_base = parser.css_first("base[href]") if has_base else None
     if first_base is not None:
         # The first <base href> sets the base for every link, even those before it (HTML
         # §2.4.1 "document base URL"). One that does not resolve to http(s) is ignored:
@@ -173,21 +273,23 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
     cache = _CACHE
     seen_nodes: set[int] = set()
 
-    def add(raw: str, kind: LinkKind, label: str) -> None:
+    def add(raw: str, kind: LinkKind, letter: str, label: str) -> None:
         ref = raw.strip(_SPACE)
         if ref[:1] in "jJ" and ref[:11].lower() == "javascript:":
             scripts.append(ref)
             for m in _JS_NAV.finditer(ref):
-                add(m.group(2), _H, label)
+                add(m.group(2), _H, "h", label)
             return
         key = scope.key(ref)
         try:
             absolute = cache[key]
         except KeyError:
-            try:
-                absolute = resolve(base, ref)
-            except ValueError:  # InvalidURL: a reference no browser would follow
-                absolute = None
+            absolute = _fast_resolve(resolve, scope, ref)
+            if absolute is None:
+                try:
+                    absolute = resolve(base, ref)
+                except ValueError:  # InvalidURL: a reference no browser would follow
+                    absolute = None
             if absolute is not None and not absolute.startswith(("http://", "https://")):
                 absolute = None
             if len(cache) >= _CACHE_SIZE:
@@ -195,8 +297,8 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
             cache[key] = absolute
         if absolute is None:
             return
-        links.append(Link(absolute, kind, label, raw))
-        counts[kind.value] += 1
+        links.append(_link(absolute, kind, label, raw))
+        counts[letter] += 1
 
     for node in nodes:
         nid = node.mem_id
@@ -208,38 +310,38 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
         value: str | None
         if tag == "a":
             if (value := attrs.get("href")) is not None:
-                add(value, _A, _text(node))
+                add(value, _A, "a", _text(node))
         elif tag == "frame":
             if (value := attrs.get("src")) is not None:
-                add(value, _F, attrs.get("name") or attrs.get("title") or "")
+                add(value, _F, "f", attrs.get("name") or attrs.get("title") or "")
         elif tag == "area":
             if (value := attrs.get("href")) is not None:
-                add(value, _H, attrs.get("alt") or "")
+                add(value, _H, "h", attrs.get("alt") or "")
         elif tag == "iframe":
             if (value := attrs.get("src")) is not None:
-                add(value, _H, attrs.get("title") or "")
+                add(value, _H, "h", attrs.get("title") or "")
         elif tag == "script":
             if (value := attrs.get("src")) is not None:
-                add(value, _H, "")
+                add(value, _H, "h", "")
             else:
                 # 004 §4: "자바 스크립트로부터 발견된 URL은 'h-URL'" — URLs found in scripts.
                 code = node.text(deep=True)
                 if code:
                     for m in _JS_NAV.finditer(code):
-                        add(m.group(2), _H, "")
+                        add(m.group(2), _H, "h", "")
         elif tag == "link":
             rels = set((attrs.get("rel") or "").lower().split())
             if (value := attrs.get("href")) is not None and rels & _DOC_RELS:
-                add(value, _H, attrs.get("title") or "")
+                add(value, _H, "h", attrs.get("title") or "")
         elif tag == "meta" and (attrs.get("http-equiv") or "").strip().lower() == "refresh":
             value = parse_refresh(attrs.get("content") or "")
             if value is not None:
-                add(value, _H, "")
-    for node in parser.css("[onclick]"):
+                add(value, _H, "h", "")
+    for node in parser.css("[onclick]") if has_onclick else ():
         onclick = node.attrs.get("onclick")
         if onclick:
             scripts.append(onclick)
             for m in _JS_NAV.finditer(onclick):
-                add(m.group(2), _H, "")
+                add(m.group(2), _H, "h", "")
 
-    return Extraction(tuple(links), base, {k: counts[k.value] for k in LinkKind}, tuple(scripts))
+    return Extraction(tuple(links), base, {k: counts[v] for k, v in _KINDS}, tuple(scripts))

@@ -29,8 +29,8 @@ import fcntl
 import hashlib
 import os
 import re
+import struct
 import time
-import uuid
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -59,22 +59,66 @@ _HTTP_RESPONSE = "application/http;msgtype=response"  # WARC 1.1 §6.3, RFC 9112
 _HTTP_REQUEST = "application/http;msgtype=request"  # WARC 1.1 §6.4
 _FIELDS = "application/warc-fields"  # WARC 1.1 §6.2, §6.6
 _UNSAFE = re.compile(r"[\x00-\x20\x7f]")
+# RFC 4648 base32 of 10 bits at a time: a SHA-1 (160 bits) is 16 lookups, no padding.
+# base64.b32encode is pure Python in 3.11: ~3 µs per digest, three digests per page.
+_B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+_B32_PAIRS = [a + b for a in _B32 for b in _B32]
+_LOW_80 = (1 << 80) - 1
+_GZIP_TRAILER = struct.Struct("<II")  # RFC 1952 §2.3.1: CRC32, ISIZE (little-endian)
+# A final, empty, fixed-Huffman deflate block (RFC 1951 §3.2.3: BFINAL=1, BTYPE=01, EOB)
+# starting at a byte boundary, which is where Z_FULL_FLUSH leaves the stream.
+_FINAL_BLOCK = b"\x03\x00"
 
 
 def sha1_digest(sha1: bytes | str) -> str:
     """``sha1:BASE32`` labelled digest (WARC 1.1 §5.8/§5.9) from raw or hex SHA-1."""
     raw = bytes.fromhex(sha1) if isinstance(sha1, str) else sha1
-    return "sha1:" + base64.b32encode(raw).decode("ascii")
+    if len(raw) != 20:
+        return "sha1:" + base64.b32encode(raw).decode("ascii")
+    n = int.from_bytes(raw, "big")
+    p = _B32_PAIRS
+    hi, lo = n >> 80, n & _LOW_80  # unrolled: 0.95 µs, a loop over 16 shifts 1.7 µs
+    return "".join(
+        (
+            "sha1:",
+            p[hi >> 70],
+            p[hi >> 60 & 1023],
+            p[hi >> 50 & 1023],
+            p[hi >> 40 & 1023],
+            p[hi >> 30 & 1023],
+            p[hi >> 20 & 1023],
+            p[hi >> 10 & 1023],
+            p[hi & 1023],
+            p[lo >> 70],
+            p[lo >> 60 & 1023],
+            p[lo >> 50 & 1023],
+            p[lo >> 40 & 1023],
+            p[lo >> 30 & 1023],
+            p[lo >> 20 & 1023],
+            p[lo >> 10 & 1023],
+            p[lo & 1023],
+        )
+    )
 
 
 def warc_date(ts: float) -> str:
     """WARC-Date (WARC 1.1 §5.4: W3C-ISO8601, fractions of a second allowed), UTC."""
-    d = _dt.datetime.fromtimestamp(ts, _dt.UTC)
-    return d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond:06d}Z"
+    # isoformat is strftime("%Y-%m-%dT%H:%M:%S.%f") for the years a timestamp >= 0 can have,
+    # at 1.7 µs instead of 2.6 µs (measured); "+00:00" becomes "Z".
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="microseconds")[:26] + "Z"
+
+
+# RFC 9562 §5.4 version 4: bits 48-51 of the 128 are 0100, bits 64-65 are 10.
+_UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
 
 
 def _record_id() -> str:
-    return f"<urn:uuid:{uuid.uuid4()}>"  # WARC 1.1 §5.2: a globally unique URI
+    # WARC 1.1 §5.2: a globally unique URI. What uuid.uuid4() does (16 random bytes, version
+    # and variant bits), without its UUID object: 2.6 µs → 0.9 µs, two ids per page.
+    n = (int.from_bytes(os.urandom(16), "big") & _UUID4_CLEAR) | _UUID4_SET
+    h = f"{n:032x}"
+    return f"<urn:uuid:{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}>"
 
 
 def _target(url: str) -> str:
@@ -182,6 +226,17 @@ class WarcWriter:
         self.max_size = max_size
         self.info = dict(info or {"software": "dustless/0.1", "format": "WARC File Format 1.1"})
         self.compress_level = compress_level
+        # One raw-deflate stream for the writer's life, ended per record with Z_FULL_FLUSH
+        # (which resets the compressor: no match reaches back before it, RFC 1951 decoders
+        # restart there) and wrapped as its own gzip member here. A fresh
+        # zlib.compressobj per record allocated and cleared ~256 KiB of deflate state: ~45 µs
+        # of a 5 KB record's ~60 µs (measured); this costs ~7 bytes more per member.
+        self._deflate = zlib.compressobj(compress_level, zlib.DEFLATED, -15)
+        level = 6 if compress_level == -1 else compress_level
+        # The header zlib writes for wbits=31 (RFC 1952 §2.3): no name, MTIME 0, XFL from
+        # the level (2: slowest, 4: fastest), OS 3 (Unix).
+        xfl = 2 if level == 9 else 4 if level < 2 else 0
+        self._gzip_header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00" + bytes([xfl, 3])
         self.clock = clock  # only for the warcinfo record's date
         self._file: BinaryIO | None = None
         self._name = ""
@@ -250,8 +305,16 @@ class WarcWriter:
 
     def _append(self, rid: str, data: bytes) -> WarcRef:
         assert self._file is not None, "the writer is closed"
-        comp = zlib.compressobj(self.compress_level, zlib.DEFLATED, 31)  # 31: gzip wrapper
-        member = comp.compress(data) + comp.flush()
+        deflate = self._deflate
+        member = b"".join(
+            (
+                self._gzip_header,
+                deflate.compress(data),
+                deflate.flush(zlib.Z_FULL_FLUSH),
+                _FINAL_BLOCK,
+                _GZIP_TRAILER.pack(zlib.crc32(data), len(data) & 0xFFFFFFFF),
+            )
+        )
         offset = self._size
         self._file.write(member)
         self._size += len(member)
