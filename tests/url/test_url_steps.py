@@ -8,6 +8,7 @@ import pytest
 
 from dustless.errors import InvalidPolicy
 from dustless.url import ORDER, STEPS, Policy, Safety, StepOptions, explain, normalize
+from support import require
 
 ARCHITECTURE = Path(__file__).resolve().parents[3] / "shared" / "ARCHITECTURE.md"
 
@@ -55,8 +56,7 @@ def test_every_architecture_step_exists_with_its_safety_class():
 
 
 def test_step_names_match_architecture_md_when_present():
-    if not ARCHITECTURE.exists():
-        pytest.skip("ARCHITECTURE.md not beside the repository")
+    require(ARCHITECTURE.exists(), "ARCHITECTURE.md not beside the repository")
     section = ARCHITECTURE.read_text(encoding="utf-8").split("## Names for the normalization")[1]
     section = section.split("Policies are named")[0]
     named = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", section))
