@@ -2,7 +2,7 @@
 
 from aiohttp import web
 
-from dustless.fetch import FetchLimits, NetState
+from dustless.fetch import FetchLimits, NetState, fetch_robots
 from dustless.robots import ROBOTS_MAX_BYTES, ROBOTS_MAX_REDIRECTS, RobotsCache, RobotsOutcome
 
 LIMITS = FetchLimits(stall_timeout=0.5, connect_timeout=0.5, total_timeout=5)
@@ -97,3 +97,29 @@ async def test_only_the_first_500_kib_are_read(web_server, make_fetcher):
     assert len(fetched.body) == ROBOTS_MAX_BYTES
     assert not fetched.robots.allowed("dustless", "/early")
     assert fetched.robots.allowed("dustless", "/late")
+
+
+async def test_pause_is_awaited_between_redirect_hops(web_server, make_fetcher):
+    # The crawler rests the host between two hops (seed 004 §2): the hook sees every response
+    # that redirected, in order, and nothing after the final answer.
+    async def hop(request):
+        n = int(request.match_info["n"])
+        if n == 0:
+            return web.Response(text="User-agent: *\nDisallow: /x\n")
+        raise web.HTTPFound(location=f"/hop/{n - 1}")
+
+    async def start(request):
+        raise web.HTTPMovedPermanently(location="/hop/2")
+
+    port = await serve(web_server, {"/robots.txt": start, "/hop/{n}": hop})
+    paused = []
+
+    async def pause(previous):
+        paused.append((previous.url, previous.status))
+
+    fetcher = make_fetcher(LIMITS)
+    fetched = await fetch_robots(fetcher, f"http://h.test:{port}/", pause=pause)
+    base = f"http://h.test:{port}"
+    assert paused == [(f"{base}/robots.txt", 301), (f"{base}/hop/2", 302), (f"{base}/hop/1", 302)]
+    assert fetched.status == 200
+    assert len(fetched.results) == 4

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import gc
 import math
 import signal
@@ -45,13 +44,11 @@ from dustless.crawl.resume import open_run, write_seeds_out
 from dustless.crawl.scripted import Label
 from dustless.crawl.window import Window
 from dustless.extract import extract_links
-from dustless.fetch import FetchResult, NetState
+from dustless.fetch import FetchResult, NetState, RobotsFetch, fetch_robots
 from dustless.frontier import ROBOTS_KIND, Frontier, HostState, QueuedURL, Ready
 from dustless.recrawl._validators import conditional_batch
 from dustless.robots import (
     ROBOTS_CACHE_SECONDS,
-    ROBOTS_MAX_BYTES,
-    ROBOTS_MAX_REDIRECTS,
     Robots,
     RobotsOutcome,
     classify_response,
@@ -68,7 +65,6 @@ _TROUBLE = frozenset({"cErr", "cTim", "hTim", "hErr", "dTim", "dErr", "hSht"})
 # the bounds keep memory small and what a kill -9 repeats to about half a second of work.
 _BACKLOG_BYTES = 64 * 1024 * 1024
 _BACKLOG_PAGES = 1000
-_ROBOTS_USABLE = frozenset({NetState.OK, NetState.code, NetState.tooBig})
 _NOT_STORED = Stored(None, None, None, None, False)
 
 
@@ -86,6 +82,7 @@ class _Done:
 
     item: QueuedURL
     results: list[FetchResult]
+    robots: RobotsFetch | None = None  # for a robots.txt item
 
 
 class Crawler:
@@ -323,25 +320,19 @@ class Crawler:
         return _Done(item, [result])
 
     async def _fetch_robots(self, item: QueuedURL) -> _Done:
-        """robots.txt under RFC 9309's fetch rules: the first 500 KiB (§2.5), at most five
-        redirects (§2.3.1.2) — each hop another request, so the host rests in between."""
-        url = item.url
-        limits = dataclasses.replace(self.fetcher.limits, max_bytes=ROBOTS_MAX_BYTES)
+        """robots.txt by RFC 9309's fetch rules (``dustless.fetch.fetch_robots``); each
+        redirect hop is another request, so the host rests in between."""
         politeness = self.frontier.politeness
-        results: list[FetchResult] = []
-        for hop in range(ROBOTS_MAX_REDIRECTS + 1):
-            if hop:
-                await asyncio.sleep(politeness.delay(results[-1].elapsed, None))
-            try:
-                result = await self.fetcher.fetch_with(url, None, limits, keep_prefix=True)
-            except Exception as exc:  # as in _fetch_page
-                result = FetchResult.unfetched(url, NetState.NULL, error=f"internal: {exc!r}")
-            results.append(result)
-            if result.location and result.status is not None and 300 <= result.status < 400:
-                url = result.location
-                continue
-            break
-        return _Done(item, results)
+
+        async def rest(previous: FetchResult) -> None:
+            await asyncio.sleep(politeness.delay(previous.elapsed, None))
+
+        try:
+            fetched = await fetch_robots(self.fetcher, item.url, pause=rest)
+        except Exception as exc:  # as in _fetch_page: a bug of ours costs one fetch
+            failed = FetchResult.unfetched(item.url, NetState.NULL, error=f"internal: {exc!r}")
+            return _Done(item, [failed])
+        return _Done(item, list(fetched.results), fetched)
 
     # -- handling a finished fetch (synchronous) ---------------------------------------------
 
@@ -354,19 +345,21 @@ class Crawler:
         done: _Done = task.result()
         self._backlog_bytes -= sum(len(r.body) for r in done.results)
         if done.item.kind == ROBOTS_KIND:
-            self._on_robots(done.item, done.results)
+            self._on_robots(done.item, done.results, done.robots)
         else:
             self._on_page(done.item, done.results[0])
 
-    def _on_robots(self, item: QueuedURL, results: list[FetchResult]) -> None:
+    def _on_robots(
+        self, item: QueuedURL, results: list[FetchResult], fetched: RobotsFetch | None
+    ) -> None:
         now = self.clock()
         started = results[0].started or self.wall()
         final = results[-1]
         elapsed = sum(r.elapsed for r in results)
-        # A head and a whole body (or its first 500 KiB) is a robots.txt to trust; a stalled
-        # or broken one is "unreachable". Redirects exhausted: classify_response takes 3xx
-        # as 4xx (§2.3.1.2).
-        status = final.status if final.state in _ROBOTS_USABLE else None
+        # fetch_robots decided what the answer means (RFC 9309 §2.3.1): without it (an
+        # internal failure) the file counts as unreachable.
+        robots = fetched.robots if fetched is not None else robots_for_response(None, b"")
+        outcome = fetched.outcome if fetched is not None else classify_response(None)
         self.stats.robots_fetched += 1
         for r in results:
             self.record.response(r.url, r, r.started or started, dedup=False)
@@ -375,8 +368,6 @@ class Crawler:
             self.frontier.robots_done(host, now, elapsed, available=False)
             self._block(host, "noIP")
             return
-        outcome = classify_response(status)
-        robots = robots_for_response(status, final.body if status is not None else b"")
         if outcome is RobotsOutcome.UNREACHABLE:
             # RFC 9309 §2.3.1.4: disallow all, retry later (the frontier backs off).
             self.frontier.robots_done(host, now, elapsed, available=False)

@@ -9,6 +9,7 @@ everything until the cache retries (§2.3.1.4).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -49,8 +50,18 @@ class RobotsFetch:
         return classify_response(self.status)
 
 
-async def fetch_robots(fetcher: Fetcher, url: str) -> RobotsFetch:
-    """Fetch the robots.txt of ``url``'s origin; never raises for remote faults."""
+async def fetch_robots(
+    fetcher: Fetcher,
+    url: str,
+    *,
+    pause: Callable[[FetchResult], Awaitable[None]] | None = None,
+) -> RobotsFetch:
+    """Fetch the robots.txt of ``url``'s origin; never raises for remote faults.
+
+    ``pause`` is awaited between two hops of a redirect chain with the response that
+    redirected: each hop is another request to a host, and a crawler owes it its politeness
+    delay (seed 004 §2) there too.
+    """
     first = target = robots_url(url)  # InvalidURL: the caller passed a non-http(s) URL
     limits = dataclasses.replace(fetcher.limits, max_bytes=ROBOTS_MAX_BYTES)
     results: list[FetchResult] = []
@@ -60,6 +71,8 @@ async def fetch_robots(fetcher: Fetcher, url: str) -> RobotsFetch:
         status = result.status
         redirect = status is not None and 300 <= status < 400 and result.location
         if redirect and hop < ROBOTS_MAX_REDIRECTS and result.location is not None:
+            if pause is not None:
+                await pause(result)
             target = result.location
             continue
         break
