@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,4 +30,26 @@ def testdata(*parts: str) -> Path:
     """Path to a file of ``../shared/testdata``; skips (or fails under CI) when absent."""
     path = TESTDATA.joinpath(*parts)
     require(path.exists(), f"test data not found: {path}")
+    return path
+
+
+# Debian's Chromium, headless, kept off the network: without the background-networking flags
+# it keeps trying to reach Google's hosts, which this machine's closed network refuses.
+CHROMIUM_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
+def chromium() -> str:
+    """The path of Debian's ``chromium`` (never a browser downloaded by a test tool)."""
+    path = shutil.which("chromium")
+    require(path, "Debian's chromium is not installed (apt-get install chromium)")
+    assert path is not None
     return path

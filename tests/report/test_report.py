@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,16 +33,6 @@ from dustless.report import (
 )
 from stats.crawl_builder import Page, build_crawl
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # A host name no DNS would hold, but a DB can: it reaches the report's host table.
 HOSTILE = 'evil"><img src=x onerror=alert(1)><svg onload=alert(2)>.test'
 
@@ -71,11 +60,10 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlStats, Evalu
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    support.require(shutil.which("chromium"), "chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=support.chromium(), args=list(support.CHROMIUM_ARGS))
         try:
             yield b
         finally:

@@ -1,7 +1,5 @@
 """The web page at ``/`` in headless Chromium (Debian's, driven by Playwright)."""
 
-import shutil
-
 import pytest
 
 import support
@@ -9,17 +7,6 @@ from dustless.shortener import NewLink, Redirect, ShortenerConfig, create_app
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 HOSTILE = [
     'https://example.com/"><img src=x onerror="window.__pwned=1;alert(1)">',
     "https://example.com/?q=</span><script>window.__pwned=2;alert(2)</script>",
@@ -28,11 +15,13 @@ HOSTILE = [
 
 @pytest.fixture
 async def browser_page(tmp_path):
-    support.require(shutil.which("chromium"), "Debian chromium is not installed")
+    executable = support.chromium()
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        browser = await pw.chromium.launch(
+            executable_path=executable, args=list(support.CHROMIUM_ARGS), headless=True
+        )
         context = await browser.new_context()
         page = await context.new_page()
         problems = []
