@@ -47,6 +47,12 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 
 
 @pytest.fixture
+def web(testweb_factory):
+    """A small dirty web holding the pattern-script site ``www.web.com`` (seed 002)."""
+    return testweb_factory(profile="dirty", sites=2, pages_per_site=20)
+
+
+@pytest.fixture
 def clean_web(testweb_factory):
     return testweb_factory(profile="clean", sites=6, pages_per_site=25)
 

@@ -13,50 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from crawl.scripted_data import FIG6, ONE_CATEGORY, crawl_web, web_seed
 from dustless.crawl import CrawlConfig
 from dustless.crawl.resume import open_run
 from dustless.errors import ScriptError
 from dustless.rules import load_script
 from dustless.store import SQLiteStore
-
-FIG6 = Path(__file__).resolve().parents[1] / "rules" / "data" / "fig6.xml"
-
-# Only category 467 is named: the other categories' links are filtered out (§3.4.1).
-ONE_CATEGORY = """<crawlscript>
-<site title="one category">
-<identity value="www.web.com"/>
-<url type="list" class="인물" categoryKey="467">
-<originalAddr type="url">http://www.web.com/list.aspx?cate_id=467&amp;page={0}</originalAddr>
-<targetAddr>http://www.web.com/list.aspx?cate_id=467&amp;page={0}</targetAddr>
-</url>
-<url type="detail" class="인물">
-<originalAddr type="javascript">javascript:show_detail({0})</originalAddr>
-<targetAddr>http://www.web.com/detail.aspx?per_id={0}</targetAddr>
-</url>
-</site>
-</crawlscript>
-"""
-
-
-@pytest.fixture
-def web(testweb_factory):
-    return testweb_factory(profile="dirty", sites=2, pages_per_site=20)
-
-
-def web_seed(web) -> str:
-    [seed] = [s for s in web.seeds if "www.web.com" in s]
-    return seed
-
-
-def crawl_web(web, out: Path, script: Path, ch):
-    return ch.crawl(
-        web,
-        out,
-        seeds=(web_seed(web),),
-        resolve=("www.web.com:127.0.0.1",),
-        scripts=(str(script),),
-        concurrency=4,
-    )
 
 
 def rows(out: Path):

@@ -16,40 +16,11 @@ from pathlib import Path
 
 import pytest
 
-FIG6 = Path(__file__).resolve().parents[1] / "rules" / "data" / "fig6.xml"
-# As test_scripted.ONE_CATEGORY: only category 467 is named, the other five are filtered out.
-ONE_CATEGORY = """<crawlscript>
-<site title="one category">
-<identity value="www.web.com"/>
-<url type="list" class="인물" categoryKey="467">
-<originalAddr type="url">http://www.web.com/list.aspx?cate_id=467&amp;page={0}</originalAddr>
-<targetAddr>http://www.web.com/list.aspx?cate_id=467&amp;page={0}</targetAddr>
-</url>
-<url type="detail" class="인물">
-<originalAddr type="javascript">javascript:show_detail({0})</originalAddr>
-<targetAddr>http://www.web.com/detail.aspx?per_id={0}</targetAddr>
-</url>
-</site>
-</crawlscript>
-"""
-
-
-@pytest.fixture
-def web(testweb_factory):
-    return testweb_factory(profile="dirty", sites=2, pages_per_site=20)
+from crawl.scripted_data import FIG6, ONE_CATEGORY, crawl_web
 
 
 def crawl_scripted(web, out: Path, script: Path, ch) -> Path:
-    [seed] = [s for s in web.seeds if "www.web.com" in s]
-    result = ch.crawl(
-        web,
-        out,
-        seeds=(seed,),
-        resolve=("www.web.com:127.0.0.1",),
-        scripts=(str(script),),
-        concurrency=4,
-    )
-    assert result.finished
+    assert crawl_web(web, out, script, ch).finished
     return out
 
 
