@@ -65,6 +65,13 @@ def _start_testweb(
     return proc, seeds
 
 
+def _truth_cells(detail: dict[str, object]) -> str:
+    """Wrong merges, their share of all merges, wrong splits (pairs, by the truth file)."""
+    fp, merged, fn = detail["false_positives"], detail["merged_pairs"], detail["false_negatives"]
+    share = "–" if not merged else f"{fp / merged:.2f}"  # type: ignore[operator]
+    return f"{fp} | {share} | {fn}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sites", type=int, default=12)
@@ -117,10 +124,12 @@ def main() -> int:
     paper = {(p.factor, p.method): p for p in PAPER_TABLE_1}
     print(
         "| factor | method | paper R | paper L | dustless R | dustless L | candidate URLs "
-        "| sets | requests | downloads | unique docs |"
+        "| sets | requests | downloads | unique docs | wrong merges (pairs) | wrong / merged "
+        "| wrong splits (pairs) |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     previous = None
+    details = {(d["factor"], d["method"]): d for d in result["details"]}
     for row in result["rows"]:
         if row["sets"] == 0:
             continue  # no URLs differ in this factor on this web (e.g. fragments under standard)
@@ -132,7 +141,7 @@ def main() -> int:
             f"| {factor} | {row['method']} | {p.redundancy_rate if p else '–'} | "
             f"{p.coverage_loss_rate if p else '–'} | {row['redundancy_rate']:.2f} | {loss} | "
             f"{row['candidate_urls']} | {row['sets']} | {row['requests']} | {row['downloads']} | "
-            f"{row['unique_documents']} |"
+            f"{row['unique_documents']} | {_truth_cells(details[row['factor'], row['method']])} |"
         )
     print(f"\nrecommended policy at --max-loss 0.01: `{result['recommended_policy']}`")
     print("(* an estimate: a normalized form that could not be requested counts as lost)")

@@ -113,6 +113,11 @@ def test_truth_rates_per_method() -> None:
     assert lower.truth is not None
     assert lower.truth.false_positives == 3
     assert lower.truth.unknown_urls == 0
+    # Of lowercasing's 6 merged pairs (3 in the IIS set, 3 in the Unix set), the Unix 3 are
+    # wrong: half its merges are wrong, which the FP rate of 1 does not say.
+    assert lower.truth.merged_pairs == 6
+    assert lower.truth.wrong_merge_share == 0.5
+    assert none.truth.wrong_merge_share == 0.0  # merges nothing, so no merge is wrong
 
 
 def test_urls_missing_from_the_truth_are_counted_not_guessed() -> None:

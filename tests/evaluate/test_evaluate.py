@@ -371,6 +371,35 @@ def test_cli_reads_the_test_webs_status_0_lines(
     assert rows["path-case", "lowercase"]["true_fn_rate"] == 0.0
 
 
+def test_cli_shows_the_share_of_wrong_merges(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two path-case sets: one resource (a right merge) and two resources (a wrong merge).
+    pages = [
+        Page("http://iis.test/A", doc="A"),
+        Page("http://iis.test/a", doc="A"),
+        Page("http://unix.test/B", doc="B1"),
+        Page("http://unix.test/b", doc="B2"),
+    ]
+    out = build_crawl(tmp_path / "c", pages)
+    truth = tmp_path / "truth.tsv"
+    truth.write_text(
+        "http://iis.test/A\t200\tr1\nhttp://iis.test/a\t200\tr1\n"
+        "http://unix.test/B\t200\tr2\nhttp://unix.test/b\t200\tr3\n"
+    )
+    assert main(["evaluate", str(out), "--truth", str(truth), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    details = {(d["factor"], d["method"]): d for d in data["details"]}
+    lower = details["path-case", "lowercase"]
+    assert (lower["merged_pairs"], lower["false_positives"]) == (2, 1)
+    assert lower["wrong_merge_share"] == 0.5
+    assert details["path-case", "none"]["wrong_merge_share"] == 0.0
+    assert main(["evaluate", str(out), "--truth", str(truth)]) == 0
+    text = capsys.readouterr().out
+    assert "wrong/merged" in text
+    assert "0.500 (1/2)" in text
+
+
 def _rows_by_key(
     data: dict[str, list[dict[str, object]]],
 ) -> dict[tuple[object, object], dict[str, object]]:

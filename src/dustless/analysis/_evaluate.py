@@ -101,11 +101,14 @@ class RowDetail:
     set_redundancy_rate: float
     duplicates_removed: int
     # Against --truth: pairs of URLs within the candidate sets (TruthRates), of which same
-    # resource, and the method's wrong merges (FP) and wrong splits (FN).
+    # resource, the pairs the method merges, its wrong merges (FP) and wrong splits (FN), and
+    # the share of its merges that are wrong (FP / merged pairs).
     true_pairs: int | None
     true_same_pairs: int | None
+    merged_pairs: int | None
     false_positives: int | None
     false_negatives: int | None
+    wrong_merge_share: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -563,8 +566,10 @@ def _assemble(
             duplicates_removed=r.duplicates_removed,
             true_pairs=None if r.truth is None else r.truth.pairs,
             true_same_pairs=None if r.truth is None else r.truth.same_pairs,
+            merged_pairs=None if r.truth is None else r.truth.merged_pairs,
             false_positives=None if r.truth is None else r.truth.false_positives,
             false_negatives=None if r.truth is None else r.truth.false_negatives,
+            wrong_merge_share=None if r.truth is None else r.truth.wrong_merge_share,
         )
         for r in method_rows
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dustless.analysis._evaluate import Evaluation, paper_figures
+from dustless.analysis._evaluate import Evaluation, RowDetail, paper_figures
 from dustless.analysis._stats import CrawlStats, StateCount
 
 __all__ = ["format_evaluation", "format_stats", "text_table"]
@@ -139,6 +139,14 @@ def _pairs(n: int | None) -> str:
     return "" if n is None else f" ({n:,})"
 
 
+def _wrong_merges(d: RowDetail | None) -> str:
+    if d is None or d.merged_pairs is None or d.false_positives is None:
+        return "-"
+    if not d.merged_pairs:
+        return "- (0)"
+    return f"{d.false_positives / d.merged_pairs:.3f} ({d.false_positives:,}/{d.merged_pairs:,})"
+
+
 def format_evaluation(ev: Evaluation, *, truth: bool | None = None) -> str:
     """Table 1 of seed 000 for this crawl, with the paper's figures beside it."""
     show_truth = ev.truth_file is not None if truth is None else truth
@@ -156,7 +164,7 @@ def format_evaluation(ev: Evaluation, *, truth: bool | None = None) -> str:
         "unique",
     ]
     if show_truth:
-        headers += ["true FP (pairs)", "true FN (pairs)"]
+        headers += ["true FP (pairs)", "true FN (pairs)", "wrong/merged"]
     detail = {(d.factor, d.method): d for d in ev.details}
     rows = []
     last = ""
@@ -179,6 +187,7 @@ def format_evaluation(ev: Evaluation, *, truth: bool | None = None) -> str:
             row += [
                 _rate(r.true_fp_rate, 3) + _pairs(None if d is None else d.false_positives),
                 _rate(r.true_fn_rate, 3) + _pairs(None if d is None else d.false_negatives),
+                _wrong_merges(d),
             ]
         rows.append(row)
         last = r.factor
@@ -198,7 +207,9 @@ def format_evaluation(ev: Evaluation, *, truth: bool | None = None) -> str:
         out.append(
             "true FP: different resources merged / different-resource pairs; true FN: same "
             "resource kept apart / same-resource pairs — pairs within the candidate sets, "
-            "counts in brackets (--truth)."
+            "counts in brackets (--truth). wrong/merged: the share of the pairs a method "
+            "merges that are different resources (a method merging whole sets has true FP 1 "
+            "as soon as a set holds two resources; this says how often its merges are wrong)."
         )
     rec = ev.recommendation
     choices = ", ".join(f"{f} {m}" for f, m in rec.choices) or "none"

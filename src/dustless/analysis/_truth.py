@@ -98,6 +98,11 @@ class TruthRates:
     URLs are the same resource, *different* otherwise; the method *merges* it when both get
     the same normalized form. ``fp_rate`` = wrongly merged / different pairs and
     ``fn_rate`` = wrongly kept apart / same pairs; a rate with no pairs to err on is 0.
+
+    A method that merges whole candidate sets merges every different pair of a set, so its
+    ``fp_rate`` is 1 as soon as one set holds two resources. ``wrong_merge_share`` = wrongly
+    merged / merged pairs says how many of the merges it *does* make are wrong — the figure a
+    user choosing between such methods needs (0 when it merges nothing).
     """
 
     pairs: int
@@ -115,6 +120,11 @@ class TruthRates:
     def fp_rate(self) -> float:
         d = self.different_pairs
         return self.false_positives / d if d else 0.0
+
+    @property
+    def wrong_merge_share(self) -> float:
+        m = self.merged_pairs
+        return self.false_positives / m if m else 0.0
 
     @property
     def fn_rate(self) -> float:

@@ -68,6 +68,7 @@ def evaluation_sections(ev: Evaluation) -> list[Section]:
                 "–" if d is None else _n(d.duplicates_removed),
                 _rate(r.true_fp_rate, 3),
                 _rate(r.true_fn_rate, 3),
+                "–" if d is None else _rate(d.wrong_merge_share, 3),
             )
         )
     blocks: list[Paragraph | Table | Chart] = [
@@ -93,9 +94,10 @@ def evaluation_sections(ev: Evaluation) -> list[Section]:
                 "duplicates removed",
                 "true FP",
                 "true FN",
+                "wrong / merged",
             ),
             tuple(table_rows),
-            (False, False, *([True] * 11)),
+            (False, False, *([True] * 12)),
         ),
     ]
     if ev.estimated:
