@@ -220,7 +220,9 @@ def test_seed_001_factors(tmp_path: Path) -> None:
     assert _row(ev, "path-case", "none").sets == 0
 
 
-def test_truth_gives_true_fp_and_fn(tmp_path: Path) -> None:
+def _two_path_case_sets(tmp_path: Path) -> tuple[Path, Path]:
+    """A crawl with two path-case sets — one resource (IIS), two resources (Unix) — and its
+    truth file."""
     pages = [
         Page("http://iis.test/A", doc="A"),
         Page("http://iis.test/a", doc="A"),
@@ -234,6 +236,11 @@ def test_truth_gives_true_fp_and_fn(tmp_path: Path) -> None:
         "http://iis.test/A\t200\tr1\nhttp://iis.test/a\t200\tr1\n"
         "http://unix.test/B\t200\tr2\nhttp://unix.test/b\t200\tr3\n"
     )
+    return out, truth
+
+
+def test_truth_gives_true_fp_and_fn(tmp_path: Path) -> None:
+    out, truth = _two_path_case_sets(tmp_path)
     with open_crawl(out) as db:
         from dustless.analysis._truth import parse_truth
 
@@ -374,19 +381,8 @@ def test_cli_reads_the_test_webs_status_0_lines(
 def test_cli_shows_the_share_of_wrong_merges(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Two path-case sets: one resource (a right merge) and two resources (a wrong merge).
-    pages = [
-        Page("http://iis.test/A", doc="A"),
-        Page("http://iis.test/a", doc="A"),
-        Page("http://unix.test/B", doc="B1"),
-        Page("http://unix.test/b", doc="B2"),
-    ]
-    out = build_crawl(tmp_path / "c", pages)
-    truth = tmp_path / "truth.tsv"
-    truth.write_text(
-        "http://iis.test/A\t200\tr1\nhttp://iis.test/a\t200\tr1\n"
-        "http://unix.test/B\t200\tr2\nhttp://unix.test/b\t200\tr3\n"
-    )
+    # Lowercasing merges the IIS pair rightly and the Unix pair wrongly.
+    out, truth = _two_path_case_sets(tmp_path)
     assert main(["evaluate", str(out), "--truth", str(truth), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     details = {(d["factor"], d["method"]): d for d in data["details"]}
