@@ -1,5 +1,6 @@
 """``dustless shortener`` admin commands: add, stats, export/import, and bad input."""
 
+import socket
 import subprocess
 import sys
 
@@ -143,3 +144,11 @@ def test_serve_refuses_bad_options_with_one_line(tmp_path):
     proc = serve("--policy", "no-such-policy", "--db", f"sqlite:///{tmp_path}/x.db")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        proc = serve("--port", port, "--db", f"sqlite:///{tmp_path}/x.db")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in proc.stderr

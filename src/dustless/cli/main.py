@@ -9,7 +9,8 @@ Each module in ``COMMANDS`` provides::
     def run(args: argparse.Namespace) -> int    # the exit status
 
 Errors: a ``UsageError`` prints ``dustless: error: …`` and exits 2, any other
-``DustlessError`` prints one line and exits 1. Never a traceback for bad input.
+``DustlessError`` prints one line and exits 1, and so does an ``OSError`` (a path that cannot
+be made or written). Never a traceback for bad input.
 """
 
 from __future__ import annotations
@@ -129,6 +130,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `dustless normalize < big | head`: the reader left; that is not an error of ours.
         _silence_stdout()
         return 0
+    except OSError as exc:
+        # A path the user gave that cannot be made or written (`--out /proc/x`, a file where
+        # a directory should be, a full disk): the system's own words, on one line.
+        print(f"dustless {name}: {_os_error(exc)}", file=sys.stderr)
+        return 1
+
+
+def _os_error(exc: OSError) -> str:
+    if exc.strerror is None:
+        return str(exc)
+    paths = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+    return f"{paths}: {exc.strerror}" if paths else exc.strerror
 
 
 def _silence_stdout() -> None:

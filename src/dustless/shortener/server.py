@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import socket
 
 import uvicorn
+
+from dustless.errors import InvalidOption
 
 from .app import ShortenerApp, create_app
 from .config import ShortenerConfig
@@ -35,6 +38,23 @@ def app_factory() -> ShortenerApp:
     return app
 
 
+def _check_listen(host: str, port: int) -> None:
+    """Bind and release the address as uvicorn will, so a port in use is one line of ours.
+
+    (uvicorn would log ``[Errno 98]`` and exit 3 — after the schema was prepared.) Another
+    process may still take the port in between; uvicorn then reports it as before.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise InvalidOption(f"cannot listen on {host}:{port}: {reason}") from None
+
+
 async def _prepare(config: ShortenerConfig) -> None:
     # Create or migrate the schema once, in the parent, so that N workers do not race on
     # an empty database and a bad --db fails with one line before any worker starts.
@@ -50,6 +70,7 @@ def serve(
     log_level: str = "info",
 ) -> None:
     """Serve until interrupted. ``workers`` defaults to the number of cores."""
+    _check_listen(host, port)
     if config.blocklist:
         from .validate import Blocklist
 
