@@ -108,6 +108,16 @@ def test_unresolvable_and_non_http_links_are_skipped() -> None:
     assert [link.url for link in e.links] == ["http://ex.test/dir/ok"]
 
 
+def test_a_stray_percent_in_a_link_is_followed_as_percent_25() -> None:
+    # Browsers follow `?q=100%`; dropping it would lose the page (RFC 3986 §2.4: a data "%"
+    # is written %25).
+    e = links('<a href="/search?q=100%">a</a><a href="sale-50%-off.html">b</a>')
+    assert [link.url for link in e.links] == [
+        "http://ex.test/search?q=100%25",
+        "http://ex.test/dir/sale-50%25-off.html",
+    ]
+
+
 # -- scripts (seed 002 Fig. 6 and 8) ------------------------------------------------------------
 def test_javascript_links_and_onclick_text_are_kept_as_scripts() -> None:
     e = links(

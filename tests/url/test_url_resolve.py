@@ -12,6 +12,7 @@ import pytest
 import support
 from dustless.errors import InvalidURL
 from dustless.url import normalize, resolve
+from dustless.url._parse import BAD_ESCAPE_RE
 
 BASE = "http://a/b/c/d;p?q"
 
@@ -95,6 +96,29 @@ def test_resolve_result_is_in_rfc3986_form():
     assert resolve("HTTP://Example.COM:80/a/", "../%7Eb/./c d") == "http://example.com/~b/c%20d"
 
 
+@pytest.mark.parametrize(
+    ("reference", "expected"),
+    [
+        ("/search?q=100%", "http://a.test/search?q=100%25"),
+        ("/foo%zz/", "http://a.test/foo%25zz/"),
+        ("/foo%2", "http://a.test/foo%252"),
+        ("x#%GH", "http://a.test/d/x#%25GH"),
+        # Only the stray "%" is written %25; escapes beside it are normalized as usual.
+        ("/%%41%2f", "http://a.test/%25A%2F"),
+    ],
+)
+def test_a_stray_percent_in_a_link_becomes_percent_25(reference, expected):
+    result = resolve("http://a.test/d/", reference)
+    assert result == expected
+    assert normalize(result, "rfc3986") == result  # a valid URI now, in its rfc3986 form
+
+
+def test_normalize_itself_still_refuses_a_stray_percent():
+    # Given as a URL (not found in a page), "%zz" is the caller's error (issue 2's example).
+    with pytest.raises(InvalidURL, match="bad percent-escape at 20"):
+        normalize("http://example.com/a%zz", "rfc3986")
+
+
 def test_resolve_invalid_is_invalid_url():
     with pytest.raises(InvalidURL):
         resolve("http://a/", "http://[::1")
@@ -110,34 +134,12 @@ def test_resolve_without_base_needs_an_absolute_url():
 
 # --- WHATWG urltestdata.json ---------------------------------------------------------------
 
-_STRAY_PERCENT = (
-    "a '%' that starts no escape: WHATWG keeps it, RFC 3986 §2.1 forbids it and dustless "
-    "refuses the URL rather than guess which bytes were meant"
-)
 _HOST_CHARS = (
     'the host holds characters outside RFC 3986 §3.2.2 reg-name (" ` { }), which WHATWG '
     "allows in opaque hosts: dustless refuses the URL"
 )
 # (input, base) -> reason. These raise InvalidURL where WHATWG gives a URL.
 EXPECTED_FAILURES = {
-    ("http://example.com/foo/%2e%2", None): _STRAY_PERCENT,
-    ("http://example.com/foo%", None): _STRAY_PERCENT,
-    ("http://example.com/foo%2", None): _STRAY_PERCENT,
-    ("http://example.com/foo%2zbar", None): _STRAY_PERCENT,
-    ("http://example.com/foo%2Â©zbar", None): _STRAY_PERCENT,
-    ("sc://%/", None): _STRAY_PERCENT,
-    ("http://example.org/test?%GH", None): _STRAY_PERCENT,
-    ("http://example.org/test?a#%GH", None): _STRAY_PERCENT,
-    ("foo:// !\"$%&'()*+,-.;<=>@[\\]^_`{|}~@host/", None): _STRAY_PERCENT,
-    ("wss:// !\"$%&'()*+,-.;<=>@[]^_`{|}~@host/", None): _STRAY_PERCENT,
-    ("foo://joe: !\"$%&'()*+,-.:;<=>@[\\]^_`{|}~@host/", None): _STRAY_PERCENT,
-    ("wss://joe: !\"$%&'()*+,-.:;<=>@[]^_`{|}~@host/", None): _STRAY_PERCENT,
-    ("foo://host/ !\"$%&'()*+,-./:;<=>@[\\]^_`{|}~", None): _STRAY_PERCENT,
-    ("wss://host/ !\"$%&'()*+,-./:;<=>@[\\]^_`{|}~", None): _STRAY_PERCENT,
-    ("foo://host/dir/? !\"$%&'()*+,-./:;<=>?@[\\]^_`{|}~", None): _STRAY_PERCENT,
-    ("wss://host/dir/? !\"$%&'()*+,-./:;<=>?@[\\]^_`{|}~", None): _STRAY_PERCENT,
-    ("foo://host/dir/# !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", None): _STRAY_PERCENT,
-    ("wss://host/dir/# !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", None): _STRAY_PERCENT,
     ("http://!\"$&'()*+,-.;=_`{}~/", None): _HOST_CHARS,
     ("foo://!\"$%&'()*+,-.;=_`{}~/", None): _HOST_CHARS,
     ("wss://!\"$&'()*+,-.;=_`{}~/", None): _HOST_CHARS,
@@ -157,7 +159,7 @@ def _whatwg_cases():
 def test_whatwg_data_through_resolve():
     cases = _whatwg_cases()
     assert len(cases) == 891
-    exact = rfc_form = refused = 0
+    exact = rfc_form = stray_percent = refused = 0
     problems = []
     seen_failures = set()
     for case in cases:
@@ -178,14 +180,21 @@ def test_whatwg_data_through_resolve():
             problems.append(("listed failure now passes", key))
         elif result == case["href"]:
             exact += 1
-        elif result == normalize(case["href"], "rfc3986"):
+        elif BAD_ESCAPE_RE.search(case["href"]) is None and result == normalize(
+            case["href"], "rfc3986"
+        ):
             # Same URL as WHATWG's, spelled in the rfc3986 form (escapes decoded or upper-
             # cased, characters WHATWG leaves raw in paths encoded, IDN hosts in punycode).
             rfc_form += 1
+        elif result == normalize(BAD_ESCAPE_RE.sub("%25", case["href"]), "rfc3986"):
+            # WHATWG keeps a "%" that starts no escape; the rfc3986 form writes it %25
+            # (RFC 3986 §2.4), the rest as above.
+            stray_percent += 1
         else:
             problems.append(("differs", key, case["href"], result))
     assert problems == []
     assert seen_failures == set(EXPECTED_FAILURES)
     assert refused == 267  # every must-fail case fails
-    assert exact + rfc_form + refused + len(EXPECTED_FAILURES) == len(cases)
+    assert stray_percent == 18
+    assert exact + rfc_form + stray_percent + refused + len(EXPECTED_FAILURES) == len(cases)
     assert exact >= 560

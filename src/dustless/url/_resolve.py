@@ -19,8 +19,9 @@ def resolve(base: str | None, reference: str) -> str:
     With no ``base`` (``None`` or ""), ``reference`` must itself be absolute.
 
     URLs with a host come back in their ``rfc3986`` form (what the crawler fetches, see
-    ARCHITECTURE). URLs without one (``mailto:``, ``data:``, ``javascript:``, ``file:///``)
-    have no RFC 3986 authority to normalize: they come back as WHATWG serializes them, and
+    ARCHITECTURE); a ``%`` that starts no escape is written ``%25`` (RFC 3986 §2.4). URLs
+    without a host (``mailto:``, ``data:``, ``javascript:``, ``file:///``) have no RFC 3986
+    authority to normalize: they come back as WHATWG serializes them, and
     :func:`~dustless.url.normalize` would refuse them.
     """
     import ada_url
@@ -36,5 +37,15 @@ def resolve(base: str | None, reference: str) -> str:
     if host_start >= len(href) or href[host_start] in "/?#":
         return href  # an empty host, as in file:///etc/hosts
     from dustless.url._normalize import normalize
+    from dustless.url._parse import BAD_ESCAPE_RE
 
+    if "%" in href and BAD_ESCAPE_RE.search(href) is not None:
+        # A "%" that starts no escape (`?q=100%`, `/foo%zz`): WHATWG keeps it and a browser
+        # follows the link, sending the byte as it is; RFC 3986 §2.1 has no such URI. §2.4
+        # writes a "%" meant as data as %25 — what a lenient server decodes the raw byte to,
+        # and what a strict one (400 for a bad escape) needs. normalize() itself still refuses
+        # such a string: given as a URL it is an error of the caller, found in a page it is
+        # a link that browsers follow. (An http(s) host never holds "%" here: WHATWG decodes
+        # it and refuses the host.)
+        href = BAD_ESCAPE_RE.sub("%25", href)
     return normalize(href, "rfc3986")
