@@ -68,7 +68,8 @@ def evaluation_sections(ev: Evaluation) -> list[Section]:
                 "–" if d is None else _n(d.duplicates_removed),
                 _rate(r.true_fp_rate, 3),
                 _rate(r.true_fn_rate, 3),
-                "–" if d is None else _rate(d.wrong_merge_share, 3),
+                # Nothing merged: no share of wrong merges to give (not 0 of 0 = "0.000").
+                "–" if d is None or not d.merged_pairs else _rate(d.wrong_merge_share, 3),
             )
         )
     blocks: list[Paragraph | Table | Chart] = [
