@@ -19,13 +19,12 @@ from dustless.analysis._evaluate import (
     FACTOR_ORDER,
     Evaluation,
     EvaluationRow,
-    _factor_key,
-    _step_method,
     build_factors,
     evaluate_crawl,
     load_observations,
     unfetched_forms,
 )
+from dustless.analysis._factors import _factor_key, _step_method
 from dustless.analysis._jsonio import from_jsonable, to_jsonable
 from dustless.cli.main import main
 from dustless.url import normalize

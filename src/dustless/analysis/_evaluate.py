@@ -5,7 +5,8 @@ loss rate (formula 2) of every method of four factors — path case, trailing sl
 default document — and summed them up in Table 1. This module does the same for a crawl
 directory, with seed 001's further steps (sort query, fragment, collapse slashes, tracking
 and session parameters), using the pure formulas of :mod:`dustless.analysis._metrics` and the
-normalizer's own steps as the methods, so the figures describe what dustless would do.
+normalizer's own steps as the methods (:mod:`dustless.analysis._factors`), so the figures
+describe what dustless would do.
 
 How the crawl becomes the paper's ``U`` (000 §3): every URL the crawl *requested* (its last
 fetches in the crawl batches, a fetch stopped by robots.txt or the URL filter not counting),
@@ -25,13 +26,19 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dustless.analysis._crawlreader import CrawlDB
+from dustless.analysis._factors import (
+    FACTOR_ORDER,
+    PAPER_DEFAULT_DOCUMENTS,
+    build_factors,
+    strip_fragment,
+)
 from dustless.analysis._metrics import CrawlIndex, Factor, MethodRow, MethodSpec
 from dustless.analysis._metrics import evaluate as evaluate_rows
-from dustless.analysis._recommend import FACTOR_METHODS, PAPER_TABLE_1, recommend
+from dustless.analysis._recommend import PAPER_TABLE_1, recommend
 from dustless.analysis._stats import GATE_STATES
 from dustless.errors import InvalidURL
 
@@ -49,24 +56,8 @@ __all__ = [
     "unfetched_forms",
 ]
 
-FACTOR_ORDER: tuple[str, ...] = tuple(FACTOR_METHODS)
-# 000 §4.4: the defaults of Apache and IIS, the only default documents the paper measured.
-PAPER_DEFAULT_DOCUMENTS: tuple[str, ...] = ("index.htm", "index.html", "default.htm")
 BASE_POLICY = "standard"  # 000 §2.2: every factor is measured after standard normalization
 MAX_REDIRECTS = 5
-
-# Which step each factor's candidate sets are built with: URLs equal after it differ only in
-# that factor (000 §3, "F가 적용될 때 동일 URL로 간주되는 URL들의 집합").
-_KEY_STEP: Mapping[str, str] = {
-    "path-case": "lowercase-path",
-    "trailing-slash": "remove-trailing-slash",
-    "www": "remove-www",
-    "default-document": "remove-default-document",
-    "sort-query": "sort-query",
-    "fragment": "remove-fragment",
-    "collapse-slashes": "collapse-slashes",
-    "tracking-params": "remove-query-params",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,146 +136,6 @@ class Evaluation:
         return not all(r.coverage_loss_measured for r in self.rows)
 
 
-# ---- the methods: the normalizer's steps, guarded so a URL they cannot change costs a test ----
-
-
-def _always(_u: str) -> bool:
-    return True
-
-
-def _guard(step: str, docs: tuple[str, ...]) -> Callable[[str], bool]:
-    # A cheap necessary condition for the step to change the URL (URLs here are already in
-    # their standard form): a million URLs × eight keys must not each go through the parser.
-    if step == "lowercase-path":
-        return lambda u: u != u.lower()
-    if step == "remove-trailing-slash":
-        return lambda u: u.endswith("/") or "/?" in u or "/#" in u
-    if step == "remove-www":
-        return lambda u: "www." in u or "WWW." in u
-    if step == "remove-default-document":
-        needles = tuple("/" + d for d in docs)
-        return lambda u: any(n in u for n in needles)
-    if step == "sort-query":
-        return lambda u: "&" in u
-    if step == "remove-fragment":
-        return lambda u: "#" in u
-    if step == "collapse-slashes":
-        return lambda u: "//" in u[u.find("//") + 2 :]
-    if step == "remove-query-params":
-        return lambda u: "?" in u
-    return _always
-
-
-def _step_method(step: str, docs: tuple[str, ...]) -> Callable[[str], str]:
-    from dustless.url import Normalizer, get_policy
-
-    policy = get_policy("rfc3986").with_options(default_documents=docs)
-    # Only the one step: the URLs are in their standard form already.
-    normalizer = Normalizer(
-        type(policy)(f"evaluate {step}", frozenset({step}), policy.options, policy.pipeline)
-    )
-    normalize = normalizer.normalize
-    guard = _guard(step, docs)
-
-    def method(url: str) -> str:
-        if not guard(url):
-            return url
-        try:
-            return normalize(url)
-        except InvalidURL:
-            return url
-
-    method.__name__ = f"method_{step.replace('-', '_')}"
-    return method
-
-
-def _path_end(url: str) -> int:
-    q = url.find("?")
-    h = url.find("#")
-    if q < 0:
-        return len(url) if h < 0 else h
-    return q if h < 0 or q < h else h
-
-
-def _key_lower_path(url: str) -> str:
-    # lowercase-path as a grouping key. In the standard form scheme and host are lowercase
-    # and escapes are upper-case hex of non-letters' bytes, so lowercasing everything before
-    # "?"/"#" groups exactly the URLs that lowercase-path makes equal, without parsing.
-    i = _path_end(url)
-    head = url[:i]
-    low = head.lower()
-    return url if low == head else low + url[i:]
-
-
-def _key_trailing_slash(url: str) -> str:
-    # remove-trailing-slash as a grouping key: "/a/" and "/a" meet, the root "/" stays.
-    i = _path_end(url)
-    head = url[:i]
-    if not head.endswith("/"):
-        return url
-    start = head.find("/", head.find("//") + 2)
-    if start < 0 or len(head) - start <= 1:
-        return url
-    stripped = head.rstrip("/")
-    if len(stripped) <= start:
-        stripped = head[: start + 1]
-    return stripped + url[i:]
-
-
-def _key_remove_www(docs: tuple[str, ...]) -> Callable[[str], str]:
-    # remove-www touches the authority only: decide once per distinct authority.
-    step = _step_method("remove-www", docs)
-    cache: dict[str, str] = {}
-
-    def key(url: str) -> str:
-        a = url.find("//") + 2
-        e = url.find("/", a)
-        if e < 0:
-            e = len(url)
-        auth = url[a:e]
-        if "www." not in auth:
-            return url
-        new = cache.get(auth)
-        if new is None:
-            probe = step(f"http://{auth}/")
-            new = probe[7:-1] if probe.startswith("http://") and probe.endswith("/") else auth
-            cache[auth] = new
-        return url if new == auth else url[:a] + new + url[e:]
-
-    return key
-
-
-def _factor_key(name: str, docs: tuple[str, ...]) -> Callable[[str], str]:
-    """The key that builds a factor's candidate sets, as cheap as its step allows."""
-    if name == "path-case":
-        slow = _step_method("lowercase-path", docs)
-        return lambda u: slow(u) if "@" in u else _key_lower_path(u)
-    if name == "trailing-slash":
-        return _key_trailing_slash
-    if name == "www":
-        return _key_remove_www(docs)
-    if name == "fragment":
-        return _strip_fragment
-    return _step_method(_KEY_STEP[name], docs)
-
-
-def build_factors(
-    default_documents: Sequence[str] = PAPER_DEFAULT_DOCUMENTS,
-) -> tuple[Factor, ...]:
-    """The factors of 000 §4 and 001, each method one normalizer step (``FACTOR_METHODS``)."""
-    docs = tuple(default_documents)
-    factors = []
-    for name in FACTOR_ORDER:
-        methods = tuple(
-            MethodSpec(m, None, steps)
-            if not steps
-            else MethodSpec(m, _step_method(next(iter(steps)), docs), steps)
-            for m, steps in FACTOR_METHODS[name].items()
-        )
-        factors.append(Factor(name, methods, key=_factor_key(name, docs)))
-    return tuple(factors)
-
-
 # ---- the crawl as observations ------------------------------------------------------------
 
 
@@ -304,10 +155,6 @@ class Observations:
     downloaded: int
     probe_fetches: int
     redirects: Mapping[str, str]  # a redirecting URL -> where its chain ended (standard form)
-
-
-def _strip_fragment(url: str) -> str:
-    return url.split("#", 1)[0] if "#" in url else url
 
 
 def load_observations(
@@ -374,7 +221,7 @@ def load_observations(
                 target = redirects[target]
                 hop += 1
             if target not in redirects:
-                finals[_strip_fragment(url)] = _strip_fragment(target)
+                finals[strip_fragment(url)] = strip_fragment(target)
                 if outcome.get(target) is not None:
                     outcome[url] = outcome[target]
 
@@ -383,15 +230,15 @@ def load_observations(
     members = None if member_urls is None else frozenset(member_urls)
     fragment_outcome: dict[str, str | None] = {}
     if with_fragment:
-        bases = {_strip_fragment(u) for u in with_fragment}
+        bases = {strip_fragment(u) for u in with_fragment}
         fragment_outcome = {u: outcome[u] for u in (*with_fragment, *bases) if u in outcome}
         std = {}
         for u, h in outcome.items():
-            s = _strip_fragment(u)
+            s = strip_fragment(u)
             if std.get(s) is None:
                 std[s] = h
         if members is not None:
-            members = frozenset(_strip_fragment(u) for u in members)
+            members = frozenset(strip_fragment(u) for u in members)
     fragment_members = (
         None if member_urls is None else frozenset(u for u in fragment_outcome if u in member_urls)
     )
@@ -487,7 +334,7 @@ def _truth_views(
         if target in by_std:
             by_std[url] = by_std[target]
     by_frag = {
-        u: by_std[_strip_fragment(u)] for u in obs.fragment_outcome if _strip_fragment(u) in by_std
+        u: by_std[strip_fragment(u)] for u in obs.fragment_outcome if strip_fragment(u) in by_std
     }
     return by_std, by_frag
 
