@@ -319,10 +319,16 @@ def test_cli_text_is_table_1_shaped(example: Path, capsys: pytest.CaptureFixture
         (["--default-documents", "a/index.html"], "file names"),
     ],
 )
+@pytest.mark.parametrize("command", [["evaluate"], ["report", "-o", "unused.html"]])
 def test_cli_bad_options(
-    example: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+    example: Path,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+    command: list[str],
 ) -> None:
-    assert main(["evaluate", str(example), *args]) == 2
+    # `report` evaluates too: the same options, checked the same way.
+    assert main([command[0], str(example), *command[1:], *args]) == 2
     err = capsys.readouterr().err
     assert message in err
     assert len(err.strip().splitlines()) == 1

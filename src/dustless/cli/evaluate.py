@@ -35,21 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
     parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl --out)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    parser.add_argument(
-        "--max-loss",
-        type=float,
-        default=0.01,
-        metavar="RATE",
-        help="coverage-loss budget per method for the recommended policy (default: 0.01)",
-    )
-    parser.add_argument("--truth", metavar="FILE", help="truth TSV: url<TAB>status<TAB>resource-id")
-    parser.add_argument(
-        "--default-documents",
-        metavar="NAMES",
-        default="index.htm,index.html,default.htm",
-        help="comma-separated default documents (default: the paper's three, 000 §4.4)",
-    )
-    parser.add_argument("--batch", type=int, metavar="N", help="only this crawl batch")
+    add_evaluation_options(parser)
     parser.add_argument(
         "--no-follow-redirects",
         action="store_true",
@@ -80,6 +66,41 @@ def configure(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--user-agent", metavar="UA", help="default: the crawl's")
 
 
+def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the evaluation that ``evaluate`` and ``report`` share."""
+    from dustless.analysis._factors import PAPER_DEFAULT_DOCUMENTS
+
+    parser.add_argument(
+        "--max-loss",
+        type=float,
+        default=0.01,
+        metavar="RATE",
+        help="coverage-loss budget per method for the recommended policy (default: 0.01)",
+    )
+    parser.add_argument("--truth", metavar="FILE", help="truth TSV: url<TAB>status<TAB>resource-id")
+    parser.add_argument(
+        "--default-documents",
+        metavar="NAMES",
+        default=",".join(PAPER_DEFAULT_DOCUMENTS),
+        help="comma-separated default documents (default: the paper's three, 000 §4.4)",
+    )
+    parser.add_argument("--batch", type=int, metavar="N", help="only this crawl batch")
+
+
+def evaluation_inputs(
+    args: argparse.Namespace,
+) -> tuple[tuple[str, ...], dict[str, str | None] | None]:
+    """The checked default documents and the truth (when ``--truth``) of those options."""
+    from dustless.errors import InvalidOption
+
+    if not 0.0 <= args.max_loss <= 1.0:
+        raise InvalidOption(f"--max-loss must be within 0..1, not {args.max_loss}")
+    docs = tuple(d.strip() for d in args.default_documents.split(",") if d.strip())
+    if any("/" in d for d in docs):
+        raise InvalidOption("--default-documents takes file names, not paths")
+    return docs, read_truth(args.truth) if args.truth else None
+
+
 def read_truth(path: str) -> dict[str, str | None]:
     """The truth TSV as ``url -> resource`` (InvalidOption, one line, when unreadable)."""
     from dustless.analysis._truth import parse_truth
@@ -104,14 +125,9 @@ def run(args: argparse.Namespace) -> int:
     from dustless.analysis._text import format_evaluation
     from dustless.errors import InvalidOption
 
-    if not 0.0 <= args.max_loss <= 1.0:
-        raise InvalidOption(f"--max-loss must be within 0..1, not {args.max_loss}")
+    docs, truth = evaluation_inputs(args)
     if args.fetch_limit < 0:
         raise InvalidOption(f"--fetch-limit must be >= 0, not {args.fetch_limit}")
-    docs = tuple(d.strip() for d in args.default_documents.split(",") if d.strip())
-    if any("/" in d for d in docs):
-        raise InvalidOption("--default-documents takes file names, not paths")
-    truth = read_truth(args.truth) if args.truth else None
     follow = not args.no_follow_redirects
     if args.fetch:
         from dustless.analysis._probe import probe_forms

@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dustless.cli.evaluate import add_evaluation_options
+
 # Sections other commands add to the report (issue 8: change charts): "module:function"
 # names, imported only when a report is made; the function takes the crawl directory and
 # returns a sequence of dustless.report.Section. Add a line here, e.g.
@@ -37,12 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="the HTML file to write"
     )
-    parser.add_argument("--max-loss", type=float, default=0.01, metavar="RATE")
-    parser.add_argument("--truth", metavar="FILE", help="truth TSV for true FP/FN rates")
-    parser.add_argument(
-        "--default-documents", metavar="NAMES", default="index.htm,index.html,default.htm"
-    )
-    parser.add_argument("--batch", type=int, metavar="N", help="only this crawl batch")
+    add_evaluation_options(parser)
     parser.add_argument("--title", help="the page title")
 
 
@@ -62,14 +59,11 @@ def run(args: argparse.Namespace) -> int:
     from dustless.analysis._crawlreader import open_crawl
     from dustless.analysis._evaluate import evaluate_crawl
     from dustless.analysis._stats import crawl_stats
-    from dustless.cli.evaluate import read_truth
+    from dustless.cli.evaluate import evaluation_inputs
     from dustless.errors import InvalidOption
     from dustless.report import render_report
 
-    if not 0.0 <= args.max_loss <= 1.0:
-        raise InvalidOption(f"--max-loss must be within 0..1, not {args.max_loss}")
-    docs = tuple(d.strip() for d in args.default_documents.split(",") if d.strip())
-    truth = read_truth(args.truth) if args.truth else None
+    docs, truth = evaluation_inputs(args)
     with open_crawl(args.directory) as db:
         stats = crawl_stats(db, batch=args.batch)
         ev = evaluate_crawl(
