@@ -67,9 +67,8 @@ def _start_testweb(
 
 def _truth_cells(detail: dict[str, object]) -> str:
     """Wrong merges, their share of all merges, wrong splits (pairs, by the truth file)."""
-    fp, merged, fn = detail["false_positives"], detail["merged_pairs"], detail["false_negatives"]
-    share = "–" if not merged else f"{fp / merged:.2f}"  # type: ignore[operator]
-    return f"{fp} | {share} | {fn}"
+    share = f"{detail['wrong_merge_share']:.2f}" if detail["merged_pairs"] else "–"
+    return f"{detail['false_positives']} | {share} | {detail['false_negatives']}"
 
 
 def main() -> int:

@@ -207,3 +207,12 @@ def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["stats", "--help"])
     assert "examples:" in capsys.readouterr().out
+
+
+def test_state_order_lists_every_network_state_once() -> None:
+    # The statistics repeat the fetcher's states (so they need not import aiohttp): this is
+    # what keeps the two from drifting apart.
+    from dustless.analysis._stats import STATE_ORDER
+    from dustless.fetch import NetState
+
+    assert sorted(STATE_ORDER) == sorted(s.value for s in NetState)

@@ -79,9 +79,13 @@ def test_digests_verify_with_warcio(tmp_path: Path) -> None:
         w.write_response("http://a.test/", HEAD, b"x" * 5000, fetched_at=1.0, request=REQ)
         w.write_metadata("http://a.test/", [("outlink", "http://a.test/b a")], fetched_at=1.0)
         name = w.current_file
+    kinds = []
     with open(tmp_path / name, "rb") as f:
         for rec in ArchiveIterator(f, check_digests="raise"):
             rec.content_stream().read()
+            kinds.append(rec.rec_type)
+    # Every record was read (and its digests checked), not an empty iteration.
+    assert sorted(kinds) == ["metadata", "request", "response", "warcinfo"]
 
 
 def test_revisit_record_identical_payload_digest(tmp_path: Path) -> None:

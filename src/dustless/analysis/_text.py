@@ -140,11 +140,11 @@ def _pairs(n: int | None) -> str:
 
 
 def _wrong_merges(d: RowDetail | None) -> str:
-    if d is None or d.merged_pairs is None or d.false_positives is None:
+    if d is None or d.wrong_merge_share is None:
         return "-"
     if not d.merged_pairs:
         return "- (0)"
-    return f"{d.false_positives / d.merged_pairs:.3f} ({d.false_positives:,}/{d.merged_pairs:,})"
+    return f"{d.wrong_merge_share:.3f} ({d.false_positives:,}/{d.merged_pairs:,})"
 
 
 def format_evaluation(ev: Evaluation, *, truth: bool | None = None) -> str:
