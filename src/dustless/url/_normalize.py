@@ -43,6 +43,24 @@ class Change:
     after: str
 
 
+def _component(
+    value: str, clean: bool, rest: list[OptFn], every: list[OptFn], url: str, options: StepOptions
+) -> str | None:
+    """A query or fragment through its steps; ``None`` when a step removed it."""
+    if clean or clean_query(value) is not None:
+        fns = rest  # nothing to encode or decode: the percent steps are skipped
+    else:
+        if "%" in value and BAD_ESCAPE_RE.search(value):
+            parse(url)  # raises with the position in the URL as given
+        fns = every
+    for fn in fns:
+        result = fn(value, options)
+        if result is None:
+            return None
+        value = result
+    return value
+
+
 class Normalizer:
     """A policy compiled once, with its caches: what a crawler keeps for its whole run."""
 
@@ -153,27 +171,9 @@ class Normalizer:
             for fn in self._path_all:
                 path = fn(path, options)
         if query is not None:
-            if clean or clean_query(query) is not None:
-                qfns = self._query_rest
-            else:
-                if "%" in query and BAD_ESCAPE_RE.search(query):
-                    parse(url)
-                qfns = self._query_all
-            for qfn in qfns:
-                query = qfn(query, options)
-                if query is None:
-                    break
+            query = _component(query, clean, self._query_rest, self._query_all, url, options)
         if fragment is not None:
-            if clean or clean_query(fragment) is not None:
-                ffns = self._frag_rest
-            else:
-                if "%" in fragment and BAD_ESCAPE_RE.search(fragment):
-                    parse(url)
-                ffns = self._frag_all
-            for ffn in ffns:
-                fragment = ffn(fragment, options)
-                if fragment is None:
-                    break
+            fragment = _component(fragment, clean, self._frag_rest, self._frag_all, url, options)
         if self._fixpoint:
             path = self._run_path(path, self._path_rest)
         out = prefix + path
