@@ -218,19 +218,49 @@ def run_wrk(base: str, script: Path, duration: int, connections: int) -> dict[st
     }
 
 
+def worker_threads_cpu(parent: int) -> dict[tuple[int, int], tuple[bool, float]]:
+    """CPU seconds of every thread of ``parent``'s child processes (the uvicorn workers), each
+    marked ``True`` for a process's main thread (its event loop). Linux ``/proc`` only."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[tuple[int, int], tuple[bool, float]] = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) != parent:
+                continue
+            for task in (proc / "task").iterdir():
+                # Fields after the command name: state, ppid, … utime is the 12th, stime 13th.
+                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                cpu = (int(fields[11]) + int(fields[12])) / tick
+                out[(int(proc.name), int(task.name))] = (task.name == proc.name, cpu)
+        except (OSError, ValueError, IndexError):
+            continue  # a process or thread that ended while we looked
+    return out
+
+
 def redirect_runs(
     results: dict[str, dict[str, float]],
     server: str,
     base: str,
     work: Path,
     args: argparse.Namespace,
+    pid: int,
 ) -> None:
-    """``--repeat`` rounds of hot then cold (one ``wrk`` run each) as ``{server}_{name}_{k}``."""
+    """``--repeat`` rounds of hot then cold (one ``wrk`` run each) as ``{server}_{name}_{k}``,
+    each with the CPU seconds the workers' event loops and their other threads (the click and
+    create writers) used during the run."""
     for k in range(1, args.repeat + 1):
         for name in ("hot", "cold"):
-            results[f"{server}_{name}_{k}"] = run_wrk(
-                base, work / f"{name}.lua", args.duration, args.connections
-            )
+            before = worker_threads_cpu(pid)
+            result = run_wrk(base, work / f"{name}.lua", args.duration, args.connections)
+            after = worker_threads_cpu(pid)
+            spent = {
+                key: cpu - before.get(key, (main, 0.0))[1] for key, (main, cpu) in after.items()
+            }
+            result["loop_cpu_s"] = sum(v for key, v in spent.items() if after[key][0])
+            result["other_threads_cpu_s"] = sum(v for key, v in spent.items() if not after[key][0])
+            results[f"{server}_{name}_{k}"] = result
 
 
 def median_of(results: dict[str, dict[str, float]], prefix: str) -> dict[str, float]:
@@ -251,6 +281,13 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each redirect scenario")
+    parser.add_argument(
+        "--click-interval",
+        type=float,
+        default=1.0,
+        help="the shortener's seconds between click batches (1000: none during a run, the A/B "
+        "of docs/shortener.md)",
+    )
     parser.add_argument("--keep", help="work directory to keep and reuse (default: a temp dir)")
     parser.add_argument(
         "--extra-path",
@@ -320,13 +357,15 @@ def main() -> int:
             "0",
             "--log-level",
             "warning",
+            "--click-interval",
+            str(args.click_interval),
         ],
         env=env,
     )
     base = f"http://127.0.0.1:{port}"
     try:
         wait_ready(port, "/healthz", proc)
-        redirect_runs(results, "shortener", base, work, args)
+        redirect_runs(results, "shortener", base, work, args, proc.pid)
         results["shortener_create"] = run_wrk(
             base, work / "create.lua", args.duration, args.connections
         )
@@ -348,7 +387,7 @@ def main() -> int:
     base = f"http://127.0.0.1:{port}"
     try:
         wait_ready(port, "/" + hot[0], bare)
-        redirect_runs(results, "bare", base, work, args)
+        redirect_runs(results, "bare", base, work, args, bare.pid)
     finally:
         stop(bare)
 
@@ -395,6 +434,11 @@ def main() -> int:
         f"{s_hot['p99_ms']:.2f} ms, cold {s_cold['rps']:.0f}/s p99 {s_cold['p99_ms']:.2f} ms "
         f"(worst cold p99 {worst_cold_p99:.2f} ms); bare hot {b_hot['rps']:.0f}/s, "
         f"cold {b_cold['rps']:.0f}/s"
+    )
+    print(
+        f"shortener workers' CPU in a cold run (median, {args.duration} s, click interval "
+        f"{args.click_interval:g} s): event loops {s_cold['loop_cpu_s']:.2f} s, other threads "
+        f"(click and create writers) {s_cold['other_threads_cpu_s']:.2f} s"
     )
     print(f"uvicorn stack: {stack}; load average {os.getloadavg()}")
     print(

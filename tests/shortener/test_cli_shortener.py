@@ -141,6 +141,9 @@ def test_serve_refuses_bad_options_with_one_line(tmp_path):
     proc = serve("--rate-limit", "-1")
     assert proc.returncode == 2
     assert "must be >= 0" in proc.stderr
+    proc = serve("--click-interval", "0")
+    assert proc.returncode == 2
+    assert "--click-interval: must be a number of seconds > 0" in proc.stderr
     proc = serve("--policy", "no-such-policy", "--db", f"sqlite:///{tmp_path}/x.db")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
@@ -152,3 +155,16 @@ def test_serve_refuses_bad_options_with_one_line(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0
     assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in proc.stderr
+
+
+def test_serve_options_reach_the_workers_config(monkeypatch, tmp_path):
+    from dustless.shortener import server
+
+    seen = []
+    monkeypatch.setattr(server, "serve", lambda config, *rest: seen.append((config, rest)))
+    db = f"sqlite:///{tmp_path}/x.db"
+    argv = ["shortener", "serve", "--db", db, "--click-interval", "2.5", "--rate-limit", "0"]
+    assert main([*argv, "--port", "8123", "--workers", "3"]) == 0
+    (config, rest) = seen[0]
+    assert (config.click_interval, config.rate_limit, config.db) == (2.5, 0.0, db)
+    assert rest[:3] == ("127.0.0.1", 8123, 3)

@@ -64,6 +64,16 @@ def _rate(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0: {text}")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -119,6 +129,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--policy", default="rfc3986", help="normalization policy for 'same long URL'"
+    )
+    serve.add_argument(
+        "--click-interval",
+        type=_seconds,
+        default=1.0,
+        metavar="S",
+        help="seconds between two batches of click counts; a crash loses at most the last "
+        "(default 1)",
     )
     serve.add_argument("--log-level", default="info", help="uvicorn log level")
 
@@ -291,6 +309,7 @@ def run(args: argparse.Namespace) -> int:
             blocklist=args.blocklist,
             rate_limit=args.rate_limit,
             trusted_proxies=tuple(args.trust_proxy),
+            click_interval=args.click_interval,
         )
         UrlChecker(config.policy, ())  # an unknown --policy fails here (InvalidPolicy)
         _check_proxies(config.trusted_proxies)

@@ -39,7 +39,7 @@ class ShortenerConfig:
         if self.burst < 1:
             raise InvalidOption("the rate-limit burst must be >= 1")
         if self.click_interval <= 0:
-            raise InvalidOption("the click interval must be > 0")
+            raise InvalidOption("--click-interval must be > 0")
 
     @property
     def short_prefix(self) -> str:
