@@ -9,6 +9,7 @@ implementation of that standard (used by Node.js), so it does the resolving.
 from __future__ import annotations
 
 from dustless.errors import InvalidURL
+from dustless.url._parse import BAD_ESCAPE_RE
 
 __all__ = ["resolve"]
 
@@ -37,7 +38,6 @@ def resolve(base: str | None, reference: str) -> str:
     if host_start >= len(href) or href[host_start] in "/?#":
         return href  # an empty host, as in file:///etc/hosts
     from dustless.url._normalize import normalize
-    from dustless.url._parse import BAD_ESCAPE_RE
 
     if "%" in href and BAD_ESCAPE_RE.search(href) is not None:
         # A "%" that starts no escape (`?q=100%`, `/foo%zz`): WHATWG keeps it and a browser
