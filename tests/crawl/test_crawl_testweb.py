@@ -49,7 +49,7 @@ def test_clean_crawl_gets_everything_once_and_the_warc_reads_back(clean_web, tmp
         rec = read_record(out / "warc", WarcRef(wfile, woff, wlen))
         assert rec.target_uri == url
         assert rec.type in ("response", "revisit")
-    seeds_out = (out / "seeds.out.txt").read_text().split()
+    seeds_out = _seed_lines(out)
     assert set(clean_web.seeds) <= set(seeds_out)
 
 
@@ -120,7 +120,7 @@ def test_parties_grow_from_one_seed_up_to_max_sites(clean_web, tmp_path, ch):
     assert result.finished
     hosts = clean_web.stats()["hosts"]
     assert len(hosts) == 2  # the seed's site and one discovered party, no more
-    seeds_out = (out / "seeds.out.txt").read_text().split()
+    seeds_out = _seed_lines(out)
     assert seeds_out[0] == first
     assert len(seeds_out) > 2  # every outside link is a candidate seed for the next crawl
     with sqlite3.connect(out / "crawl.db") as db:
@@ -155,3 +155,9 @@ def test_max_pages_and_scope_domain_end_to_end(clean_web, tmp_path, ch):
     assert 0 < len(pages) <= 25
     server = clean_web.stats()
     assert server["requests"] <= 25 + len(server["hosts"])  # pages + one robots.txt per host
+
+
+def _seed_lines(out):
+    """The URLs of ``seeds.out.txt`` (its comment lines left out)."""
+    text = (out / "seeds.out.txt").read_text()
+    return [line for line in text.splitlines() if line and not line.startswith("#")]

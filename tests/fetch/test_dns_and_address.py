@@ -190,18 +190,18 @@ def test_trusted_hosts_and_ips():
 
 def _unmemoized_refusal(policy, ip, host):
     """``AddressPolicy.refusal`` as it was before its memo: the reference for the fast path."""
-    from dustless.fetch._address import _address, _host_matches
+    from dustless.fetch._address import _address, _host_matches, _kind
     from dustless.fetch._dns import normalize_host
 
     address = _address(ip)
     if address is None:
-        return f"{ip!r} is not an IP address"
+        return f"address policy: {ip!r} is not an IP address"
     if any(address in network for network in policy._deny):
-        return f"{address} is in a --deny-ip range"
+        return f"address policy: {address} is in a --deny-ip range"
     if any(address in network for network in policy._allow):
         return None
     if policy._allow:
-        return f"{address} is outside every --allow-ip range"
+        return f"address policy: {address} is outside every --allow-ip range"
     if not is_special_address(str(address)) or policy.allow_private:
         return None
     name = normalize_host(host)
@@ -210,7 +210,7 @@ def _unmemoized_refusal(policy, ip, host):
     ):
         return None
     return (
-        f"{address} is a loopback/private/link-local/reserved address "
+        f"address policy: {address} is {_kind(address)} "
         "(use --allow-private, --allow-ip or --resolve to permit it)"
     )
 

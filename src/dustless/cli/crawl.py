@@ -33,7 +33,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
     parser.add_argument("urls", nargs="*", metavar="URL", help="seed URLs")
     parser.add_argument(
-        "--seeds", metavar="FILE", help="file of seed URLs, one a line (# comments)"
+        "--seeds",
+        metavar="FILE",
+        help="file of seed URLs, one a line (# comments); unlike seeds typed on the command "
+        "line, its private or loopback addresses need --allow-private",
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="crawl directory")
     parser.add_argument(
@@ -138,24 +141,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no live progress, no summary")
 
 
-def _seeds(args: argparse.Namespace) -> list[str]:
+def _seeds(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """``(every seed, the seeds typed on the command line)``, in rfc3986 form."""
     from dustless.url import normalize
 
-    raw = list(args.urls)
+    typed = list(args.urls)
+    listed: list[str] = []
     if args.seeds:
         try:
             with open(args.seeds, encoding="utf-8") as f:
-                raw += [
+                listed = [
                     line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")
                 ]
         except OSError as exc:
             raise InvalidOption(f"--seeds {args.seeds}: {exc.strerror}") from None
-    out = []
-    for url in raw:
+
+    def check(url: str) -> str:
         if not url.lower().startswith(("http://", "https://")):
             raise InvalidOption(f"seed {url!r}: only http and https URLs can be crawled")
-        out.append(normalize(url, "rfc3986"))  # InvalidURL names what is wrong
-    return out
+        return normalize(url, "rfc3986")  # InvalidURL names what is wrong
+
+    return [check(u) for u in typed + listed], [check(u) for u in typed]
 
 
 def _rule_files(paths: list[str], quiet: bool) -> tuple[str, ...]:
@@ -177,17 +183,19 @@ def run(args: argparse.Namespace) -> int:
     from dustless.crawl.config import CrawlConfig
     from dustless.crawl.engine import run_crawl
     from dustless.crawl.progress import Progress
+    from dustless.crawl.resume import CrawlFinished
     from dustless.crawl.scope import Scope
 
     out = Path(args.out)
     if args.resume:
         config = CrawlConfig(progress=not args.quiet)
     else:
-        seeds = _seeds(args)
+        seeds, typed = _seeds(args)
         if not seeds:
             raise InvalidOption("no seeds: give URLs or --seeds FILE (or --resume)")
         config = CrawlConfig(
             seeds=tuple(seeds),
+            trusted_seeds=tuple(typed),
             policy=args.policy,
             resolve=tuple(args.resolve),
             scope=Scope(args.scope),
@@ -208,7 +216,13 @@ def run(args: argparse.Namespace) -> int:
         )
         config.resolve_map()
     progress = Progress(enabled=config.progress)
-    result = run_crawl(config, out, resume=args.resume, progress=progress)
+    try:
+        result = run_crawl(config, out, resume=args.resume, progress=progress)
+    except CrawlFinished as done:
+        if not done.repaired:
+            raise
+        print(str(done), file=sys.stderr)
+        return 0
     if not args.quiet:
         s = result.stats
         states = ", ".join(f"{k} {v}" for k, v in sorted(s.states.items())) or "none"
@@ -217,6 +231,15 @@ def run(args: argparse.Namespace) -> int:
             f"{s.fetched} pages, {s.revisits} revisits, {s.discovered} new URLs; states: {states}",
             file=sys.stderr,
         )
+        if s.refused_hosts:
+            names = ", ".join(sorted(s.refused_hosts)[:3])
+            more = f" and {len(s.refused_hosts) - 3} more" if len(s.refused_hosts) > 3 else ""
+            print(
+                f"refused by the address policy: {len(s.refused_hosts)} host(s) ({names}{more}) "
+                "on loopback/private/link-local addresses, their URLs recorded as filtered; "
+                "to crawl them add --allow-private, --allow-ip CIDR or --resolve NAME:IP",
+                file=sys.stderr,
+            )
         print(f"crawl DB: {out / 'crawl.db'}", file=sys.stderr)
         print(f"WARC:     {out / 'warc'}", file=sys.stderr)
         print(f"seeds:    {out / 'seeds.out.txt'}", file=sys.stderr)

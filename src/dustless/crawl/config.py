@@ -27,6 +27,12 @@ class CrawlConfig:
     seed 004's (30 s and 10 × the last download time, §2)."""
 
     seeds: tuple[str, ...] = ()
+    # The seeds the user typed on the command line: only these exempt their hosts and
+    # addresses from the address policy (``crawl/net.py``). ``None`` (the API, and crawls
+    # stored before this field existed): every seed was given on purpose. A ``--seeds`` file
+    # may be a previous crawl's ``seeds.out.txt``, full of hosts a hostile page named, so its
+    # lines never vouch for a private address.
+    trusted_seeds: tuple[str, ...] | None = None
     policy: str = "standard"  # identity of a URL (what URL-seen compares); ARCHITECTURE
     resolve: tuple[str, ...] = ()  # "NAME:IP", NAME may be "*.test"
     scope: Scope = Scope.HOST
@@ -75,6 +81,10 @@ class CrawlConfig:
             raise InvalidOption("commit interval must be in (0, 1] s: issue 4's crash rule")
         self.url_filter()  # validates the deny patterns and the length
 
+    def trusted(self) -> tuple[str, ...]:
+        """The seeds whose hosts and addresses the crawl was pointed at on purpose."""
+        return self.seeds if self.trusted_seeds is None else self.trusted_seeds
+
     def politeness(self) -> Politeness:
         return Politeness(
             min_delay=self.delay,
@@ -121,6 +131,8 @@ class CrawlConfig:
         kwargs: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         if "scope" in kwargs:
             kwargs["scope"] = Scope(kwargs["scope"])
+        if kwargs.get("trusted_seeds") is not None:
+            kwargs["trusted_seeds"] = tuple(kwargs["trusted_seeds"])
         for name in (
             "seeds",
             "resolve",

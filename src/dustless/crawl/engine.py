@@ -178,11 +178,13 @@ class Crawler:
                 # Every fetch has ended and is in the rows just written: what is still claimed
                 # is the frontier's unstarted window, which goes back to the queue.
                 self.store.requeue_in_flight()
+            self.record.commit()
+            # seeds.out.txt before the batch is marked ended: a kill -9 in between leaves an
+            # open batch, whose --resume finds nothing to fetch and writes the file again.
+            write_seeds_out(self.store, self.out)
             if finished:
                 self.store.end_batch(self.batch.number, self.wall())
-            self.record.commit()
-
-            write_seeds_out(self.store, self.out)
+                self.record.commit()
             self.warc.close()
             self.store.close()
         finally:
@@ -368,6 +370,13 @@ class Crawler:
             self.frontier.robots_done(host, now, elapsed, available=False)
             self._block(host, "noIP")
             return
+        if results[0].state is NetState.filtered:
+            # The address policy refused the host itself: its verdict never changes, so no
+            # retry and no back-off; every URL of the host is recorded as filtered, with why.
+            self.frontier.robots_done(host, now, elapsed, available=False)
+            self.stats.refused_hosts[host] = results[0].error or "address policy"
+            self._block(host, "filtered", results[0].error)
+            return
         if outcome is RobotsOutcome.UNREACHABLE:
             # RFC 9309 §2.3.1.4: disallow all, retry later (the frontier backs off).
             self.frontier.robots_done(host, now, elapsed, available=False)
@@ -383,7 +392,9 @@ class Crawler:
         self.record.host(
             HostInfo(
                 name=host,
-                ip=final.ip,
+                # The host's own address: a robots.txt redirected elsewhere (another host,
+                # a refused address) says nothing about where this host lives.
+                ip=results[0].ip,
                 robots_state=robots_state,
                 robots_fetched_at=started,
                 crawl_delay=robots.crawl_delay(self.agent),
@@ -391,24 +402,24 @@ class Crawler:
             )
         )
 
-    def _block(self, host: str, state: str) -> None:
+    def _block(self, host: str, state: str, error: str | None = None) -> None:
         """Stop a host; every URL still queued for it is recorded with ``state``."""
         items = self.frontier.block(host) + self.frontier.take_blocked(host)
         for item in items:
-            self._record_state(item, state)
+            self._record_state(item, state, error)
         while self.db_queued.get(host):
             claimed = self.store.claim_queued(5000, hosts=[host], per_host=5000)
             if not claimed:
                 break
             when = self.wall()
             for u in claimed:
-                self.record.state(u.id, when, state)
+                self.record.state(u.id, when, state, error)
                 self.stats.count_state(state)
             self.db_queued[host] -= len(claimed)
         self.db_queued.pop(host, None)
 
-    def _record_state(self, item: QueuedURL, state: str) -> None:
-        self.record.state(item.url_id, self.wall(), state)
+    def _record_state(self, item: QueuedURL, state: str, error: str | None = None) -> None:
+        self.record.state(item.url_id, self.wall(), state, error)
         self.stats.count_state(state)
 
     def _on_page(self, item: QueuedURL, r: FetchResult) -> None:

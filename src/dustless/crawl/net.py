@@ -1,9 +1,11 @@
 """The fetch stack of a crawl: resolver (``--resolve``), address policy, limits, fetcher.
 
-Addresses (issue 4, "URL filter"): by default no connection to loopback, private or
-link-local addresses — a public page linking to 169.254.169.254 must not reach it — unless
-``--allow-private``, the host was given with ``--resolve``, or the seeds themselves are on
-such addresses (the crawl was pointed there on purpose). ``--allow-ip``/``--deny-ip`` add
+Addresses: by default no connection to loopback, private or link-local addresses — a public
+page linking to 169.254.169.254 must not reach it — unless ``--allow-private``, the host was
+given with ``--resolve``, or the seeds the user typed on the command line are on such
+addresses (the crawl was pointed there on purpose). Seeds read from a file are not trusted
+that way: the file may be a previous crawl's ``seeds.out.txt``, whose discovered seeds are
+whatever hostile pages linked to. ``--allow-ip``/``--deny-ip`` add
 CIDR ranges (004 §2 decided per seed by IP address: "시드 수행 결정").
 """
 
@@ -20,9 +22,9 @@ __all__ = ["Fetcher", "make_fetcher", "seed_ips"]
 
 
 def seed_ips(config: CrawlConfig) -> tuple[str, ...]:
-    """Seeds given as IP literals: the crawl was pointed at those addresses on purpose."""
+    """Trusted seeds given as IP literals: the crawl was pointed at those addresses on purpose."""
     ips = []
-    for url in config.seeds:
+    for url in config.trusted():
         host = hostname_of(authority_of(url)).strip("[]")
         try:
             ips.append(str(ipaddress.ip_address(host)))
@@ -42,7 +44,7 @@ def make_fetcher(config: CrawlConfig) -> Fetcher:
     # already are, and every trusted name costs a comparison on each connection.
     seed_hosts = {
         h
-        for h in (hostname_of(authority_of(u)) for u in config.seeds)
+        for h in (hostname_of(authority_of(u)) for u in config.trusted())
         if not any(h == n or (n.startswith("*.") and h.endswith(n[1:])) for n in resolve)
     }
     policy = AddressPolicy(

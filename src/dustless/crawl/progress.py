@@ -34,6 +34,9 @@ class CrawlStats:
     hosts_blocked: int = 0
     interrupted: bool = False
     late_signals: int = 0  # Ctrl-C / SIGTERM during the final flush: noted, not obeyed
+    # Hosts the address policy refused (loopback, private, …), with the reason: the summary
+    # says how to allow them.
+    refused_hosts: dict[str, str] = field(default_factory=dict)
 
     def count_state(self, state: str) -> None:
         self.states[state] = self.states.get(state, 0) + 1

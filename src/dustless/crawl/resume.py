@@ -21,7 +21,18 @@ from dustless.crawl.scripted import ScriptedPages, identity_policy, load_rules
 from dustless.errors import InvalidOption
 from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, UrlSeen, WarcWriter
 
-__all__ = ["SEEDS_OUT", "Run", "open_run", "write_seeds_out"]
+__all__ = ["SEEDS_OUT", "CrawlFinished", "Run", "open_run", "write_seeds_out"]
+
+
+class CrawlFinished(InvalidOption):
+    """``--resume`` of a crawl that has finished; ``repaired``: its missing
+    ``seeds.out.txt`` was written from the DB (then there is nothing wrong to report)."""
+
+    def __init__(self, out: Path, repaired: bool) -> None:
+        what = "wrote its missing seeds.out.txt" if repaired else "nothing to resume"
+        super().__init__(f"the crawl in {out} has finished: {what}")
+        self.repaired = repaired
+
 
 SEEDS_OUT = "seeds.out.txt"
 
@@ -59,8 +70,13 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
     if resume:
         batch = store.resume_batch()
         if batch is None:
+            # A kill -9 right after the final commit of an older dustless could lose the
+            # last file: the DB still knows every seed, so write it rather than refuse.
+            repaired = not (out / SEEDS_OUT).exists()
+            if repaired:
+                write_seeds_out(store, out)
             store.close()
-            raise InvalidOption(f"the crawl in {out} has finished: nothing to resume")
+            raise CrawlFinished(out, repaired)
         config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
         try:
             rules = load_rules(config.rules, config.scripts)  # the files the crawl began with
@@ -111,12 +127,30 @@ def _recount(store: CrawlStore, discovery: Discovery) -> bool:
     return bool(store.query("SELECT 1 FROM seeds LIMIT 1"))
 
 
+SEEDS_OUT_HEADER = "# dustless seeds.out.txt: this crawl's seeds, a URL a line (seed 004 Fig. 1)\n"
+DISCOVERED_HEADER = (
+    "# discovered: outside links of crawled pages. A crawl reading this file with --seeds\n"
+    "# does not trust them: a private or loopback address among them needs --allow-private.\n"
+)
+
+
 def write_seeds_out(store: CrawlStore, out: Path) -> Path:
-    """``OUTDIR/seeds.out.txt``: every seed by id, one URL a line (atomically replaced)."""
+    """``OUTDIR/seeds.out.txt`` (atomically replaced): the given seeds, then, under a comment
+    that says so, the discovered ones — every URL a line, so the file is the next crawl's
+    ``--seeds`` as it stands."""
     path = out / SEEDS_OUT
     tmp = path.with_suffix(".tmp")
+    rows = store.seeds()
     with open(tmp, "w", encoding="utf-8") as f:
-        for row in store.seeds():
-            f.write(row.url + "\n")
+        f.write(SEEDS_OUT_HEADER)
+        for row in rows:
+            if row.discovered_from is None:
+                f.write(row.url + "\n")
+        discovered = [row.url for row in rows if row.discovered_from is not None]
+        if discovered:
+            f.write(DISCOVERED_HEADER)
+            f.writelines(url + "\n" for url in discovered)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
     return path

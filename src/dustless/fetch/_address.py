@@ -33,6 +33,23 @@ def _address(ip: str) -> IPAddress | None:
     return address
 
 
+def _kind(address: IPAddress) -> str:
+    """What makes a special address special, in the words a user searches for."""
+    if address.is_loopback:
+        return "loopback"
+    if address.is_link_local:
+        return "link-local"
+    if address.is_unspecified:
+        return "unspecified"
+    if address.is_multicast:
+        return "multicast"
+    if address.is_private:
+        return "private"
+    if address.is_reserved:
+        return "reserved"
+    return "not globally routable"
+
+
 def is_special_address(ip: str) -> bool:
     """Loopback, private, link-local, multicast, reserved, unspecified, or otherwise not global."""
     address = _address(ip)
@@ -153,19 +170,19 @@ class AddressPolicy:
         """The part of ``refusal`` that depends on the address alone (memoized per ``ip``)."""
         address = _address(ip)
         if address is None:
-            return f"{ip!r} is not an IP address"
+            return f"address policy: {ip!r} is not an IP address"
         if any(address in network for network in self._deny):
-            return f"{address} is in a --deny-ip range"
+            return f"address policy: {address} is in a --deny-ip range"
         if any(address in network for network in self._allow):
             return None  # an explicit allow also opens private ranges the user named
         if self._allow:
-            return f"{address} is outside every --allow-ip range"
+            return f"address policy: {address} is outside every --allow-ip range"
         if not is_special_address(str(address)) or self.allow_private:
             return None
         if address in self._trusted_ips:
             return None
         return _Special(
-            f"{address} is a loopback/private/link-local/reserved address "
+            f"address policy: {address} is {_kind(address)} "
             "(use --allow-private, --allow-ip or --resolve to permit it)"
         )
 

@@ -77,6 +77,15 @@ async def fetch_robots(
             continue
         break
     final = results[-1]
+    if len(results) > 1 and final.state is NetState.filtered:
+        # The host answered, with a redirect to an address the policy refuses (say
+        # 169.254.169.254): we do not follow it, as when redirects run out (§2.3.1.2), so
+        # the file is "unavailable" — the redirect's status says so — not "unreachable",
+        # which would retry a verdict that never changes.
+        hop_status = results[-2].status
+        return RobotsFetch(
+            first, robots_for_response(hop_status, b""), hop_status, b"", tuple(results)
+        )
     status = final.status if final.state in _USABLE else None
     body = final.body if status is not None else b""
     return RobotsFetch(first, robots_for_response(status, body), status, body, tuple(results))
