@@ -21,8 +21,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from dustless.crawl import run_crawl
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.engine import run_crawl
 from dustless.crawl.progress import Progress
 
 __all__ = ["main"]

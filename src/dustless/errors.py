@@ -15,12 +15,16 @@ separates *the caller misused us* from *the remote misbehaved*::
     ├── RemoteError              a server or peer misbehaved
     │   ├── FetchError           a fetch failed; carries the network state (004 Fig. 3)
     │   └── ProtocolViolation    a response that breaks its protocol beyond repair
-    └── StoreError               the crawl store or a WARC file is unusable
-        ├── StoreCorrupt         data on disk does not match what the DB says
-        └── StoreLocked          another process owns what we wanted to write
+    ├── StoreError               the crawl store or a WARC file is unusable
+    │   ├── StoreCorrupt         data on disk does not match what the DB says
+    │   └── StoreLocked          another process owns what we wanted to write
+    └── InternalError            a bug of dustless (an illegal state transition, …): never
+                                 the user's or the server's fault
 
 The CLI turns a ``UsageError`` into one line on stderr and exit status 2, any other
-``DustlessError`` into one line and exit status 1 — never a traceback.
+``DustlessError`` into one line and exit status 1 — never a traceback. An ``InternalError``
+met while crawling one URL is recorded as that URL's state ``iErr`` and counted in the
+summary; under ``DUSTLESS_STRICT=1`` (the tests) it propagates and fails loudly.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 __all__ = [
     "DustlessError",
     "FetchError",
+    "InternalError",
     "InvalidOption",
     "InvalidPolicy",
     "InvalidURL",
@@ -106,3 +111,7 @@ class StoreCorrupt(StoreError):
 
 class StoreLocked(StoreError):
     """Another process owns the resource we wanted to write."""
+
+
+class InternalError(DustlessError, RuntimeError):
+    """A bug of dustless: code drove a state machine or an API where it must never go."""

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from dustless.crawl import CrawlResult, run_crawl
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.engine import CrawlResult, run_crawl
 
 
 def resolve_of(web) -> tuple[str, ...]:

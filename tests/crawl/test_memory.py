@@ -10,13 +10,14 @@ import sys
 SCRIPT = r"""
 import resource, sys
 from dustless.frontier import Frontier, Politeness, QueuedURL, Ready
+from dustless.kinds import LinkKind
 
-f = Frontier(Politeness(min_delay=0.0, factor=0.0), robots_first=False)
+f = Frontier(Politeness(min_delay=0.0, factor=0.0))
 hosts = [sys.intern(f"site{h}.example.com") for h in range(2000)]
 for i in range(1_000_000):
     host = hosts[i % 2000]
     url = f"http://{host}/section/{i // 2000}/article-{i}.html?ref=front"
-    f.push(QueuedURL(url, host, i % 6, 0, i % 2000, "a", i + 1))
+    f.push(QueuedURL(url, host, i % 6, 0, i % 2000, LinkKind.ANCHOR, i + 1))
 assert len(f) == 1_000_000
 r = f.pop(0.0)
 assert isinstance(r, Ready)

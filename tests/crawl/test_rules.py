@@ -3,10 +3,18 @@
 import pytest
 
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import Discovery, authority_of, fetch_form, hostname_of
+from dustless.crawl.discover import (
+    Candidate,
+    Discovery,
+    authority_of,
+    fetch_form,
+    hostname_of,
+)
 from dustless.crawl.filter import UrlFilter
 from dustless.crawl.scope import Scope, is_internal, registrable_domain, site_of
 from dustless.errors import InvalidOption
+from dustless.kinds import LinkKind
+from dustless.store import SQLiteStore, Verdict
 
 
 class Identity:
@@ -67,15 +75,44 @@ def test_url_pieces():
     assert hostname_of("[::1]:80") == "[::1]"
 
 
+A = LinkKind.ANCHOR
+
+
 def _discovery(**kw):
     return Discovery(CrawlConfig(**kw), Identity())
 
 
+def _store(d, *sites):
+    """A crawl DB whose given seeds made parties of ``sites`` (seed ids 1, 2, …)."""
+    store = SQLiteStore(":memory:")
+    store.start_batch("{}", 0.0)
+    for site in sites:
+        [seed] = d.links([(f"http://{site}/", "a")], depth=0, seed_id=None, party_site="-")
+        given = Candidate(seed.url, seed.identity, seed.host, seed.site, 0, seed.kind, None,
+                          given=True)  # fmt: skip
+        store.admit([given.admit(None)], d.limits, 1)
+    return store
+
+
+def _admit(store, d, cands, parent=1):
+    """What the crawl DB admits: ``(url, depth, kind letter, seed id)`` of the queued ones."""
+    result = store.admit([c.admit(parent) for c in cands], d.limits, 1)
+    for a in result.admitted:
+        if a.verdict is not Verdict.QUEUED:
+            d.stats.reject(a.verdict.value)
+    kinds = dict(store.query("SELECT id, kind FROM urls"))
+    return [
+        (c.url, a.depth, kinds[a.url_id], a.seed_id)
+        for c, a in zip(cands, result.admitted, strict=True)
+        if a.verdict is Verdict.QUEUED
+    ]
+
+
 def test_internal_links_one_level_deeper_and_max_depth():
     d = _discovery(max_depth=1)
-    d.add_party("a.test", 1)
+    store = _store(d, "a.test")
     cands = d.links(
-        [("http://a.test/x", "a"), ("http://a.test/X#f", "a"), ("http://b.test/", "a")],
+        [("http://a.test/x", A), ("http://a.test/X#f", A), ("http://b.test/", A)],
         depth=0,
         seed_id=1,
         party_site="a.test",
@@ -85,45 +122,46 @@ def test_internal_links_one_level_deeper_and_max_depth():
         ("http://a.test/x", 1, False),
         ("http://b.test/", 1, True),
     ]
-    admitted = d.admit(cands)
-    assert [(c.url, c.depth, c.kind, c.new_site) for c in admitted] == [
-        ("http://a.test/x", 1, "a", False),
-        ("http://b.test/", 0, "s", True),  # a new party: a seed at depth 0 (004 §2)
+    assert _admit(store, d, cands) == [
+        ("http://a.test/x", 1, "a", 1),
+        ("http://b.test/", 0, "s", 2),  # a new party: a seed at depth 0 (004 §2)
     ]
-    deeper = d.links([("http://a.test/y", "a")], depth=1, seed_id=1, party_site="a.test")
-    assert d.admit(deeper) == []
+    deeper = d.links([("http://a.test/y", A)], depth=1, seed_id=1, party_site="a.test")
+    assert _admit(store, d, deeper) == []
     assert d.stats.rejected["depth"] == 1
 
 
 def test_limits_pages_sites():
     d = _discovery(max_pages=3, max_sites=2, max_pages_per_site=2)
-    d.add_party("a.test", 1)
-    d.count("a.test")
-    links = [(f"http://a.test/{i}", "a") for i in range(3)]
-    links += [("http://b.test/", "a"), ("http://c.test/", "a")]
-    admitted = d.admit(d.links(links, depth=0, seed_id=1, party_site="a.test"))
-    assert [c.url for c in admitted] == ["http://a.test/0", "http://b.test/"]
+    store = _store(d, "a.test")
+    links = [(f"http://a.test/{i}", A) for i in range(3)]
+    links += [("http://b.test/", A), ("http://c.test/", A)]
+    admitted = _admit(store, d, d.links(links, depth=0, seed_id=1, party_site="a.test"))
+    assert [url for url, *_ in admitted] == ["http://a.test/0", "http://b.test/"]
     assert d.stats.rejected == {"max-pages-per-site": 2, "max-sites": 1}
     d2 = _discovery(max_sites=1)
-    d2.add_party("a.test", 1)
-    assert (
-        d2.admit(d2.links([("http://c.test/", "a")], depth=0, seed_id=1, party_site="a.test")) == []
-    )
+    store2 = _store(d2, "a.test")
+    cands = d2.links([("http://c.test/", A)], depth=0, seed_id=1, party_site="a.test")
+    assert _admit(store2, d2, cands) == []
     assert d2.stats.rejected == {"max-sites": 1}
 
 
 def test_link_to_a_known_site_joins_its_party_deeper():
     d = _discovery(max_depth=5)
-    d.add_party("a.test", 1)
-    d.add_party("b.test", 2)
-    [c] = d.admit(d.links([("http://b.test/p", "f")], depth=3, seed_id=1, party_site="a.test"))
-    assert (c.seed_id, c.depth, c.kind) == (2, 4, "f")
+    store = _store(d, "a.test", "b.test")
+    cands = d.links([("http://b.test/p", LinkKind.FRAME)], depth=3, seed_id=1, party_site="a.test")
+    [(_url, depth, kind, seed_id)] = _admit(store, d, cands)
+    assert (seed_id, depth, kind) == (2, 4, "f")
 
 
 def test_redirect_keeps_depth():
     d = _discovery()
     [c] = d.links(
-        [("http://a.test/new", "r")], depth=2, seed_id=1, party_site="a.test", redirect=True
+        [("http://a.test/new", LinkKind.REDIRECT)],
+        depth=2,
+        seed_id=1,
+        party_site="a.test",
+        redirect=True,
     )
     assert c.depth == 2
 

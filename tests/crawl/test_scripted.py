@@ -15,6 +15,7 @@ import pytest
 
 from crawl.scripted_data import FIG6, ONE_CATEGORY, crawl_web, web_seed
 from dustless.crawl import CrawlConfig
+from dustless.crawl.engine import Crawler
 from dustless.crawl.resume import open_run
 from dustless.errors import ScriptError
 from dustless.rules import load_script
@@ -141,9 +142,12 @@ def test_scripts_and_rules_are_kept_for_resume(tmp_path):
     store.close()
     run = open_run(CrawlConfig(progress=False), out, resume=True, now=time.time())
     try:
-        assert run.scripted is not None
+        assert run.rules.scripts is not None
         assert run.config.scripts == (str(script),)
-        assert run.discovery.identity("http://www.web.com/list.aspx?page=2&cate_id=9&x=1") == (
+        crawler = Crawler(run.config, run.store, run.fetcher, run.warc, batch=run.batch,
+                          rules=run.rules)  # fmt: skip
+        assert crawler.scripted is not None
+        assert crawler.discovery.identity("http://www.web.com/list.aspx?page=2&cate_id=9&x=1") == (
             "http://www.web.com/list.aspx?cate_id=9&page=2"
         )
     finally:

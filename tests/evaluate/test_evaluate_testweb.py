@@ -15,8 +15,8 @@ import pytest
 
 from dustless.analysis._crawlreader import open_crawl
 from dustless.cli.main import main
+from dustless.crawl import run_crawl
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.engine import run_crawl
 
 
 def _resolve(web: Any) -> tuple[str, ...]:

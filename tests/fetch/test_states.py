@@ -2,7 +2,7 @@
 
 import pytest
 
-from dustless.errors import UsageError
+from dustless.errors import InternalError, UsageError
 from dustless.fetch import STATE_TABLE, FetchResult, NetState, Stage, advance
 
 PAPER = [
@@ -20,7 +20,7 @@ PAPER = [
     "dErr",
     "OK",
 ]
-OURS = ["robots", "tooBig", "filtered"]
+OURS = ["robots", "tooBig", "filtered", "iErr"]
 
 
 def test_every_state_of_the_paper_and_ours_with_its_spelling():
@@ -64,8 +64,9 @@ def test_the_happy_path_and_the_error_paths():
     ],
 )
 def test_illegal_transitions_raise_naming_the_states(current, new):
-    with pytest.raises(UsageError) as exc:
+    with pytest.raises(InternalError) as exc:
         advance(current, new)
+    assert not isinstance(exc.value, UsageError)
     assert current.value in str(exc.value)
     assert new.value in str(exc.value)
 

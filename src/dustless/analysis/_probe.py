@@ -117,11 +117,13 @@ class _Prober:
         )
 
     def _record(self, url: str, result: Any, state: str) -> None:
+        from dustless.kinds import LinkKind
+        from dustless.states import NetState
         from dustless.store import FetchRecord, NewURL
         from dustless.url import host_of
 
         identity = PROBE_PREFIX + url
-        self.store.add_urls([NewURL(url, identity, host_of(url), 0, "r")])
+        self.store.add_urls([NewURL(url, identity, host_of(url), 0, LinkKind.REDIRECT)])
         ((url_id,),) = self.store.query("SELECT id FROM urls WHERE identity = ?", (identity,))
         sha = ref = None
         size = None
@@ -144,7 +146,7 @@ class _Prober:
                 FetchRecord(
                     url_id,
                     result.started if result is not None else self.wall(),
-                    state,
+                    NetState(state),
                     status=None if result is None else result.status,
                     mime=None if result is None else result.mime,
                     size_raw=size,

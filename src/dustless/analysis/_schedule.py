@@ -202,8 +202,9 @@ def optimal_schedule(rates: Sequence[float], budget: float) -> tuple[float, ...]
     # agree to ~1e-13. Where a page has λ far above its share of the budget its F ≈ f/λ is
     # linear, its frequency jumps from 0 to ~λ/37 (where g⁻¹ leaves double precision) as μ
     # crosses 1/λ, and this puts the rest of the budget on it, as the optimum does.
-    w = (budget - s_hi) / (s_lo - s_hi) if s_lo > s_hi else 1.0
-    best = {r: f_hi[r] + w * (f_lo[r] - f_hi[r]) for r in distinct}
+    w = min(1.0, max(0.0, (budget - s_hi) / (s_lo - s_hi))) if s_lo > s_hi else 1.0
+    # Rounding at subnormal scales can leave a hair below 0: a frequency never is.
+    best = {r: max(0.0, f_hi[r] + w * (f_lo[r] - f_hi[r])) for r in distinct}
     return tuple(best[r] if r > 0 else 0.0 for r in rates)
 
 

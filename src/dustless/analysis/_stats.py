@@ -63,9 +63,10 @@ STATE_ORDER: tuple[str, ...] = (
     "tooBig",
     "robots",
     "filtered",
+    "iErr",
     "NULL",
 )
-GATE_STATES: frozenset[str] = frozenset({"robots", "filtered", "NULL"})  # never requested
+GATE_STATES: frozenset[str] = frozenset({"robots", "filtered", "iErr", "NULL"})  # never requested
 SIZE_BUCKET = 256 * 1024  # Table 5's bucket width: ~256K, ~512K, … ~2048K
 _SIZE_BUCKETS = 8  # up to the 2 MiB limit of 004 §3; larger sizes share one last bucket
 _MAX_TIME_BUCKETS = 60

@@ -180,8 +180,8 @@ def _rule_files(paths: list[str], quiet: bool) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dustless.crawl import run_crawl
     from dustless.crawl.config import CrawlConfig
-    from dustless.crawl.engine import run_crawl
     from dustless.crawl.progress import Progress
     from dustless.crawl.resume import CrawlFinished
     from dustless.crawl.scope import Scope

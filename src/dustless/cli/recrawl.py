@@ -103,8 +103,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     import time
 
+    from dustless.crawl import run_crawl
     from dustless.crawl.config import CrawlConfig
-    from dustless.crawl.engine import run_crawl
     from dustless.crawl.progress import Progress
     from dustless.errors import InvalidOption
     from dustless.recrawl._start import open_recrawl

@@ -1,10 +1,20 @@
-"""Admission: links found on a page (or the given seeds) become seed rows and queued URLs.
+"""Admission: links found on pages (and the given seeds) become queued URLs, in batches.
 
-The I/O half of discovery (``crawl/discover.py`` is the pure half): candidates that URL-seen
-finds new pass ``Discovery.admit`` (depth, ``--max-sites``, page limits), and are stored as
-``urls`` rows in state ``queued``; outside links are candidate seeds (seed 004 §2), stored in
-the seed table, their authority. With ``--script`` the labels of seed 002 §3.4 go with the rows,
-and the urgent ones are claimed at once, ahead of the host's window (§3.4.2).
+The I/O half of discovery (``crawl/discover.py`` is the pure half). Candidates are gathered
+here as pages are handled, and :meth:`Admission.flush` hands them to the crawl DB in one call
+(``CrawlStore.admit``: candidate seeds, URL-seen by the identity's unique index, new parties,
+``--max-depth``, ``--max-pages``, ``--max-pages-per-site``, ``--max-sites``) — a round trip per
+flush, not per page, and limits that hold across workers. The engine flushes before every
+commit (at least once a second) and whenever it runs out of ready work, so a URL waits at most
+that long before it can be claimed.
+
+URL-seen, locally: a URL string already settled never gets here (``Discovery``'s cache of
+strings), and an identity this worker saw stored, or has pending, is dropped at once (a
+bounded positive cache: exact, because a stored identity is never deleted). What is left is
+checked by the DB's unique index — the authority — in the batch.
+
+With ``--script`` the labels of seed 002 §3.4 go with the rows, and the urgent ones are claimed
+at once, ahead of the host's window (§3.4.2).
 """
 
 from __future__ import annotations
@@ -12,132 +22,133 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from dustless.crawl.discover import Candidate, Discovery
+from dustless.crawl.hosts import HostTable
 from dustless.crawl.progress import CrawlStats
-from dustless.crawl.scripted import Label, ScriptedPages
-from dustless.crawl.window import Window
+from dustless.crawl.scripted import URGENT, Label, ScriptedPages, urgent_hosts
 from dustless.frontier import QueuedURL
-from dustless.store import NewSeed, NewURL, SQLiteStore, UrlSeen
+from dustless.store import AdmitURL, CrawlStore, URLLabel, Verdict
 
 __all__ = ["Admission"]
 
+_KNOWN_LIMIT = 200_000  # identities remembered as stored, per generation
+_FLUSH_AT = 5_000  # pending candidates that force a flush
+
 
 class Admission:
-    """Stores what ``Discovery`` admits, for one batch of one crawl."""
+    """Gathers what pages reveal and admits it in batches, for one batch of one crawl."""
 
     def __init__(
         self,
-        store: SQLiteStore,
-        seen: UrlSeen,
+        store: CrawlStore,
         discovery: Discovery,
-        window: Window,
+        hosts: HostTable,
         stats: CrawlStats,
         *,
         batch: int,
         scripted: ScriptedPages | None,
     ) -> None:
         self.store = store
-        self.seen = seen
         self.discovery = discovery
-        self.window = window
+        self.hosts = hosts
         self.stats = stats
         self.batch = batch
         self.scripted = scripted
+        self._pending: list[AdmitURL] = []
+        self._pending_ids: set[str] = set()
+        self._labels: dict[str, Label] = {}
+        # Identities known to be stored, two generations (the young one becomes the old
+        # when full): most links of a page point to pages seen long ago.
+        self._known: set[str] = set()
+        self._old: set[str] = set()
 
     def seed(self, seeds: Iterable[str]) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
         for url in seeds:
             c = self.discovery.seed(url)
-            if c is None:
-                continue
-            [(seed_id, _)] = self.store.add_seeds(
-                [NewSeed(c.url, c.identity, c.host, None, self.batch)]
-            )
-            self.discovery.add_party(c.site, seed_id)
-            row = NewURL(c.url, c.identity, c.host, 0, "s", seed_id, None)
-            [ok] = self.store.add_urls([row])
-            self.seen.add([c.identity])
-            if ok:
-                self.discovery.count(c.site)
-                self.window.queued(c.host)
+            if c is not None:
+                self._add(c.admit(None))
+        self.flush()
 
     def discover(
         self,
-        found: list[tuple[str, str]],
+        candidates: list[Candidate],
         item: QueuedURL,
-        *,
-        redirect: bool,
-        labels: dict[str, Label] | None = None,
-    ) -> tuple[int, int]:
-        """Links ``(url, kind)`` found at ``item``: the new ones queued; returns the numbers
-        of internal and external links among those the filter kept."""
-        d = self.discovery
-        party_site = d.site_of_host(item.host)
-        cands = d.links(
-            found,
-            depth=item.depth,
-            seed_id=item.seed_id or None,
-            party_site=party_site,
-            redirect=redirect,
-        )
-        if not cands:
-            return 0, 0
-        external = [c for c in cands if c.external]
-        seed_ids = self.add_seeds(external, item.url_id) if external else {}
-        known = self.seen.seen([c.identity for c in cands])
-        fresh = [c for c, k in zip(cands, known, strict=True) if not k]
-        admitted = d.admit(fresh)
-        self.admit(admitted, item.url_id, seed_ids, labels)
-        d.settle([c.url for c, k in zip(cands, known, strict=True) if k])
-        d.settle([c.url for c in admitted])
-        return len(cands) - len(external), len(external)
-
-    def add_seeds(self, cands: list[Candidate], parent_id: int | None) -> dict[str, int]:
-        """004 §2: every outside link is a candidate seed; one not known yet becomes a seed
-        row (the seed table is their authority). Returns the seed id of each identity."""
-        ids = self.store.add_seeds(
-            [NewSeed(c.url, c.identity, c.host, parent_id, self.batch) for c in cands]
-        )
-        out = {}
-        for c, (seed_id, inserted) in zip(cands, ids, strict=True):
-            out[c.identity] = seed_id
-            if inserted:
-                self.stats.seeds_added += 1
-        return out
-
-    def admit(
-        self,
-        admitted: list[Candidate],
-        parent_id: int | None,
-        seed_ids: dict[str, int],
         labels: dict[str, Label] | None = None,
     ) -> None:
-        """Admitted candidates stored as queued URLs (new parties get their seed rows)."""
-        if not admitted:
-            return
-        d = self.discovery
-        rows = []
-        for c in admitted:
-            seed_id = c.seed_id
-            if c.new_site:
-                seed_id = seed_ids.get(c.identity)
-                if seed_id is None:  # a redirect's target, say: not seen as a link
-                    [(seed_id, _)] = self.store.add_seeds(
-                        [NewSeed(c.url, c.identity, c.host, parent_id, self.batch)]
-                    )
-                d.add_party(c.site, seed_id)
-            elif seed_id is None:
-                seed_id = d.parties.get(c.site)
-            row = NewURL(c.url, c.identity, c.host, c.depth, c.kind, seed_id, parent_id)
+        """Candidates found at ``item`` (``Discovery.links``): the new ones wait for the flush."""
+        known, old, pending = self._known, self._old, self._pending_ids
+        for c in candidates:
+            identity = c.identity
+            if identity in known or identity in old or identity in pending:
+                self.discovery.settle_one(c.url)
+                continue
             label = labels.get(c.url) if labels else None
-            rows.append(row if label is None else label.row(row))
-        inserted = self.store.add_urls(rows)
-        self.seen.add(r.identity for r in rows)
-        window = self.window
-        for row, ok in zip(rows, inserted, strict=True):
-            if ok:
-                window.queued(row.host)
-                self.stats.discovered += 1
+            self._add(c.admit(item.url_id, 0 if label is None else label.priority))
+            if label is not None:
+                self._labels[c.url] = label
+        urgent = labels is not None and any(lb.priority >= URGENT for lb in labels.values())
+        if urgent or len(self._pending) >= _FLUSH_AT:
+            # Seed 002 §3.4.2: a list page's detail pages are fetched before the next list
+            # page, so they are admitted (and claimed) now, not at the next commit.
+            self.flush()
+
+    def same_document(self, c: Candidate, item: QueuedURL) -> None:
+        """A redirect target under a derived identity (``crawl/redirect.py``)."""
+        self._add(c.admit(item.url_id))
+
+    def _add(self, u: AdmitURL) -> None:
+        self._pending.append(u)
+        self._pending_ids.add(u.identity)
+
+    def flush(self) -> int:
+        """Admit what is pending (one ``CrawlStore.admit``); how many URLs were queued."""
+        pending = self._pending
+        if not pending:
+            return 0
+        self._pending, self._pending_ids = [], set()
+        labels, self._labels = self._labels, {}
+        result = self.store.admit(pending, self.discovery.limits, self.batch)
+        stats, d, hosts = self.stats, self.discovery, self.hosts
+        stats.seeds_added += result.seeds_added
+        queued = 0
+        stored: list[str] = []
+        rows: list[tuple[AdmitURL, bool]] = []
+        for u, a in zip(pending, result.admitted, strict=True):
+            verdict = a.verdict
+            if verdict is Verdict.QUEUED:
+                queued += 1
+                hosts.queued(u.host)
+                stored.append(u.identity)
+                d.settle_one(u.url)
+                if not u.given:
+                    stats.discovered += 1
+            elif verdict is Verdict.KNOWN:
+                stored.append(u.identity)
+                d.settle_one(u.url)
             else:
-                d.count(d.site_of_host(row.host), -1)
-        if labels and self.scripted is not None:  # seed 002 §3.4.2: detail pages first
-            window.take(self.scripted.admitted(rows, inserted, labels, window.frontier))
+                d.stats.reject(verdict.value)
+            rows.append((u, verdict is Verdict.QUEUED))
+        self._remember(stored)
+        if labels and self.scripted is not None:
+            self._label(rows, labels)
+        return queued
+
+    def _label(self, rows: list[tuple[AdmitURL, bool]], labels: dict[str, Label]) -> None:
+        """Seed 002 §3.4.2: store the new URLs' labels; claim detail pages at once."""
+        self.store.label_urls(
+            [labels[u.url].url_label(u.identity) for u, ok in rows if ok and u.url in labels]
+        )
+        self.hosts.claim_now(urgent_hosts([(u.host, u.priority) for u, ok in rows if ok]))
+
+    def label(self, label: URLLabel) -> None:
+        self.store.label_urls([label])
+
+    def _remember(self, identities: list[str]) -> None:
+        known = self._known
+        known.update(identities)
+        if len(known) > _KNOWN_LIMIT:
+            self._old, self._known = known, set()
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)

@@ -1,4 +1,4 @@
-"""From links to queue entries: filter, normalize, scope, limits (no I/O).
+"""From links to candidates: filter, normalize, scope (no I/O).
 
 The order follows the flow of ARCHITECTURE ("URL filter → normalizer → URL seen?"):
 
@@ -8,21 +8,25 @@ The order follows the flow of ARCHITECTURE ("URL filter → normalizer → URL s
 3. the policy's form is the URL's identity, what URL-seen compares (ARCHITECTURE "Which URL
    the crawler fetches"): an unsafe step merges spellings but never invents a URL to fetch;
 4. the party (seed 004 §2): a link inside the party's site goes to its queue one level deeper
-   (breadth-first, ``--max-depth``); an outside link is a candidate seed, crawled as a new
-   party at depth 0 while the crawl has fewer than ``--max-sites`` sites;
-5. ``--max-pages`` and ``--max-pages-per-site`` count URLs admitted to the queue.
+   (breadth-first, ``--max-depth``); an outside link is a candidate seed.
+
+What URL-seen and the limits then decide (a new party at depth 0 while the crawl has fewer
+than ``--max-sites`` sites; ``--max-pages``, ``--max-pages-per-site``, ``--max-depth``) is the
+crawl DB's to decide, in one batch for every worker alike (``CrawlStore.admit``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.filter import UrlFilter
 from dustless.crawl.scope import Scope, is_internal, site_of
 from dustless.errors import InvalidURL
+from dustless.kinds import LinkKind
+from dustless.store import AdmitURL, Limits
 
 __all__ = ["Candidate", "Discovery", "DiscoveryStats", "authority_of", "fetch_form", "hostname_of"]
 
@@ -66,11 +70,27 @@ class Candidate:
     identity: str
     host: str  # authority: the politeness key
     site: str
-    depth: int  # in the party it joins; 0 for the seed of a new party
-    kind: str  # a, f, h (004 Table 13), s (seed), r (redirect target)
-    seed_id: int | None  # the party; None until a new party's seed row exists
+    depth: int  # parent depth + 1 (a redirect target: the parent's; a given seed: 0)
+    kind: LinkKind
+    seed_id: int | None  # the finder's party; None for an outside link or a given seed
     external: bool = False
-    new_site: bool = False
+    given: bool = False
+
+    def admit(self, parent_id: int | None, priority: int = 0) -> AdmitURL:
+        """The request to the crawl DB that admits it (``CrawlStore.admit``)."""
+        return AdmitURL(
+            self.url,
+            self.identity,
+            self.host,
+            self.site,
+            self.depth,
+            self.kind,
+            self.seed_id,
+            parent_id,
+            self.external,
+            self.given,
+            priority,
+        )
 
 
 @dataclass(slots=True)
@@ -101,19 +121,12 @@ class Discovery:
         self._known: dict[str, None] = {}
         self._old: dict[str, None] = {}
         self.known_limit = 200_000
-        self.parties: dict[str, int] = {}  # site -> seed id of its party (-1: being created)
-        self.site_pages: dict[str, int] = {}  # site -> URLs admitted
-        self.total_pages = 0
-
-    # -- counters (rebuilt from the store on resume) ------------------------------------------
-
-    def add_party(self, site: str, seed_id: int) -> None:
-        if self.parties.get(site, -1) == -1:
-            self.parties[site] = seed_id
-
-    def count(self, site: str, n: int = 1) -> None:
-        self.site_pages[site] = self.site_pages.get(site, 0) + n
-        self.total_pages += n
+        self.limits = Limits(
+            max_depth=self.filter.max_depth,
+            max_pages=config.max_pages,
+            max_pages_per_site=config.max_pages_per_site,
+            max_sites=config.max_sites,
+        )
 
     def site_of_host(self, host: str) -> str:
         return site_of(hostname_of(host), self.scope)
@@ -121,27 +134,12 @@ class Discovery:
     def identity(self, url: str) -> str:
         return self._norm(url)
 
-    def settle(self, urls: Iterable[str]) -> None:
-        """These URL strings are stored (or refused for good): skip them from now on."""
+    def settle_one(self, url: str) -> None:
+        """This URL string is stored (or refused for good): skip it from now on."""
         known = self._known
-        for url in urls:
-            known[url] = None
+        known[url] = None
         if len(known) > self.known_limit:
             self._old, self._known = known, {}
-
-    def _room(self, site: str) -> str | None:
-        c = self.config
-        if c.max_pages is not None and self.total_pages >= c.max_pages:
-            return "max-pages"
-        if c.max_pages_per_site is not None and self.site_pages.get(site, 0) >= (
-            c.max_pages_per_site
-        ):
-            return "max-pages-per-site"
-        return None
-
-    def _sites_full(self) -> bool:
-        m = self.config.max_sites
-        return m is not None and len(self.parties) >= m
 
     # -- the decisions ------------------------------------------------------------------------
 
@@ -156,11 +154,11 @@ class Discovery:
             return None
         host = authority_of(url)
         site = site_of(hostname_of(host), self.scope)
-        return Candidate(url, identity, host, site, 0, "s", None, True)
+        return Candidate(url, identity, host, site, 0, LinkKind.SEED, None, given=True)
 
     def links(
         self,
-        links: Iterable[tuple[str, str]],
+        links: Iterable[tuple[str, LinkKind]],
         *,
         depth: int,
         seed_id: int | None,
@@ -171,7 +169,7 @@ class Discovery:
 
         Filters and normalizes; decides inside/outside the party. A redirect target keeps
         the depth of the URL that redirected (it is the same document). Limits are applied
-        later, by :meth:`admit`, to the URLs that URL-seen finds new.
+        later, by the crawl DB, to the URLs that URL-seen finds new.
         """
         out: list[Candidate] = []
         stats = self.stats
@@ -209,35 +207,4 @@ class Discovery:
                 stats.external += 1
                 site = site_of(name, scope)
                 out.append(Candidate(url, identity, host, site, child_depth, kind, None, True))
-        return out
-
-    def admit(self, candidates: Iterable[Candidate]) -> list[Candidate]:
-        """Apply depth, ``--max-sites`` and the page limits to new URLs, in order, and count
-        the admitted ones. An outside link to a site not crawled yet becomes the seed of a
-        new party at depth 0 (004 §2); one to a site already crawled joins that party one
-        level deeper, so a chain of cross-links cannot reset the depth limit (trap guard)."""
-        out: list[Candidate] = []
-        stats = self.stats
-        max_depth = self.filter.max_depth
-        for c in candidates:
-            if c.external:
-                known = self.parties.get(c.site)
-                if known is None:
-                    if self._sites_full():
-                        stats.reject("max-sites")
-                        continue
-                    c = replace(c, depth=0, kind="s", new_site=True)
-                else:
-                    c = replace(c, seed_id=known if known >= 0 else None)
-            if c.depth > max_depth:
-                stats.reject("depth")
-                continue
-            full = self._room(c.site)
-            if full is not None:
-                stats.reject(full)
-                continue
-            if c.new_site:
-                self.parties[c.site] = -1  # reserved; the engine stores the seed row
-            self.count(c.site)
-            out.append(c)
         return out

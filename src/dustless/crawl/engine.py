@@ -1,76 +1,86 @@
-"""The crawl engine: asyncio wiring of frontier, robots, fetcher, extractor, URL-seen and store.
+"""The crawl engine: one loop that makes every decision; fetches are the only concurrent work.
 
-One loop owns every decision; fetches are the only concurrent work. The loop pops what the
-frontier says is ready, starts a fetch task for it (at most ``--concurrency``), and handles
-finished fetches synchronously — extraction, normalization, URL-seen, WARC records, DB rows —
-so a page costs no chain of awaits (the hot path of ``bench/crawl_peers.py``). Completed tasks
-wake the loop through one future; no task ever waits on another.
+``Crawler(config, store, fetcher, warc, batch=…)`` is given its parts (opening a crawl
+directory happens outside, in ``crawl/resume.py``): a ``CrawlStore`` (SQLite for one machine,
+PostgreSQL for many), the fetcher, the WARC writer and the clocks. The loop asks the host
+table (``crawl/hosts.py``, the one owner of everything known about a host) what to do,
+starts a fetch task for it (at most ``--concurrency``), and handles finished fetches
+synchronously — the page's outcome is computed by ``crawl/page.py``, its links admitted in
+batches by ``crawl/admission.py`` — so a page costs no chain of awaits. Completed tasks wake
+the loop through one future; no task ever waits on another.
 
 A fetch's end starts its host's politeness clock at once (``_task_done``), not when its page
 has been handled: with no delay the host's next request overlaps the handling of the last
 page, and fetching runs ahead of the CPU-bound handling, by at most ``_BACKLOG_PAGES`` pages.
 
-Queued URLs live in the DB (``urls``, state ``queued``); the frontier holds a window of a few
-dozen per host, claimed in batches (ARCHITECTURE "batch-shaped"; ``crawl/window.py``), so a
-million queued URLs cost disk, not memory; links found are stored by ``crawl/admission.py``.
-Every ``commit_interval`` (≤ 1 s) the WARC writer is fsynced, then the DB commits the fetch
-rows and the URLs their pages revealed, in one transaction: after ``kill -9`` the DB never
-points at a WARC record that is not on disk, and a resume repeats at most the
-fetches in flight and the last second (issue 4 "Crash safety").
+Every ``commit_interval`` (≤ 1 s) the pending links are admitted, the WARC writer is fsynced,
+then the store records the fetch rows and commits: after ``kill -9`` the DB never points at a
+WARC record that is not on disk, and a resume repeats at most the fetches in flight and the
+last second. The crawl is over when no host anywhere has queued or leased work — decided by
+the store, so a worker never ends a crawl that another is still feeding.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import math
+import os
 import signal
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from dustless.crawl.admission import Admission
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Discovery
-from dustless.crawl.net import Fetcher
+from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
+from dustless.crawl.net import Fetches
+from dustless.crawl.page import page_outcome, page_state
 from dustless.crawl.progress import CrawlStats, Progress
 from dustless.crawl.record import Recorder, Stored
-from dustless.crawl.redirect import same_identity
-from dustless.crawl.resume import open_run, write_seeds_out
-from dustless.crawl.scripted import Label
-from dustless.crawl.window import Window
-from dustless.extract import extract_links
-from dustless.fetch import FetchResult, NetState, RobotsFetch, fetch_robots
-from dustless.frontier import ROBOTS_KIND, Frontier, HostState, QueuedURL, Ready
+from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
+from dustless.errors import StoreError
+from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
+from dustless.frontier import QueuedURL
 from dustless.recrawl._validators import conditional_batch
-from dustless.robots import (
-    ROBOTS_CACHE_SECONDS,
-    Robots,
-    RobotsOutcome,
-    classify_response,
-    robots_for_response,
-)
-from dustless.store import FetchRecord, HostInfo
+from dustless.states import NetState
+from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter
 
-__all__ = ["CrawlResult", "Crawler", "run_crawl"]
+__all__ = ["CrawlResult", "Crawler", "strict_mode"]
 
 # Network states that mean "the server is in trouble": the host backs off (004 Fig. 3).
-_TROUBLE = frozenset({"cErr", "cTim", "hTim", "hErr", "dTim", "dErr", "hSht"})
+_TROUBLE = frozenset(
+    {
+        NetState.cErr,
+        NetState.cTim,
+        NetState.hTim,
+        NetState.hErr,
+        NetState.dTim,
+        NetState.dErr,
+        NetState.hSht,
+    }
+)
 # Fetched pages waiting to be handled: past either bound no new fetch starts. Fetching
 # ahead of the CPU-bound handling measured ~25 % faster than lock-step (bench/crawl_peers.py);
 # the bounds keep memory small and what a kill -9 repeats to about half a second of work.
 _BACKLOG_BYTES = 64 * 1024 * 1024
 _BACKLOG_PAGES = 1000
 _NOT_STORED = Stored(None, None, None, None, False)
+_MAINTAIN_EVERY = 1.0  # seconds between lease renewals / lease rounds
+_IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold all the work
+
+
+def strict_mode() -> bool:
+    """``DUSTLESS_STRICT=1`` (the tests): a bug of ours fails loudly instead of being
+    recorded as the URL's ``iErr`` state."""
+    return os.environ.get("DUSTLESS_STRICT", "") not in ("", "0")
 
 
 @dataclass(frozen=True, slots=True)
 class CrawlResult:
-    out: Path
     batch: int
     stats: CrawlStats
     finished: bool  # False: interrupted, resumable with --resume
@@ -78,9 +88,9 @@ class CrawlResult:
 
 @dataclass(frozen=True, slots=True)
 class _Done:
-    """A finished fetch task: the item, and its result(s) (robots.txt: one per redirect)."""
+    """A finished fetch task: what was asked, and its result(s) (robots.txt: one per hop)."""
 
-    item: QueuedURL
+    item: QueuedURL | RobotsItem
     results: list[FetchResult]
     robots: RobotsFetch | None = None  # for a robots.txt item
 
@@ -89,34 +99,51 @@ class Crawler:
     def __init__(
         self,
         config: CrawlConfig,
-        out: Path,
+        store: CrawlStore,
+        fetcher: Fetches,
+        warc: WarcWriter,
         *,
-        resume: bool = False,
+        batch: Batch,
+        rules: Rules | None = None,
+        resumed: bool = False,
         progress: Progress | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        strict: bool | None = None,
     ) -> None:
-        self.out = out
+        from dustless.url import Normalizer
+
+        self.config = c = config
+        self.store = store
+        self.fetcher = fetcher
+        self.warc = warc
+        self.batch = batch
         self.clock = clock
         self.wall = wall
         self.progress = progress
-        run = open_run(config, out, resume=resume, now=wall())
-        self.config = c = run.config
-        self.store = run.store
-        self.batch = run.batch
-        self.warc = run.warc
-        self.seen = run.seen
-        self.discovery: Discovery = run.discovery
-        self.scripted = run.scripted  # --script: seed 002 §3.4 (crawl/scripted.py)
-        self.resumed = resume
-        # The fetcher opens its aiohttp session lazily, inside the running loop.
-        self.fetcher: Fetcher = run.fetcher
+        self.resumed = resumed
+        self.strict = strict_mode() if strict is None else strict
         self.agent = c.user_agent
-        self.frontier = Frontier(c.politeness(), robots_first=True)
-        self.robots: dict[str, Robots] = {}
-        self.robots_loaded: dict[str, float] = {}  # host -> clock() when its rules arrived
         self.stats = CrawlStats(started=clock())
-        self.record = Recorder(self.store, self.warc, self.batch.number, resumed=resume)
+        all_rules = None if rules is None else rules.all
+        self.discovery = Discovery(c, Normalizer(identity_policy(c.policy, all_rules)))
+        scripts = None if rules is None else rules.scripts
+        self.scripted = None if scripts is None else ScriptedPages(scripts, store)
+        self.hosts = HostTable(
+            store,
+            c.politeness(),
+            agent=c.user_agent,
+            conditional=conditional_batch(batch.config),
+        )
+        self.record = Recorder(store, warc, batch.number, resumed=resumed)
+        self.admission = Admission(
+            store,
+            self.discovery,
+            self.hosts,
+            self.stats,
+            batch=batch.number,
+            scripted=self.scripted,
+        )
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
@@ -124,29 +151,13 @@ class Crawler:
         self._stop = 0  # 1: finish in-flight fetches and flush; 2: cancel them
         self._last_commit = clock()
         self._last_progress = 0.0
-        self._has_seeds = run.has_seeds
-        # A recrawl batch (issue 8) asks conditionally for the copies it holds: validators
-        # are looked up per claimed window and dropped once the URL's fetch is handled.
-        self.window = Window(
-            self.store,
-            self.frontier,
-            run.db_queued,
-            conditional=conditional_batch(self.batch.config),
-        )
-        self.db_queued = self.window.db_queued  # host -> queued in the DB, unclaimed
-        self.admission = Admission(
-            self.store,
-            self.seen,
-            self.discovery,
-            self.window,
-            self.stats,
-            batch=self.batch.number,
-            scripted=self.scripted,
-        )
+        self._next_maintain = -math.inf
 
     # -- the loop ---------------------------------------------------------------------------
 
     async def run(self) -> CrawlResult:
+        """Crawl until no work is left anywhere (or a stop); everything is committed and
+        every lease given back when this returns. The batch's end is the caller's."""
         loop = asyncio.get_running_loop()
         installed = []
         previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -155,7 +166,7 @@ class Crawler:
                 loop.add_signal_handler(sig, self.request_stop)
                 installed.append(sig)
         try:
-            await self._seed()
+            self._seed()
             await self._loop(loop)
             if self.progress is not None:
                 self._show(self.clock())  # the last figures, not those of 0.25 s ago
@@ -173,25 +184,18 @@ class Crawler:
             await self.fetcher.close()
         try:
             finished = self._stop == 0
+            self.admission.flush()
             self.record.write()
-            if not finished:
-                # Every fetch has ended and is in the rows just written: what is still claimed
-                # is the frontier's unstarted window, which goes back to the queue.
-                self.store.requeue_in_flight()
+            # Every fetch has ended and is in the rows just written: what is still claimed
+            # is the unstarted windows, which go back to the queue with the leases.
+            self.store.requeue_in_flight()
+            self.hosts.release_all(self.clock(), self.wall())
             self.record.commit()
-            # seeds.out.txt before the batch is marked ended: a kill -9 in between leaves an
-            # open batch, whose --resume finds nothing to fetch and writes the file again.
-            write_seeds_out(self.store, self.out)
-            if finished:
-                self.store.end_batch(self.batch.number, self.wall())
-                self.record.commit()
-            self.warc.close()
-            self.store.close()
         finally:
             for sig in installed:
                 signal.signal(sig, previous[sig])
         self.stats.interrupted = not finished
-        return CrawlResult(self.out, self.batch.number, self.stats, finished)
+        return CrawlResult(self.batch.number, self.stats, finished)
 
     def request_stop(self) -> None:
         """Ctrl-C: the first finishes in-flight fetches and flushes; the second cancels them."""
@@ -215,11 +219,11 @@ class Crawler:
         if not task.cancelled() and task.exception() is None:
             done: _Done = task.result()
             self._backlog_bytes += sum(len(r.body) for r in done.results)
-            if done.item.kind != ROBOTS_KIND:
+            if isinstance(done.item, QueuedURL):
                 # The request is over: start the host's politeness clock now, not when the
                 # page has been processed, so its next request can overlap that work.
                 r = done.results[0]
-                self.frontier.done(done.item.host, self.clock(), r.elapsed, failed=_trouble(r))
+                self.hosts.page_done(done.item, self.clock(), r.elapsed, failed=_trouble(r))
         self._done.append(task)
         self._poke()
 
@@ -230,11 +234,13 @@ class Crawler:
         while True:
             # The fetches finished so far, one batch: new completions wait for the next
             # round, so that commits (crash safety) and the display are never starved.
-            for _ in range(len(self._done)):
-                self._handle(self._done.popleft())
+            batch = [self._done.popleft() for _ in range(len(self._done))]
+            self._prefetch(batch)
+            for task in batch:
+                self._handle(task)
                 if clock() - self._last_commit >= interval:
                     self._commit(clock())
-                if self._done and not self._stop and len(self._tasks) < concurrency:
+                if not self._stop and len(self._tasks) < concurrency:
                     # The hosts that answered are ready again (their clocks started when
                     # the fetch ended): send their next requests (sleep(0) lets them go
                     # out) before the next page is processed.
@@ -245,6 +251,10 @@ class Crawler:
             now = clock()
             if now - self._last_commit >= interval:
                 self._commit(now)
+            if now >= self._next_maintain:
+                self._next_maintain = now + _MAINTAIN_EVERY
+                self.hosts.maintain(now, self.wall())
+                self.hosts.lease(now, self.wall())
             wait: float = interval
             if self._stop:
                 if not self._tasks and not self._done:
@@ -254,9 +264,12 @@ class Crawler:
                 if next_in is not None:
                     wait = next_in
                 elif not self._tasks and not self._done:
-                    if self.window.refill(force=True):
+                    more = self._idle(now)
+                    if more is None:
+                        return
+                    if more == 0.0:
                         continue
-                    return
+                    wait = more
             if self.progress is not None and now - self._last_progress >= 0.25:
                 self._last_progress = now
                 self._show(now)
@@ -269,39 +282,40 @@ class Crawler:
             timer.cancel()
             self._wake = None
 
+    def _idle(self, now: float) -> float | None:
+        """Nothing held is ready and nothing is in flight: find work (0.0), wait for other
+        workers (seconds), or end (``None``, when no host anywhere has work)."""
+        wall = self.wall()
+        hosts = self.hosts
+        if self.admission.flush():
+            return 0.0
+        if hosts.refill(force=True):
+            return 0.0
+        hosts.release_idle(now, wall)
+        if hosts.lease(now, wall) or hosts.refill(force=True):
+            return 0.0
+        self._commit(now)  # what this worker admitted and released is visible to all
+        left = self.store.work_left(wall)
+        if left.queued_hosts == 0 and left.leased_elsewhere == 0 and not hosts.held():
+            return None
+        return _IDLE_POLL
+
     def _start_ready(self, now: float, concurrency: int) -> float | None:
         """Start fetches for ready items; the seconds until the next one, None when idle."""
-        frontier = self.frontier
         if self._backlog_bytes > _BACKLOG_BYTES or len(self._done) > _BACKLOG_PAGES:
             return math.inf  # handle what is waiting first
+        hosts = self.hosts
+        wall = self.wall()
         while len(self._tasks) < concurrency:
-            r = frontier.pop(now)
-            if r is None:
-                if self.window.refill(force=True):
-                    continue
-                return None
-            if not isinstance(r, Ready):
-                if self.window.low and self.window.refill():
-                    continue
-                return r.seconds
-            item = r.item
-            if item.kind == ROBOTS_KIND:
-                self._spawn(self._fetch_robots(item))
-                continue
-            robots = self.robots.get(item.host)
-            if self.robots_loaded.get(item.host, now) < now - ROBOTS_CACHE_SECONDS:
-                # RFC 9309 §2.4: a copy older than 24 h is not used; this page goes back
-                # to its host's queue behind a fresh robots.txt request.
-                frontier.expire_robots(item.host)
-                frontier.release(item.host)
-                frontier.push(item)
-                continue
-            if robots is not None and not robots.allowed(self.agent, item.url):
-                self._record_state(item, "robots")
-                frontier.release(item.host)
-                continue
-            self._spawn(self._fetch_page(item))
-            self.window.note_low(item.host)
+            r = hosts.next(now, wall)
+            if r is None or isinstance(r, float):
+                return r
+            if isinstance(r, Denied):
+                self._record_state(r.page.url_id, NetState.robots)
+            elif isinstance(r, RobotsItem):
+                self._spawn(self._fetch_robots(r))
+            else:
+                self._spawn(self._fetch_page(r))
         return math.inf  # every slot busy: a finished fetch wakes the loop
 
     def _spawn(self, coro: Any) -> None:
@@ -312,31 +326,51 @@ class Crawler:
     # -- fetching (the only awaits) ----------------------------------------------------------
 
     async def _fetch_page(self, item: QueuedURL) -> _Done:
-        v = self.window.validators.get(item.url_id)
+        v = self.hosts.validators.get(item.url_id)
         try:
             result = await self.fetcher.fetch(item.url, None if v is None else v.headers())
-        except Exception as exc:  # the fetcher promises states, not exceptions; never the crawl
-            result = FetchResult.unfetched(
-                item.url, NetState.NULL, error=f"internal: {exc!r}"[:500], started=self.wall()
-            )
+        except Exception as exc:  # a bug of ours in the fetcher: one URL's iErr, not the crawl
+            if self.strict:
+                raise
+            result = self._internal(item.url, exc)
         return _Done(item, [result])
 
-    async def _fetch_robots(self, item: QueuedURL) -> _Done:
+    async def _fetch_robots(self, item: RobotsItem) -> _Done:
         """robots.txt by RFC 9309's fetch rules (``dustless.fetch.fetch_robots``); each
         redirect hop is another request, so the host rests in between."""
-        politeness = self.frontier.politeness
+        politeness = self.hosts.frontier.politeness
 
         async def rest(previous: FetchResult) -> None:
             await asyncio.sleep(politeness.delay(previous.elapsed, None))
 
         try:
             fetched = await fetch_robots(self.fetcher, item.url, pause=rest)
-        except Exception as exc:  # as in _fetch_page: a bug of ours costs one fetch
-            failed = FetchResult.unfetched(item.url, NetState.NULL, error=f"internal: {exc!r}")
-            return _Done(item, [failed])
+        except Exception as exc:  # as in _fetch_page
+            if self.strict:
+                raise
+            return _Done(item, [self._internal(item.url, exc)])
         return _Done(item, list(fetched.results), fetched)
 
+    def _internal(self, url: str, exc: BaseException) -> FetchResult:
+        return FetchResult.unfetched(
+            url, NetState.iErr, error=f"internal: {exc!r}"[:500], started=self.wall()
+        )
+
     # -- handling a finished fetch (synchronous) ---------------------------------------------
+
+    def _prefetch(self, batch: list[asyncio.Task[Any]]) -> None:
+        """A store shared with other workers: their payloads are asked about in one round
+        trip for the whole batch of pages (content seen, seed 003)."""
+        if self.store.shared:
+            self.record.prefetch(
+                [
+                    t.result().results[0].body
+                    for t in batch
+                    if not t.cancelled()
+                    and t.exception() is None
+                    and isinstance(t.result().item, QueuedURL)
+                ]
+            )
 
     def _handle(self, task: asyncio.Task[Any]) -> None:
         if task.cancelled():
@@ -346,205 +380,132 @@ class Crawler:
             raise exc
         done: _Done = task.result()
         self._backlog_bytes -= sum(len(r.body) for r in done.results)
-        if done.item.kind == ROBOTS_KIND:
-            self._on_robots(done.item, done.results, done.robots)
-        else:
-            self._on_page(done.item, done.results[0])
+        item = done.item
+        try:
+            if isinstance(item, RobotsItem):
+                self._on_robots(item, done.results, done.robots)
+            else:
+                self._on_page(item, done.results[0])
+        except (StoreError, OSError):
+            raise  # the disk or the DB: the crawl stops with one line, nothing half-written
+        except Exception as exc:  # a bug of ours while handling one URL: recorded, counted
+            if self.strict:
+                raise
+            page = item.page if isinstance(item, RobotsItem) else item
+            self._record_state(page.url_id, NetState.iErr, f"internal: {exc!r}"[:500])
 
     def _on_robots(
-        self, item: QueuedURL, results: list[FetchResult], fetched: RobotsFetch | None
+        self, item: RobotsItem, results: list[FetchResult], fetched: RobotsFetch | None
     ) -> None:
-        now = self.clock()
-        started = results[0].started or self.wall()
-        final = results[-1]
-        elapsed = sum(r.elapsed for r in results)
-        # fetch_robots decided what the answer means (RFC 9309 §2.3.1): without it (an
-        # internal failure) the file counts as unreachable.
-        robots = fetched.robots if fetched is not None else robots_for_response(None, b"")
-        outcome = fetched.outcome if fetched is not None else classify_response(None)
+        first, final = results[0], results[-1]
         self.stats.robots_fetched += 1
+        started = first.started or self.wall()
         for r in results:
             self.record.response(r.url, r, r.started or started, dedup=False)
-        host = item.host
-        if final.state is NetState.noIP:
-            self.frontier.robots_done(host, now, elapsed, available=False)
-            self._block(host, "noIP")
-            return
-        if results[0].state is NetState.filtered:
-            # The address policy refused the host itself: its verdict never changes, so no
-            # retry and no back-off; every URL of the host is recorded as filtered, with why.
-            self.frontier.robots_done(host, now, elapsed, available=False)
-            self.stats.refused_hosts[host] = results[0].error or "address policy"
-            self._block(host, "filtered", results[0].error)
-            return
-        if outcome is RobotsOutcome.UNREACHABLE:
-            # RFC 9309 §2.3.1.4: disallow all, retry later (the frontier backs off).
-            self.frontier.robots_done(host, now, elapsed, available=False)
-            if self.frontier.state(host) is HostState.BLOCKED:
-                self._block(host, "robots")
-            robots_state = "unreachable"
-        else:
-            delay = robots.crawl_delay(self.agent)
-            self.robots[host] = robots
-            self.robots_loaded[host] = now
-            self.frontier.robots_done(host, now, elapsed, available=True, crawl_delay=delay)
-            robots_state = outcome.value
-        self.record.host(
-            HostInfo(
-                name=host,
-                # The host's own address: a robots.txt redirected elsewhere (another host,
-                # a refused address) says nothing about where this host lives.
-                ip=results[0].ip,
-                robots_state=robots_state,
-                robots_fetched_at=started,
-                crawl_delay=robots.crawl_delay(self.agent),
-                sitemaps=tuple(robots.sitemaps),
-            )
+        status = fetched.status if fetched is not None else None
+        body = fetched.body if fetched is not None else b""
+        error = final.error if first.state is not NetState.filtered else first.error
+        done = self.hosts.robots_done(
+            item,
+            status,
+            body,
+            first.state,
+            error,
+            first.ip,
+            mono=self.clock(),
+            wall=self.wall(),
+            elapsed=sum(r.elapsed for r in results),
         )
+        self.record.host(done.info)
+        self.record.robots(self.hosts.robots_rows())
+        if done.block is not None:
+            if done.block.state is NetState.filtered:
+                self.stats.refused_hosts[item.host] = error or "address policy"
+            self._block(done.block)
 
-    def _block(self, host: str, state: str, error: str | None = None) -> None:
-        """Stop a host; every URL still queued for it is recorded with ``state``."""
-        items = self.frontier.block(host) + self.frontier.take_blocked(host)
-        for item in items:
-            self._record_state(item, state, error)
-        while self.db_queued.get(host):
-            claimed = self.store.claim_queued(5000, hosts=[host], per_host=5000)
-            if not claimed:
-                break
-            when = self.wall()
-            for u in claimed:
-                self.record.state(u.id, when, state, error)
-                self.stats.count_state(state)
-            self.db_queued[host] -= len(claimed)
-        self.db_queued.pop(host, None)
+    def _block(self, block: Block) -> None:
+        """Stop a host; every URL still queued for it is recorded with the block's state."""
+        for url_id in self.hosts.block(block):
+            self._record_state(url_id, block.state, block.error)
 
-    def _record_state(self, item: QueuedURL, state: str, error: str | None = None) -> None:
-        self.record.state(item.url_id, self.wall(), state, error)
-        self.stats.count_state(state)
+    def _record_state(self, url_id: int, state: NetState, error: str | None = None) -> None:
+        self.record.state(url_id, self.wall(), state, error)
+        self.stats.count_state(state.value)
 
     def _on_page(self, item: QueuedURL, r: FetchResult) -> None:
         started = r.started or self.wall()
-        state: str = r.state.value
-        status: int | None = r.status
         stats = self.stats
-        stats.fetched += 1  # the frontier heard of it when the task ended (_task_done)
-        held = self.window.validators.pop(item.url_id, None)
-        if state == "noIP":
-            stats.count_state(state)
+        stats.fetched += 1  # the host table heard of it when the task ended (_task_done)
+        held = self.hosts.validators.pop(item.url_id, None)
+        if r.state is NetState.noIP:
+            stats.count_state(r.state.value)
             self.record.fetch(
                 FetchRecord(
                     item.url_id,
                     started,
-                    state,
+                    r.state,
                     elapsed=r.elapsed,
                     error=r.error,
                     batch=self.batch.number,
                 )
             )
-            self._block(item.host, "noIP")
+            self._block(Block(item.host, NetState.noIP))
             return
-        if self.frontier.state(item.host) is HostState.BLOCKED:
-            self._block(item.host, state)
-        mime: str | None = r.mime
-        body: bytes = r.body
-        if status is not None and not self.discovery.filter.allows_mime(mime):
-            state = "filtered"
-        stats.count_state(state)
-        stats.bytes += len(body)
-        links_n = {"a": 0, "f": 0, "h": 0}
-        internal = external = 0
+        if self.hosts.blocked(item.host):  # too many failures in a row (the clock said so)
+            self._block(Block(item.host, r.state))
+        state = page_state(r, self.discovery)
+        stats.count_state(state.value)
+        stats.bytes += len(r.body)
+        status = r.status
         stored = (
             self.record.response(
-                item.url,
-                r,
-                started,
-                dedup=status is not None and 200 <= status < 300,
+                item.url, r, started, dedup=status is not None and 200 <= status < 300
             )
-            if state != "filtered"
+            if state is not NetState.filtered
             else _NOT_STORED
         )
-        if stored.revisit:
+        if stored.revisit or (status == 304 and held is not None):
             stats.revisits += 1
-        warc_ref, req_ref = stored.response, stored.request
-        sha1, revisit_of = stored.sha1, stored.revisit_of
-        if status == 304 and held is not None:
-            # RFC 9110 §15.4.5: the copy we hold is current. Keep its hash, so the batch
-            # records "unchanged" without a download (seed 004 §4 compares contents).
-            sha1, revisit_of = held.sha1, held.fetch_id
-            stats.revisits += 1
-        found: list[tuple[str, str]] = []
-        labels: dict[str, Label] | None = None
-        before = after = None
-        error = r.error
-        if state == "OK" and not stored.revisit and _is_html(mime):
-            # The whole Content-Type header: its charset decides the decoding.
-            extraction = extract_links(body, item.url, r.header("content-type") or mime)
-            for kind, n in extraction.counts.items():
-                links_n[kind.value] = n
-            if self.scripted is None:
-                found = [(link.url, link.kind.value) for link in extraction.links]
-            else:  # seed 002 §3.4: filter, rewrite, javascript links, labels, priorities
-                plan = self.scripted.page(item.url, item.url_id, extraction, self.discovery)
-                found, labels, before, after = plan.found, plan.labels, plan.before, plan.after
-        if r.location and status is not None and 300 <= status < 400:
-            same = same_identity(self.discovery, self.store, item, r.location)
-            if same is None:
-                self.admission.discover([(r.location, "r")], item, redirect=True)
-            elif same.candidate is None:
-                error = same.error  # a same-identity chain too long: recorded, not followed
-            else:  # the same document under a derived identity (crawl/redirect.py)
-                self.admission.admit(self.discovery.admit([same.candidate]), item.url_id, {})
-        if found:
-            internal, external = self.admission.discover(found, item, redirect=False, labels=labels)
-        self.record.fetch(
-            FetchRecord(
-                url_id=item.url_id,
-                fetched_at=started,
-                state=state,
-                status=status,
-                mime=mime,
-                size_raw=len(body),
-                size_stored=(warc_ref.length if warc_ref else 0)
-                + (req_ref.length if req_ref else 0),
-                elapsed=r.elapsed,
-                content_sha1=sha1,
-                revisit_of=revisit_of,
-                links_h=links_n["h"],
-                links_a=links_n["a"],
-                links_f=links_n["f"],
-                links_internal=internal,
-                links_external=external,
-                location=r.location,
-                etag=r.header("etag"),
-                last_modified=r.header("last-modified"),
-                warc=warc_ref,
-                warc_request=req_ref,
-                error=error,
-                batch=self.batch.number,
-                links_before=before,
-                links_after=after,
-            )
+        outcome = page_outcome(
+            item,
+            r,
+            state,
+            stored,
+            started=started,
+            batch=self.batch.number,
+            discovery=self.discovery,
+            scripted=self.scripted,
+            held=held,
         )
+        if outcome.links:
+            self.admission.discover(outcome.links, item, outcome.labels)
+        if outcome.same_document is not None:
+            self.admission.same_document(outcome.same_document, item)
+        if outcome.own_label is not None:
+            self.admission.label(outcome.own_label)
+        self.record.fetch(outcome.fetch)
 
-    async def _seed(self) -> None:
+    def _seed(self) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
-        if self.resumed and self._has_seeds:
-            return  # a crash before the first commit leaves no seed rows: seed again
+        if self.store.has_seeds():
+            return  # resumed, or a worker joining: the seeds are in (a crash before the
+            # first commit leaves none, and they are admitted again)
         self.admission.seed(self.config.seeds)
         self._commit(self.clock())
 
     # -- writing -----------------------------------------------------------------------------
 
     def _commit(self, now: float) -> None:
+        self.admission.flush()
         self.record.commit()
         self.stats.commits += 1
         self._last_commit = now
 
     def _show(self, now: float) -> None:
         assert self.progress is not None
-        s = self.frontier.stats(now)
+        s = self.hosts.frontier.stats(now)
         st = self.stats
-        st.queued = s.queued + sum(self.db_queued.values())
+        st.queued = self.hosts.queued_here() + self.admission.pending
         st.in_flight = s.in_flight
         st.hosts_ready, st.hosts_waiting, st.hosts_blocked = (
             s.hosts_ready,
@@ -557,35 +518,4 @@ class Crawler:
 def _trouble(r: FetchResult) -> bool:
     """The server is in trouble (004 Fig. 3 timeouts and errors, 5xx, 429): back off."""
     status = r.status
-    return r.state.value in _TROUBLE or (status is not None and (status >= 500 or status == 429))
-
-
-def _is_html(mime: str | None) -> bool:
-    return mime is None or mime in ("text/html", "application/xhtml+xml")
-
-
-def run_crawl(
-    config: CrawlConfig, out: Path, *, resume: bool = False, progress: Progress | None = None
-) -> CrawlResult:
-    """Run a crawl to its end (or to Ctrl-C) in a fresh event loop (uvloop when present)."""
-    crawler = Crawler(config, out, resume=resume, progress=progress)
-    # The crawl allocates millions of short-lived objects and few cycles: collect the young
-    # generation less often (measured: ~10 % of the CPU per page at the default threshold).
-    threshold = gc.get_threshold()
-    gc.set_threshold(50_000, 20, 20)
-    try:
-        with contextlib.ExitStack() as stack:
-            if progress is not None:
-                stack.enter_context(progress)
-            runner = stack.enter_context(asyncio.Runner(loop_factory=_loop_factory()))
-            return runner.run(crawler.run())
-    finally:
-        gc.set_threshold(*threshold)
-
-
-def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    try:
-        import uvloop
-    except ImportError:  # an optional speed-up (pyproject installs it off Windows)
-        return None
-    return uvloop.new_event_loop
+    return r.state in _TROUBLE or (status is not None and (status >= 500 or status == 429))

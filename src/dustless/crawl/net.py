@@ -12,13 +12,36 @@ CIDR ranges (004 §2 decided per seed by IP address: "시드 수행 결정").
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping
+from typing import Protocol
 
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import authority_of, hostname_of
 from dustless.errors import InvalidOption
-from dustless.fetch import AddressPolicy, Fetcher, FetchLimits, Resolver
+from dustless.fetch import AddressPolicy, Fetcher, FetchLimits, FetchResult, Resolver
 
-__all__ = ["Fetcher", "make_fetcher", "seed_ips"]
+__all__ = ["Fetcher", "Fetches", "make_fetcher", "seed_ips"]
+
+
+class Fetches(Protocol):
+    """What the engine needs of a fetcher: ``dustless.fetch.Fetcher``, or a test's fake that
+    answers from a table (the engine's tests run without sockets)."""
+
+    @property
+    def limits(self) -> FetchLimits: ...
+
+    async def fetch(self, url: str, headers: Mapping[str, str] | None = None) -> FetchResult: ...
+
+    async def fetch_with(
+        self,
+        url: str,
+        headers: Mapping[str, str] | None,
+        limits: FetchLimits,
+        *,
+        keep_prefix: bool = False,
+    ) -> FetchResult: ...
+
+    async def close(self) -> None: ...
 
 
 def seed_ips(config: CrawlConfig) -> tuple[str, ...]:

@@ -7,7 +7,13 @@ so the DB never points at a WARC record that is not on disk (issue 4 "Crash safe
 Content seen: the SHA-1 of a payload. The first capture is a WARC ``response``; a later one
 with the same payload is a ``revisit`` record (WARC 1.1 §6.7.2) that refers to it, and the
 engine does not extract its links again. Payloads of the rows not yet committed are looked up
-here; older ones in the store (``content_seen``), so memory does not grow with the crawl.
+here; older ones in the store (``content_seen``), so memory does not grow with the crawl. On a
+store other workers share, a payload this worker never saw may be theirs: the engine asks the
+store about the payloads of a whole batch of pages at once (``prefetch``) instead of trusting
+the local filter.
+
+At every commit the store also learns where each WARC file's committed part ends, in the same
+transaction as the rows: a resume cuts what a crash left after it (``WarcWriter(exact_ends=)``).
 """
 
 from __future__ import annotations
@@ -18,13 +24,15 @@ from dataclasses import dataclass
 from rbloom import Bloom
 
 from dustless.fetch import FetchResult
+from dustless.states import NetState
 from dustless.store import (
+    ContentRef,
     CrawlStore,
     FetchRecord,
     HostInfo,
+    RobotsRow,
     WarcRef,
     WarcWriter,
-    durable_commit,
 )
 
 __all__ = ["Recorder", "Stored"]
@@ -68,14 +76,15 @@ class Recorder:
         self._rows: list[FetchRecord] = []
         self._content: dict[str, _Pending] = {}
         self._hosts: list[HostInfo] = []
+        self._robots: list[RobotsRow] = []
+        self._shared = store.shared
+        self._known: dict[str, ContentRef | None] = {}  # prefetched answers (shared store)
         # Every payload hash stored: a Bloom "no" spares the DB lookup for a new payload
         # (most of them); a "maybe" asks the DB, so a false positive costs a query only.
         self._sha1s = Bloom(_CONTENT_CAPACITY, 0.01)
-        if resumed:
-            for (sha1,) in store.query(
-                "SELECT DISTINCT content_sha1 FROM fetches WHERE content_sha1 IS NOT NULL"
-            ):
-                self._sha1s.add(sha1)
+        if resumed and not self._shared:
+            for chunk in store.iter_content_sha1s():
+                self._sha1s.update(chunk)
 
     # -- WARC --------------------------------------------------------------------------------
 
@@ -120,15 +129,37 @@ class Recorder:
             self._sha1s.add(sha1)
         return Stored(sha1, refs.response, refs.request, None, False)
 
+    def prefetch(self, bodies: list[bytes]) -> None:
+        """A shared store: ask about the payloads of a batch of pages in one round trip."""
+        if not self._shared:
+            return
+        ask = []
+        for body in bodies:
+            if body:
+                sha1 = hashlib.sha1(body).hexdigest()
+                if sha1 not in self._content and sha1 not in self._known:
+                    ask.append(sha1)
+        if ask:
+            found = self.store.content_seen(ask)
+            for sha1 in ask:
+                self._known[sha1] = found.get(sha1)
+
     def _first_capture(self, sha1: str) -> tuple[str, float, str, int | None] | None:
         p = self._content.get(sha1)
         if p is not None:
             if p.index >= 0:
                 self.write()  # the revisit row wants the first capture's fetch id
             return (p.url, p.fetched_at, p.record_id, p.fetch_id)
-        if sha1 not in self._sha1s:
+        if self._shared:
+            known = (
+                self._known[sha1]
+                if sha1 in self._known
+                else self.store.content_seen([sha1]).get(sha1)
+            )
+        elif sha1 not in self._sha1s:
             return None
-        known = self.store.content_seen([sha1]).get(sha1)
+        else:
+            known = self.store.content_seen([sha1]).get(sha1)
         if known is None:
             return None
         rid = known.warc.record_id if known.warc else ""
@@ -141,16 +172,21 @@ class Recorder:
         if len(self._rows) >= _MAX_ROWS:
             self.write()
 
-    def state(self, url_id: int, when: float, state: str, error: str | None = None) -> None:
+    def state(self, url_id: int, when: float, state: NetState, error: str | None = None) -> None:
         """A URL that ends without a response of its own (robots, blocked host, …)."""
         self.fetch(FetchRecord(url_id, when, state, error=error, batch=self.batch))
 
     def host(self, info: HostInfo) -> None:
         self._hosts.append(info)
 
+    def robots(self, rows: list[RobotsRow]) -> None:
+        self._robots += rows
+
     def write(self) -> None:
-        """Hand the pending rows to the store's open transaction (not yet durable)."""
+        """Hand the pending rows to the store (durable at the latest at the commit). The
+        WARC records they point at are fsynced first, whatever the store's transactions."""
         if self._rows:
+            self.warc.flush_durable()
             ids = self.store.record_fetches(self._rows)
             for p in self._content.values():
                 if p.index >= 0:
@@ -159,10 +195,16 @@ class Recorder:
         if self._hosts:
             self.store.update_hosts(self._hosts)
             self._hosts = []
+        if self._robots:
+            self.store.put_robots(self._robots)
+            self._robots = []
 
     def commit(self) -> None:
-        """Make everything durable: WARC fsync, then the DB commit."""
+        """Make everything durable: WARC fsync, then the DB commit that points at it."""
         self.write()
-        durable_commit(self.store, self.warc)
+        self.warc.flush_durable()
+        self.store.warc_committed(self.warc.written_ends())
+        self.store.commit()
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
+        self._known.clear()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from dustless.crawl.discover import Candidate, Discovery, authority_of, fetch_form
 from dustless.errors import InvalidURL
 from dustless.frontier import QueuedURL
-from dustless.store import CrawlStore
+from dustless.kinds import LinkKind
 
 __all__ = ["MAX_HOPS", "SameIdentity", "base_identity", "derived_identity", "same_identity"]
 
@@ -51,9 +51,7 @@ class SameIdentity:
     error: str | None = None
 
 
-def same_identity(
-    d: Discovery, store: CrawlStore, item: QueuedURL, location: str
-) -> SameIdentity | None:
+def same_identity(d: Discovery, item: QueuedURL, location: str) -> SameIdentity | None:
     """``None``: an ordinary redirect (the caller discovers the target as a link)."""
     target = fetch_form(location)
     if d.filter.reject(target, 0) is not None:
@@ -65,10 +63,8 @@ def same_identity(
     except InvalidURL:
         return None
     hops = 0
-    if item.kind == "r":  # itself a redirect target: maybe a derived identity already
-        row = store.urls_by_id([item.url_id]).get(item.url_id)
-        if row is not None:
-            identity, hops = base_identity(row.identity)
+    if item.kind is LinkKind.REDIRECT:  # itself a redirect target: maybe a derived identity
+        identity, hops = base_identity(item.identity)
     if hops >= MAX_HOPS:
         return SameIdentity(
             None, f"same-identity redirect not followed: more than {MAX_HOPS} hops (a loop?)"
@@ -82,7 +78,7 @@ def same_identity(
         authority_of(target),
         site,
         item.depth,
-        "r",
+        LinkKind.REDIRECT,
         item.seed_id or None,
     )
     return SameIdentity(cand)

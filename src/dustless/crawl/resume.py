@@ -1,9 +1,10 @@
 """Opening a crawl directory: a fresh crawl, or ``--resume`` after a stop or a ``kill -9``.
 
 On resume the settings come from the batch row (the very same crawl continues), URLs left
-``in-flight`` by the crash go back to ``queued``, the WARC writer truncates a torn last record
-(scanning from where the DB's last pointer ends), the Bloom filter is refilled from the DB, and
-the counters behind ``--max-pages``, ``--max-pages-per-site`` and ``--max-sites`` are recounted.
+``in-flight`` by the crash go back to ``queued``, and the WARC writer cuts what the crash left
+after the last commit (records no row points to, whose URLs are fetched again) and any torn
+record. The counters behind ``--max-pages``, ``--max-pages-per-site`` and ``--max-sites``
+live in the DB (``sites``), so nothing is recounted.
 At the end the crawl writes ``OUTDIR/seeds.out.txt``: every seed, given and discovered, the
 input URL list of the next crawl (seed 004 Fig. 1, "출력 URL 목록").
 """
@@ -15,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import Discovery
+from dustless.crawl.discover import hostname_of
 from dustless.crawl.net import Fetcher, make_fetcher
-from dustless.crawl.scripted import ScriptedPages, identity_policy, load_rules
+from dustless.crawl.scope import site_of
+from dustless.crawl.scripted import Rules, identity_policy, load_rules
 from dustless.errors import InvalidOption
-from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, UrlSeen, WarcWriter
+from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, WarcWriter
 
 __all__ = ["SEEDS_OUT", "CrawlFinished", "Run", "open_run", "write_seeds_out"]
 
@@ -39,21 +41,18 @@ SEEDS_OUT = "seeds.out.txt"
 
 @dataclass(slots=True)
 class Run:
+    """The parts of a crawl, opened: what ``Crawler`` is given."""
+
     config: CrawlConfig
     store: SQLiteStore
     batch: Batch
     warc: WarcWriter
-    seen: UrlSeen
-    discovery: Discovery
-    db_queued: dict[str, int]  # host -> URLs queued in the DB
-    has_seeds: bool  # the store holds seed rows already
     fetcher: Fetcher
-    scripted: ScriptedPages | None = None  # --script (seed 002 §3.4)
+    rules: Rules
+    resumed: bool
 
 
 def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run:
-    from dustless.url import Normalizer
-
     db_path = out / "crawl.db"
     if not resume and db_path.exists():
         raise InvalidOption(
@@ -67,64 +66,42 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
         identity_policy(config.policy, rules.all)
         make_fetcher(config)
     store = SQLiteStore(out)
-    if resume:
-        batch = store.resume_batch()
-        if batch is None:
-            # A kill -9 right after the final commit of an older dustless could lose the
-            # last file: the DB still knows every seed, so write it rather than refuse.
-            repaired = not (out / SEEDS_OUT).exists()
-            if repaired:
-                write_seeds_out(store, out)
-            store.close()
-            raise CrawlFinished(out, repaired)
-        config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
-        try:
+    try:
+        if resume:
+            batch = store.resume_batch()
+            if batch is None:
+                # A kill -9 right after the final commit of an older dustless could lose the
+                # last file: the DB still knows every seed, so write it rather than refuse.
+                repaired = not (out / SEEDS_OUT).exists()
+                if repaired:
+                    write_seeds_out(store, out)
+                raise CrawlFinished(out, repaired)
+            config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
             rules = load_rules(config.rules, config.scripts)  # the files the crawl began with
-        except Exception:
-            store.close()
-            raise
+            # A crawl stored before the parties' table existed: rebuild it from its rows.
+            scope = config.scope
+            store.rebuild_sites(lambda host: site_of(hostname_of(host), scope))
+        else:
+            batch = store.start_batch(config.to_json(), now)
+        store.register_worker(str(out.resolve()), now)
+        # What this worker had claimed when it stopped (or crashed) goes back to the queue.
         store.requeue_in_flight()
-    else:
-        batch = store.start_batch(config.to_json(), now)
-    warc = WarcWriter(
-        out / WARC_DIR,
-        committed_ends=store.warc_ends(),
-        info={
-            "software": "dustless/0.1",
-            "format": "WARC File Format 1.1",
-            "robots": "classic",
-            "http-header-user-agent": config.user_agent,
-        },
-    )
-    seen = UrlSeen(store, capacity=max(10_000_000, 2 * _count(store)), error_rate=0.001)
-    discovery = Discovery(config, Normalizer(identity_policy(config.policy, rules.all)))
-    has_seeds = False
-    db_queued: dict[str, int] = {}
-    if resume:
-        seen.rebuild()
-        has_seeds = _recount(store, discovery)
-        db_queued = store.queued_hosts(limit=10_000_000)
-    fetcher = make_fetcher(config)
-    scripted = None if rules.scripts is None else ScriptedPages(rules.scripts, store)
-    return Run(config, store, batch, warc, seen, discovery, db_queued, has_seeds, fetcher, scripted)
-
-
-def _count(store: CrawlStore) -> int:
-    return sum(store.url_counts().values())
-
-
-def _recount(store: CrawlStore, discovery: Discovery) -> bool:
-    """Rebuild the parties and the page counters from the DB; False when it has no seeds."""
-    # A party exists where a seed's URL was admitted (queued or fetched), 004 §2.
-    for seed_id, host in store.query(
-        "SELECT DISTINCT u.seed_id, u.host FROM urls u JOIN seeds s ON s.identity = u.identity"
-    ):
-        discovery.add_party(discovery.site_of_host(host), seed_id)
-    for host, n in store.query(
-        "SELECT host, count(*) FROM urls WHERE state != 'skipped' GROUP BY host"
-    ):
-        discovery.count(discovery.site_of_host(host), n)
-    return bool(store.query("SELECT 1 FROM seeds LIMIT 1"))
+        warc = WarcWriter(
+            out / WARC_DIR,
+            committed_ends=store.warc_ends(),
+            exact_ends=store.warc_committed_ends(),
+            info={
+                "software": "dustless/0.1",
+                "format": "WARC File Format 1.1",
+                "robots": "classic",
+                "http-header-user-agent": config.user_agent,
+            },
+        )
+        store.commit()
+    except BaseException:
+        store.close()
+        raise
+    return Run(config, store, batch, warc, make_fetcher(config), rules, resume)
 
 
 SEEDS_OUT_HEADER = "# dustless seeds.out.txt: this crawl's seeds, a URL a line (seed 004 Fig. 1)\n"

@@ -19,12 +19,12 @@ class of every URL of a crawl without scripts).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from dustless.extract import Extraction
-from dustless.frontier import Frontier, HostState
+from dustless.kinds import LinkKind
 from dustless.rules import (
     Match,
     PageType,
@@ -35,7 +35,7 @@ from dustless.rules import (
     page_category,
     priority,
 )
-from dustless.store import CrawlStore, NewURL, StoredURL, URLLabel
+from dustless.store import CrawlStore, URLLabel
 from dustless.url import Policy, get_policy
 
 __all__ = [
@@ -103,9 +103,6 @@ class Label:
     category_id: str | None
     category_name: str | None
 
-    def row(self, row: NewURL) -> NewURL:
-        return replace(row, priority=self.priority)
-
     def url_label(self, identity: str) -> URLLabel:
         return URLLabel(
             identity, self.page_type, self.category, self.category_id, self.category_name
@@ -117,9 +114,9 @@ class PagePlan:
     """The links of one page to follow (``(url, kind)``, rewritten), their labels, and
     Table 2's counts (``None`` when the page is not on a scripted site)."""
 
-    found: list[tuple[str, str]]
+    found: list[tuple[str, LinkKind]]
     labels: dict[str, Label]
-    own: Label | None  # the page's own labels (its category name read on the page)
+    own: URLLabel | None  # the page's own labels (its category name read on the page)
     before: int | None
     after: int | None
 
@@ -129,7 +126,8 @@ class _Identity(Protocol):
 
 
 class ScriptedPages:
-    """Per-page link handling for ``--script`` (pure except one lookup of a stored name)."""
+    """Per-page link handling for ``--script`` (pure except one lookup of a stored name;
+    the labels it decides are written by the engine)."""
 
     def __init__(self, rules: RuleSet, store: CrawlStore) -> None:
         self.rules = rules
@@ -147,7 +145,7 @@ class ScriptedPages:
         name = cat.category if cat is not None else None
         if current is not None and name is None:
             name = self._stored_name(url_id)
-        found: dict[str, str] = {}
+        found: dict[str, LinkKind] = {}
         labels: dict[str, Label] = {}
         kept = 0
         for link in links:
@@ -155,12 +153,12 @@ class ScriptedPages:
             if m is None:
                 if scripted:
                     continue  # §3.4.1: a link no pattern names is not collected
-                found.setdefault(link.url, link.kind.value)
+                found.setdefault(link.url, link.kind)
                 kept += 1
                 continue
             kept += 1
             pag = link.url in paginated
-            self._add(found, labels, m, current, name, link.kind.value, link.text, pag)
+            self._add(found, labels, m, current, name, link.kind, link.text, pag)
         # Fig. 8: javascript calls in href="javascript:…" and onclick become URLs; only the
         # page's own site script knows them. They are h-URLs (004 §4: found in scripts).
         for text in extraction.scripts:
@@ -168,7 +166,7 @@ class ScriptedPages:
             if calls:
                 kept += 1
             for m in calls:
-                self._add(found, labels, m, current, name, "h", "", False)
+                self._add(found, labels, m, current, name, LinkKind.OTHER, "", False)
         own = None
         if current is not None:
             own = Label(
@@ -177,8 +175,7 @@ class ScriptedPages:
                 current.category or None,
                 current.category_id or None,
                 name,
-            )
-            self.store.label_urls([own.url_label(key.identity(url))])
+            ).url_label(key.identity(url))
         if not scripted:
             return PagePlan(list(found.items()), labels, own, None, None)
         before = len(links) + len(extraction.scripts)
@@ -186,12 +183,12 @@ class ScriptedPages:
 
     def _add(
         self,
-        found: dict[str, str],
+        found: dict[str, LinkKind],
         labels: dict[str, Label],
         m: Match,
         current: Match | None,
         name: str | None,
-        kind: str,
+        kind: LinkKind,
         text: str,
         paginated: bool,
     ) -> None:
@@ -211,38 +208,15 @@ class ScriptedPages:
             cat_name = label if label and not is_pagination_label(label) else None
         labels[target] = Label(cls, m.page_type.value, m.category or None, cat_id or None, cat_name)
 
-    def admitted(
-        self,
-        rows: Sequence[NewURL],
-        inserted: Sequence[bool],
-        labels: Mapping[str, Label],
-        frontier: Frontier,
-    ) -> list[StoredURL]:
-        """New URLs were stored: store their labels, and claim the urgent ones (detail
-        pages, lists of the current category) at once, ahead of the host's window (§3.4.2);
-        the caller puts what is returned into the frontier."""
-        self.store.label_urls(
-            [
-                labels[r.url].url_label(r.identity)
-                for r, ok in zip(rows, inserted, strict=True)
-                if ok and r.url in labels
-            ]
-        )
-        claimed: list[StoredURL] = []
-        for host, n in urgent_hosts(rows, inserted).items():
-            if frontier.state(host) is not HostState.BLOCKED:
-                claimed += self.store.claim_queued(n, hosts=[host], per_host=n)
-        return claimed
-
     def _stored_name(self, url_id: int) -> str | None:
-        rows = self.store.query("SELECT category_name FROM urls WHERE id = ?", (url_id,))
-        return rows[0][0] if rows and rows[0][0] else None
+        return self.store.category_names([url_id]).get(url_id)
 
 
-def urgent_hosts(rows: Sequence[NewURL], inserted: Sequence[bool]) -> Mapping[str, int]:
-    """Hosts with new URLs of an urgent class (§3.4.2) and how many: claim them now."""
+def urgent_hosts(rows: Iterable[tuple[str, int]]) -> Mapping[str, int]:
+    """Hosts with new URLs (``(host, frontier class)``) of an urgent class (§3.4.2) and how
+    many: claim them now."""
     out: dict[str, int] = {}
-    for row, ok in zip(rows, inserted, strict=True):
-        if ok and row.priority >= URGENT:
-            out[row.host] = out.get(row.host, 0) + 1
+    for host, cls in rows:
+        if cls >= URGENT:
+            out[host] = out.get(host, 0) + 1
     return out

@@ -26,13 +26,14 @@ from selectolax.lexbor import LexborHTMLParser
 
 from dustless.extract._charset import decode_html
 from dustless.extract._types import Extraction, Link, LinkKind
+from dustless.kinds import DOCUMENT_KINDS
 
 __all__ = ["extract_links", "parse_refresh"]
 
 _A, _F, _H = LinkKind.ANCHOR, LinkKind.FRAME, LinkKind.OTHER
 # (kind, letter) pairs: ``LinkKind.value`` and iterating the enum are Python-level in 3.11
 # (~0.4 µs a ``.value``, measured), once per link in the hot loop.
-_KINDS = tuple((kind, kind.value) for kind in LinkKind)
+_KINDS = tuple((kind, kind.value) for kind in DOCUMENT_KINDS)
 # One CSS query for the link elements, answered in document order (lexbor repeats a node
 # matching two selectors; duplicates are dropped by node id below), and one for onclick.
 _SELECTOR = "a[href], frame[src], area[href], iframe[src], script, link[href], meta[http-equiv]"

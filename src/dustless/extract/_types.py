@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from dustless.kinds import DOCUMENT_KINDS, LinkKind
+
 __all__ = ["Extraction", "Link", "LinkKind"]
-
-
-class LinkKind(enum.Enum):
-    """Seed 004 Table 13: where a URL was found in a document."""
-
-    FRAME = "f"  # in a <frame>
-    ANCHOR = "a"  # in an <a href>
-    OTHER = "h"  # anywhere else: iframe, area, script, onclick, meta refresh …
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +32,4 @@ class Extraction:
     @property
     def link_kinds(self) -> str:
         """004 Table 13's "연결 종류" code: ``haf`` letters present, ``0`` where absent."""
-        return "".join(
-            k.value if self.counts.get(k, 0) else "0"
-            for k in (LinkKind.OTHER, LinkKind.ANCHOR, LinkKind.FRAME)
-        )
+        return "".join(k.value if self.counts.get(k, 0) else "0" for k in DOCUMENT_KINDS)

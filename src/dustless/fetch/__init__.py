@@ -19,7 +19,7 @@ from dustless.fetch._decode import ACCEPT_ENCODING
 from dustless.fetch._dns import Resolver, normalize_host, parse_resolve
 from dustless.fetch._result import DEFAULT_USER_AGENT, FetchLimits, FetchResult
 from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
-from dustless.fetch._states import STATE_TABLE, NetState, Stage, StateInfo, advance
+from dustless.states import STATE_TABLE, NetState, Stage, StateInfo, advance
 
 __all__ = [
     "ACCEPT_ENCODING",

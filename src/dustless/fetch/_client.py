@@ -6,7 +6,7 @@ connection goes to the address we checked while the URL's host still names the H
 and the TLS SNI. Redirects are not followed: the crawl engine sends the absolute ``location``
 through the normalizer and URL-seen like any other link (issue 4 "Fetcher").
 
-States (seed 004 Fig. 3, ``_states.py``) are assigned where aiohttp tells us how far the
+States (seed 004 Fig. 3, ``dustless/states.py``) are assigned where aiohttp tells us how far the
 exchange got: its connector errors are the connect stage; an error before the response head
 is the header stage; an error while streaming is the document stage.
 """
@@ -30,13 +30,13 @@ from aiohttp.tracing import Trace
 from multidict import CIMultiDict
 from yarl import URL
 
-from dustless.errors import DustlessError, FetchError
+from dustless.errors import FetchError
 from dustless.fetch._address import AddressPolicy
 from dustless.fetch._decode import ACCEPT_ENCODING, DecodeError, Decoder, TooBig, make_decoder
 from dustless.fetch._dns import Resolver
 from dustless.fetch._result import FetchLimits, FetchResult
 from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
-from dustless.fetch._states import NetState, Stage, advance
+from dustless.states import NetState, Stage, advance
 
 __all__ = ["Fetcher", "make_session"]
 
@@ -51,6 +51,19 @@ _ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
 # measured ~40 µs CPU of the ~200 µs per request (crawl_peers clean profile).
 _IN_FLIGHT: contextvars.ContextVar[_Progress | None] = contextvars.ContextVar(
     "dustless_fetch_in_flight", default=None
+)
+
+
+# What the network and a remote peer can make aiohttp raise. Anything else — a TypeError, an
+# illegal state transition — is a bug of ours: it propagates, and the engine records it as
+# ``iErr`` instead of blaming the server with ``hErr`` (which backs off and blocks hosts).
+_REMOTE_FAULTS = (
+    aiohttp.ClientError,
+    HttpProcessingError,
+    OSError,
+    TimeoutError,
+    ValueError,
+    EOFError,
 )
 
 
@@ -437,9 +450,7 @@ class Fetcher:
                 self._head(progress, response)
                 in_body = True
                 await self._body(progress, response, limits, keep_prefix)
-        except DustlessError:
-            raise  # our own bug (an illegal transition): never hide it as a remote fault
-        except Exception as exc:  # the I/O edge: every remote fault becomes a state
+        except _REMOTE_FAULTS as exc:  # the I/O edge: every remote fault becomes a state
             self._classify(progress, exc, in_body)
         finally:
             _IN_FLIGHT.reset(token)

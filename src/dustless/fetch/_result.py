@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dustless.errors import InvalidOption
-from dustless.fetch._states import NetState
+from dustless.states import NetState
 
 __all__ = ["DEFAULT_USER_AGENT", "FetchLimits", "FetchResult"]
 

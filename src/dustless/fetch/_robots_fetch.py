@@ -9,12 +9,11 @@ everything until the cache retries (§2.3.1.4).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from dustless.fetch._result import FetchResult
-from dustless.fetch._states import NetState
+from dustless.fetch._result import FetchLimits, FetchResult
 from dustless.robots import (
     ROBOTS_MAX_BYTES,
     ROBOTS_MAX_REDIRECTS,
@@ -24,11 +23,26 @@ from dustless.robots import (
     robots_for_response,
     robots_url,
 )
+from dustless.states import NetState
 
-if TYPE_CHECKING:
-    from dustless.fetch._client import Fetcher
+__all__ = ["FetchesWith", "RobotsFetch", "fetch_robots"]
 
-__all__ = ["RobotsFetch", "fetch_robots"]
+
+class FetchesWith(Protocol):
+    """What robots.txt fetching needs of a fetcher (``Fetcher``, or a test's fake)."""
+
+    @property
+    def limits(self) -> FetchLimits: ...
+
+    async def fetch_with(
+        self,
+        url: str,
+        headers: Mapping[str, str] | None,
+        limits: FetchLimits,
+        *,
+        keep_prefix: bool = False,
+    ) -> FetchResult: ...
+
 
 # A response whose head arrived and whose body is complete, or cut at the size limit (§2.5
 # lets us parse the first 500 KiB). A stalled or broken body is not a robots.txt we can trust.
@@ -51,7 +65,7 @@ class RobotsFetch:
 
 
 async def fetch_robots(
-    fetcher: Fetcher,
+    fetcher: FetchesWith,
     url: str,
     *,
     pause: Callable[[FetchResult], Awaitable[None]] | None = None,

@@ -4,7 +4,6 @@ See ``docs/internals.md`` (section ``dustless.frontier``) for the contract.
 """
 
 from dustless.frontier._frontier import (
-    ROBOTS_KIND,
     Frontier,
     FrontierStats,
     Politeness,
@@ -21,7 +20,6 @@ from dustless.frontier._hoststate import (
 )
 
 __all__ = [
-    "ROBOTS_KIND",
     "TRANSITIONS",
     "Frontier",
     "FrontierStats",

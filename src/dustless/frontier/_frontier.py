@@ -9,6 +9,8 @@ l-time", the last download time), with 30 s and 10× as parameters.
 
 Pure: the caller passes ``now`` (seconds on any monotonic clock) and gets back either an
 item to fetch now or how long to wait. Nothing here reads the clock, sleeps or does I/O.
+robots.txt is not the frontier's business: the crawl's host table (``crawl/hosts.py``) asks
+for a host's robots.txt with the slot of a popped item (``push_front`` gives the item back).
 """
 
 from __future__ import annotations
@@ -16,14 +18,13 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dustless.errors import InvalidOption
 from dustless.frontier._hoststate import HostEvent, HostState, IllegalTransition, next_state
+from dustless.kinds import LinkKind
 
 __all__ = [
-    "ROBOTS_KIND",
     "Frontier",
     "FrontierStats",
     "Politeness",
@@ -31,9 +32,6 @@ __all__ = [
     "Ready",
     "Wait",
 ]
-
-# The kind of the synthetic item that asks the caller to fetch a host's robots.txt.
-ROBOTS_KIND = "robots"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +62,13 @@ class Politeness:
 @dataclass(frozen=True, slots=True)
 class QueuedURL:
     url: str  # what is requested: the first spelling seen, in its rfc3986 form
-    host: str  # the politeness key (the engine uses the origin, scheme://host[:port])
+    host: str  # the politeness key: the authority (one queue per web server)
     depth: int
     priority: int = 0  # class: within a host the larger is served first (as the store's)
     seed_id: int = 0  # the party (seed 004 §2) the URL belongs to
-    kind: str = "a"  # link kind of 004 Table 13 (a, f, h), s(eed), r(edirect) or "robots"
+    kind: LinkKind = LinkKind.ANCHOR
     url_id: int = 0  # the store's row id, to record the fetch against
+    identity: str = ""  # the policy's form (URL-seen), as stored
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,15 +101,13 @@ class _Host:
         "in_flight",
         "key",
         "next_time",
-        "origin",
         "queued",
         "queues",
         "state",
     )
 
-    def __init__(self, key: str, origin: str, state: HostState) -> None:
+    def __init__(self, key: str, state: HostState) -> None:
         self.key = key
-        self.origin = origin
         self.state = state
         self.queues: dict[int, deque[QueuedURL]] = {}
         self.queued = 0
@@ -130,31 +127,15 @@ class _Host:
         return item
 
 
-def _origin(url: str) -> str:
-    """``scheme://authority`` of an absolute URL (the scope of a robots.txt, RFC 9309 §2.3)."""
-    start = url.find("://")
-    if start < 0:
-        return url
-    end = len(url)
-    for sep in "/?#":
-        pos = url.find(sep, start + 3)
-        if 0 <= pos < end:
-            end = pos
-    return url[:end]
-
-
 class Frontier:
     """Per-host queues and the politeness clock; see the module docstring.
 
-    ``robots_first``: a new host starts in ``ROBOTS_PENDING`` and its first ``Ready`` is a
-    synthetic item of kind ``"robots"`` for ``origin/robots.txt``; answer it with
-    :meth:`robots_done`. Every other ``Ready`` is answered with :meth:`done` (a request was
-    made) or :meth:`release` (none was: the caller skipped the item).
+    Every ``Ready`` is answered with :meth:`done` (a request was made with its slot — the
+    item's own, or the robots.txt its host needed first) or :meth:`release` (none was).
     """
 
-    def __init__(self, politeness: Politeness | None = None, *, robots_first: bool = False) -> None:
+    def __init__(self, politeness: Politeness | None = None) -> None:
         self.politeness = politeness or Politeness()
-        self._robots_first = robots_first
         self._hosts: dict[str, _Host] = {}
         self._heap: list[tuple[float, int, str]] = []
         self._seq = 0
@@ -165,25 +146,42 @@ class Frontier:
 
     def push(self, item: QueuedURL) -> bool:
         """Queue ``item``; ``False`` (nothing queued) when its host is blocked."""
+        return self._put(item, front=False)
+
+    def push_front(self, item: QueuedURL) -> bool:
+        """Give a popped item back, at the head of its class (its host's robots.txt had to
+        be fetched first); ``False`` when its host is blocked."""
+        return self._put(item, front=True)
+
+    def _put(self, item: QueuedURL, *, front: bool) -> bool:
         host = self._hosts.get(item.host)
         if host is None:
-            state = HostState.ROBOTS_PENDING if self._robots_first else HostState.READY
-            host = self._hosts[item.host] = _Host(item.host, _origin(item.url), state)
+            host = self._hosts[item.host] = _Host(item.host, HostState.READY)
         elif host.state is HostState.BLOCKED:
             return False
         queue = host.queues.get(item.priority)
         if queue is None:
             queue = host.queues[item.priority] = deque()
-        queue.append(item)
+        if front:
+            queue.appendleft(item)
+        else:
+            queue.append(item)
         host.queued += 1
         self._queued += 1
         if host.heap_seq < 0 and not host.in_flight:
             self._schedule(host)
         return True
 
-    def push_many(self, items: Iterable[QueuedURL]) -> list[QueuedURL]:
-        """Queue many; returns those refused because their host is blocked."""
-        return [item for item in items if not self.push(item)]
+    def hold(self, host: str, until: float) -> None:
+        """No request to ``host`` before ``until`` (its last owner's politeness clock, when
+        the host comes from another worker)."""
+        h = self._hosts.get(host)
+        if h is None:
+            h = self._hosts[host] = _Host(host, HostState.READY)
+        if until > h.next_time:
+            h.next_time = until
+            if h.heap_seq >= 0:
+                self._schedule(h)
 
     # -- taking ---------------------------------------------------------------------------
 
@@ -193,8 +191,8 @@ class Frontier:
         hosts = self._hosts
         while heap:
             when, seq, key = heap[0]
-            host = hosts[key]
-            if seq != host.heap_seq:  # stale entry: the host was blocked or rescheduled
+            host = hosts.get(key)
+            if host is None or seq != host.heap_seq:  # stale: blocked, rescheduled, forgotten
                 heapq.heappop(heap)
                 continue
             if when > now:
@@ -203,10 +201,6 @@ class Frontier:
             host.heap_seq = -1
             host.in_flight = True
             self._in_flight += 1
-            if host.state is HostState.ROBOTS_PENDING:
-                head = host.queues[max(host.queues)][0]
-                url = host.origin + "/robots.txt"
-                return Ready(QueuedURL(url, key, head.depth, -1, head.seed_id, ROBOTS_KIND))
             self._queued -= 1
             return Ready(host.pop_item())
         if self._in_flight:
@@ -248,45 +242,6 @@ class Frontier:
         h.next_time = now + delay
         self._reschedule(h)
 
-    def robots_done(
-        self,
-        host: str,
-        now: float,
-        fetch_seconds: float,
-        *,
-        available: bool,
-        crawl_delay: float | None = None,
-    ) -> None:
-        """The robots.txt request for ``host`` ended.
-
-        ``available``: it answered 2xx or 4xx (rules known). Otherwise (5xx, unreachable)
-        RFC 9309 §2.3.1.4 says assume disallow-all and retry later: the host stays pending
-        with back-off, and is blocked after ``max_failures`` tries.
-        """
-        h = self._finish(host)
-        p = self.politeness
-        h.crawl_delay = crawl_delay
-        delay = p.delay(fetch_seconds, crawl_delay)
-        if available:
-            h.failures = 0
-            event = HostEvent.ROBOTS_LOADED
-        else:
-            h.failures += 1
-            if h.failures >= p.max_failures:
-                event = HostEvent.GIVE_UP
-            else:
-                event = HostEvent.ROBOTS_UNAVAILABLE
-            delay = max(delay, min(p.max_backoff, p.backoff * 2 ** (h.failures - 1)))
-        self._transition(h, event)
-        h.next_time = now + delay
-        self._reschedule(h)
-
-    def expire_robots(self, host: str) -> None:
-        """The host's robots.txt must be fetched again before its next page (RFC 9309 §2.4)."""
-        h = self._hosts.get(host)
-        if h is not None:
-            self._transition(h, HostEvent.ROBOTS_EXPIRED)
-
     def release(self, host: str) -> None:
         """The popped item was not fetched (the caller skipped it): no delay is owed."""
         h = self._finish(host)
@@ -305,6 +260,10 @@ class Frontier:
     def state(self, host: str) -> HostState | None:
         h = self._hosts.get(host)
         return None if h is None else h.state
+
+    def in_flight_at(self, host: str) -> bool:
+        h = self._hosts.get(host)
+        return h is not None and h.in_flight
 
     def queued_for(self, host: str) -> int:
         h = self._hosts.get(host)
@@ -371,8 +330,23 @@ class Frontier:
         h.heap_seq = self._seq
         heapq.heappush(self._heap, (h.next_time, self._seq, h.key))
 
+    def forget(self, host: str) -> list[QueuedURL]:
+        """Drop a host that is no longer ours (its lease went to another worker, or was
+        given back); returns its queued URLs. Its politeness state goes with it."""
+        h = self._hosts.get(host)
+        if h is None or h.in_flight:
+            return []
+        dropped = self._drain(h)
+        del self._hosts[host]
+        return dropped
+
+    def next_time(self, host: str) -> float | None:
+        """When ``host`` may be asked next (``None``: unknown host)."""
+        h = self._hosts.get(host)
+        return None if h is None else h.next_time
+
     def take_blocked(self, host: str) -> list[QueuedURL]:
-        """The URLs left in a host that ``done``/``robots_done`` blocked (give-up)."""
+        """The URLs left in a host that ``done`` blocked (give-up)."""
         h = self._hosts.get(host)
         if h is None or h.state is not HostState.BLOCKED:
             return []

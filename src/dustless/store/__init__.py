@@ -5,14 +5,14 @@ The engine's loop, with the calls that matter for crash safety (issue 4)::
     store = SQLiteStore(outdir)                          # migrates the schema if needed
     batch = store.resume_batch() or store.start_batch(config_json, now)
     store.requeue_in_flight()                            # after a crash
-    warc = WarcWriter(outdir / "warc", committed_ends=store.warc_ends())  # repairs a torn tail
-    seen = UrlSeen(store); seen.rebuild()
+    warc = WarcWriter(outdir / "warc", exact_ends=store.warc_committed_ends())  # cuts the tail
 
-    urls = store.claim_queued(500, hosts=ready_hosts, per_host=20)   # a window, not the queue
+    leases = store.lease_hosts(100, now=wall, ttl=60)    # hosts are leased to one worker
+    urls = store.claim_queued(500, hosts=leased, per_host=20)   # a window, not the queue
     ... fetch ...
     refs = warc.write_response(url, head, body, fetched_at=t, request=raw_req)
     store.record_fetches([FetchRecord(url_id, t, "OK", warc=refs.response, ...)])
-    seen.add_urls([NewURL(...), ...])                    # discovered links, one batch per page
+    store.admit([AdmitURL(...), ...], limits, batch)     # found links, a batch per second
     ... at least once a second:
     durable_commit(store, warc)                          # fsync WARC, then commit the DB
 
@@ -32,22 +32,31 @@ from dustless.store._recover import (
 )
 from dustless.store._schema import SCHEMA_VERSION
 from dustless.store._seen import UrlSeen
-from dustless.store._sqlite import DB_NAME, SQLiteStore, url_hash
+from dustless.store._sqlite import DB_NAME, LOCAL_WORKER, SQLiteStore, url_hash
 from dustless.store._types import (
     URL_KINDS,
+    AdmitResult,
+    Admitted,
+    AdmitURL,
     Batch,
     ContentRef,
     FetchRecord,
     FetchRow,
     HostInfo,
+    HostLease,
+    Limits,
     NewSeed,
     NewURL,
+    RobotsRow,
     SeedRow,
     SeedUpdate,
     StoredURL,
     URLLabel,
     URLState,
+    Verdict,
     WarcRef,
+    WorkerRow,
+    WorkLeft,
 )
 from dustless.store._warc import (
     DEFAULT_MAX_SIZE,
@@ -61,20 +70,27 @@ from dustless.store._warc import (
 __all__ = [
     "DB_NAME",
     "DEFAULT_MAX_SIZE",
+    "LOCAL_WORKER",
     "REVISIT_PROFILE",
     "SCHEMA_VERSION",
     "URL_KINDS",
     "WARC_DIR",
+    "AdmitResult",
+    "AdmitURL",
+    "Admitted",
     "Batch",
     "ContentRef",
     "CrawlStore",
     "FetchRecord",
     "FetchRow",
     "HostInfo",
+    "HostLease",
+    "Limits",
     "NewSeed",
     "NewURL",
     "RecoveryResult",
     "ResponseRefs",
+    "RobotsRow",
     "SQLiteStore",
     "SeedRow",
     "SeedUpdate",
@@ -82,9 +98,12 @@ __all__ = [
     "URLLabel",
     "URLState",
     "UrlSeen",
+    "Verdict",
     "WarcRecord",
     "WarcRef",
     "WarcWriter",
+    "WorkLeft",
+    "WorkerRow",
     "durable_commit",
     "iter_records",
     "read_record",

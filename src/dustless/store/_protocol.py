@@ -1,30 +1,44 @@
 """``CrawlStore``: the interface the engine, statistics and recrawls use.
 
 Every write is batch-shaped (ARCHITECTURE "Many machines"): a store across the network
-(PostgreSQL, later) costs one round trip per call, not per URL. Writes go into the store's
-open transaction and become durable at ``commit()``; the engine commits at least every second
-(issue 4 "Crash safety"), after ``WarcWriter.flush_durable()`` so that the DB never points at
-a WARC record that is not on disk. Reads on the same store see its uncommitted writes.
+(PostgreSQL) costs one round trip per call, not per URL. Writes are durable at the latest at
+``commit()``; the engine commits at least every second, after ``WarcWriter.flush_durable()``,
+so that the DB never points at a WARC record that is not on disk. Reads on the same store see
+its own writes.
+
+Nothing here assumes one process owns the crawl: a store is opened *as a worker* (``worker``),
+hosts are leased to one worker at a time (``lease_hosts``; politeness holds across workers),
+URLs are claimed only from leased hosts, admission and its limits are decided in the DB
+(``admit``), and the crawl is over when no host anywhere has queued or leased work
+(``work_left``). ``SQLiteStore`` (one machine) implements it in one file; a PostgreSQL store
+implements the same contract for many machines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from dustless.store._types import (
+    AdmitResult,
+    AdmitURL,
     Batch,
     ContentRef,
     FetchRecord,
     FetchRow,
     HostInfo,
+    HostLease,
+    Limits,
     NewSeed,
     NewURL,
+    RobotsRow,
     SeedRow,
     SeedUpdate,
     StoredURL,
     URLLabel,
     URLState,
+    WorkerRow,
+    WorkLeft,
 )
 
 __all__ = ["CrawlStore"]
@@ -32,6 +46,17 @@ __all__ = ["CrawlStore"]
 
 class CrawlStore(Protocol):
     """The crawl DB. ``SQLiteStore`` is the implementation for one machine."""
+
+    @property
+    def worker(self) -> str:
+        """The name this store writes as: leases, claims and fetch rows are this worker's."""
+        ...
+
+    @property
+    def shared(self) -> bool:
+        """True when other workers may write the same crawl at the same time: a local
+        cache (a Bloom filter of payloads, say) then proves nothing about the others'."""
+        ...
 
     # -- lifecycle -------------------------------------------------------------------------
     def commit(self) -> None:
@@ -48,7 +73,7 @@ class CrawlStore(Protocol):
         """The latest batch if it is still open (not ended), counting one more resume; else None."""
 
     def end_batch(self, number: int, now: float) -> None:
-        """Mark a batch finished."""
+        """Mark a batch finished (idempotent: the first worker to finish it sets the time)."""
 
     def batches(self) -> list[Batch]:
         """Every batch, oldest first."""
@@ -61,11 +86,39 @@ class CrawlStore(Protocol):
         gets False: the UNIQUE index on ``identity`` is the authority for URL-seen.
         """
 
+    def admit(self, urls: Sequence[AdmitURL], limits: Limits, batch: int) -> AdmitResult:
+        """Admit found URLs in one transaction, in order (seed 004 §2):
+
+        every outside link becomes a seed row if its identity is new (a candidate seed);
+        a URL whose identity is stored is ``KNOWN``; an outside link to a site without a
+        party starts one (depth 0, kind seed) unless ``max_sites`` parties exist; one to a
+        site with a party joins it; then ``max_depth``, ``max_pages`` and
+        ``max_pages_per_site`` decide, and the URL row is queued. Given seeds start or join
+        their party whatever the limits. The limits hold across workers.
+        """
+
     def contains_identities(self, identities: Iterable[str]) -> set[str]:
         """The subset of ``identities`` already stored (the Bloom filter's "maybe" check)."""
 
     def iter_identities(self, chunk: int = 50_000) -> Iterator[list[str]]:
         """Every stored identity, in chunks (to rebuild the Bloom filter on resume)."""
+
+    def lease_hosts(self, limit: int, *, now: float, ttl: float) -> list[HostLease]:
+        """Lease up to ``limit`` hosts that have work and no live lease of another worker
+        (``now`` and the lease times are wall-clock seconds); this worker's own leases are
+        renewed. A host taken over from a worker whose lease expired gets that worker's
+        in-flight URLs back in its queue: what the other had in flight is fetched again, once.
+        """
+
+    def renew_leases(self, hosts: Sequence[str], *, now: float, ttl: float) -> set[str]:
+        """Extend this worker's leases on ``hosts``; returns the hosts still leased to it."""
+
+    def release_hosts(self, ready_at: Mapping[str, float]) -> None:
+        """Give up this worker's leases; ``ready_at[host]`` (wall clock) is when the host may
+        next be asked, carried to its next owner (politeness across workers)."""
+
+    def work_left(self, now: float) -> WorkLeft:
+        """What remains to be crawled anywhere (this worker's own leases not counted)."""
 
     def claim_queued(
         self, limit: int, *, hosts: Sequence[str] | None = None, per_host: int | None = None
@@ -73,19 +126,17 @@ class CrawlStore(Protocol):
         """Move up to ``limit`` queued URLs to ``in-flight`` and return them.
 
         Order: priority (high first), depth (breadth-first, 004 §2), discovery order.
-        With ``hosts``, claim only from those hosts, at most ``per_host`` from each (default:
-        ``limit`` in total): the engine asks ``queued_hosts`` which hosts have work and keeps
-        only a window of URLs per host in memory, so a million queued URLs stay in the DB.
+        With ``hosts`` (hosts this worker leases), claim only from those, at most
+        ``per_host`` from each (default: ``limit`` in total): the engine keeps only a window
+        of URLs per host in memory, so a million queued URLs stay in the DB.
         """
 
     def queued(self, after_id: int = 0, limit: int = 1000) -> list[StoredURL]:
         """Queued URLs with ``id > after_id`` by id, without claiming them (keyset paging)."""
 
-    def queued_hosts(self, limit: int = 10_000) -> dict[str, int]:
-        """Hosts with queued URLs and how many each has (up to ``limit`` hosts)."""
-
     def requeue_in_flight(self) -> int:
-        """Return every ``in-flight`` URL to ``queued`` (after a crash); how many were."""
+        """Return this worker's ``in-flight`` URLs (those of the hosts it leases, and of
+        hosts nobody leases) to ``queued``: after a crash or a stop; how many were."""
 
     def set_url_state(self, ids: Sequence[int], state: URLState) -> None:
         """Set the state of many URLs (e.g. requeue a collection for a recrawl batch)."""
@@ -96,6 +147,9 @@ class CrawlStore(Protocol):
     def label_urls(self, labels: Sequence[URLLabel]) -> None:
         """Set page type and category of URLs, by identity (seed 002 pattern scripts)."""
 
+    def category_names(self, url_ids: Iterable[int]) -> dict[int, str]:
+        """The category names stored for URLs (seed 002 Fig. 13), where one is known."""
+
     def url_counts(self) -> dict[URLState, int]:
         """How many URLs are in each state."""
 
@@ -105,6 +159,9 @@ class CrawlStore(Protocol):
 
     def content_seen(self, sha1s: Iterable[str]) -> dict[str, ContentRef]:
         """For each payload SHA-1 already stored, the first fetch that stored it (003)."""
+
+    def iter_content_sha1s(self, chunk: int = 50_000) -> Iterator[list[str]]:
+        """Every payload SHA-1 stored, in chunks (to refill a content-seen filter)."""
 
     def last_fetches(self, url_ids: Iterable[int]) -> dict[int, FetchRow]:
         """The latest fetch of each URL (validators for conditional recrawls, issue 8)."""
@@ -118,12 +175,25 @@ class CrawlStore(Protocol):
     def warc_ends(self) -> dict[str, int]:
         """Per WARC file, the end offset of the last record the DB points at."""
 
+    def warc_committed(self, ends: Mapping[str, int]) -> None:
+        """Record, with the fetch rows of this commit, where each WARC file's committed part
+        ends: a resume cuts whatever a crash left after it."""
+
+    def warc_committed_ends(self) -> dict[str, int]:
+        """Per WARC file (of this worker), where its committed part ends."""
+
     # -- hosts and seeds ---------------------------------------------------------------------
     def update_hosts(self, batch: Sequence[HostInfo]) -> None:
         """Insert or replace host rows."""
 
     def hosts(self, names: Iterable[str] | None = None) -> dict[str, HostInfo]:
         """Host rows by name (all when ``names`` is None)."""
+
+    def robots(self, origins: Iterable[str]) -> dict[str, RobotsRow]:
+        """The stored robots.txt of each origin that has one."""
+
+    def put_robots(self, rows: Sequence[RobotsRow]) -> None:
+        """Store (replace) origins' robots.txt."""
 
     def add_seeds(self, batch: Sequence[NewSeed]) -> list[tuple[int, bool]]:
         """Insert seeds by identity: ``(seed id, inserted)`` per item, existing id if known."""
@@ -133,6 +203,20 @@ class CrawlStore(Protocol):
 
     def seeds(self) -> list[SeedRow]:
         """Every seed by id: the output URL list of 004 Fig. 1 (``seeds.out.txt``)."""
+
+    def has_seeds(self) -> bool:
+        """Does the crawl hold a seed row (a fresh crawl's seeds were admitted)?"""
+
+    def rebuild_sites(self, site_of_host: Callable[[str], str]) -> int:
+        """Fill the parties' table of a crawl stored before it existed (from its seeds and
+        URLs, sites named by ``site_of_host``) when it is empty; how many sites were made."""
+
+    # -- workers -----------------------------------------------------------------------------
+    def register_worker(self, directory: str, now: float) -> None:
+        """Say that this worker takes part (and where its WARC files are); also a heartbeat."""
+
+    def workers(self) -> list[WorkerRow]:
+        """Every worker that took part in the crawl."""
 
     # -- analysis ----------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from dustless.kinds import LinkKind
 from dustless.store._types import FetchRecord, FetchRow, StoredURL, URLState, WarcRef
 
 __all__ = [
@@ -34,6 +35,7 @@ FETCH_COLS = (
     "f.links_before, f.links_after"
 )
 STATES = {s.value: s for s in URLState}
+KINDS = {k.value: k for k in LinkKind}
 
 
 def url_hash(identity: str) -> int:
@@ -42,7 +44,7 @@ def url_hash(identity: str) -> int:
 
 
 def url_row(r: Sequence[Any]) -> StoredURL:
-    return StoredURL(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], STATES[r[9]])
+    return StoredURL(r[0], r[1], r[2], r[3], r[4], KINDS[r[5]], r[6], r[7], r[8], STATES[r[9]])
 
 
 def fetch_row(r: Sequence[Any]) -> FetchRow:
@@ -65,19 +67,19 @@ FETCH_INSERT = (
     "size_stored, elapsed, connect_time, ttfb, content_sha1, revisit_of, links_h, links_a, "
     "links_f, links_internal, links_external, location, etag, last_modified, warc_file, "
     "warc_offset, warc_length, warc_record_id, req_file, req_offset, req_length, error, "
-    "links_before, links_after) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "links_before, links_after, worker) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
-def fetch_params(f: FetchRecord, batch: int) -> tuple[Any, ...]:
+def fetch_params(f: FetchRecord, batch: int, worker: str | None) -> tuple[Any, ...]:
     """The FETCH_INSERT parameters of one fetch."""
     w, q = f.warc, f.warc_request
     return (
-        f.url_id, batch, f.fetched_at, f.state, f.status, f.mime, f.size_raw, f.size_stored,
+        f.url_id, batch, f.fetched_at, f.state.value, f.status, f.mime, f.size_raw, f.size_stored,
         f.elapsed, f.connect_time, f.ttfb, f.content_sha1, f.revisit_of, f.links_h, f.links_a,
         f.links_f, f.links_internal, f.links_external, f.location, f.etag, f.last_modified,
         w.file if w else None, w.offset if w else None, w.length if w else None,
         w.record_id if w else None, q.file if q else None, q.offset if q else None,
-        q.length if q else None, f.error, f.links_before, f.links_after,
+        q.length if q else None, f.error, f.links_before, f.links_after, worker,
     )  # fmt: skip

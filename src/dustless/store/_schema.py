@@ -122,5 +122,74 @@ _V2: Migration = (
     "ALTER TABLE fetches ADD COLUMN links_after INTEGER",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
+# Many workers on one crawl, and what a crash must not lose or repeat (ARCHITECTURE "Many
+# machines"; docs/storage.md):
+# * ``workers``: who takes part, where its WARC files are (``dir``), when it was last seen.
+# * ``host_work``: one row per politeness key (authority) with URLs queued: how many, and
+#   the worker holding its lease until ``lease_until``. A host has one owner at a time, so
+#   politeness (one request at a time, the delay) holds across workers; ``ready_at`` (wall
+#   clock) carries the politeness clock from one owner to the next. ``queued`` is kept by
+#   triggers on ``urls``, so no code path can let the counts drift from the rows.
+# * ``sites``: the parties (004 §2) and the URLs admitted per site: ``--max-sites``,
+#   ``--max-pages`` and ``--max-pages-per-site`` are decided here, by every worker alike.
+# * ``robots``: each origin's robots.txt (RFC 9309 §2.3 keys it by scheme, host and port),
+#   reused within its 24 hours (§2.4) by a resumed crawl or another worker.
+# * ``warc_files``: per WARC file, where the last record a commit covered ends; a resume cuts
+#   anything after it (records no row points to), so the files and the DB stay in step.
+#   Files of older crawls have no row: only a torn last record is cut there, as before.
+# * ``fetches.worker``: which worker made a fetch (and so where its WARC records are).
+_V3: Migration = (
+    """CREATE TABLE workers (
+        name        TEXT PRIMARY KEY,
+        dir         TEXT NOT NULL,
+        machine     TEXT,
+        pid         INTEGER,
+        started_at  REAL NOT NULL,
+        seen_at     REAL NOT NULL
+    )""",
+    """CREATE TABLE host_work (
+        host         TEXT PRIMARY KEY,
+        queued       INTEGER NOT NULL DEFAULT 0,
+        owner        TEXT,
+        lease_until  REAL,
+        ready_at     REAL NOT NULL DEFAULT 0
+    )""",
+    "CREATE INDEX host_work_queued ON host_work (lease_until) WHERE queued > 0",
+    "CREATE INDEX host_work_owner ON host_work (owner) WHERE owner IS NOT NULL",
+    # Every host with work, in-flight claims included (a resume returns those to the queue).
+    """INSERT INTO host_work (host, queued)
+        SELECT host, sum(state = 'queued') FROM urls
+        WHERE state IN ('queued', 'in-flight') GROUP BY host""",
+    """CREATE TRIGGER urls_queued_insert AFTER INSERT ON urls WHEN NEW.state = 'queued'
+    BEGIN
+        INSERT INTO host_work (host, queued) VALUES (NEW.host, 1)
+        ON CONFLICT (host) DO UPDATE SET queued = queued + 1;
+    END""",
+    """CREATE TRIGGER urls_queued_update AFTER UPDATE OF state ON urls
+    WHEN (OLD.state = 'queued') != (NEW.state = 'queued')
+    BEGIN
+        INSERT INTO host_work (host, queued)
+        VALUES (NEW.host, CASE WHEN NEW.state = 'queued' THEN 1 ELSE -1 END)
+        ON CONFLICT (host) DO UPDATE SET queued = queued + excluded.queued;
+    END""",
+    """CREATE TABLE sites (
+        site     TEXT PRIMARY KEY,
+        seed_id  INTEGER,
+        pages    INTEGER NOT NULL DEFAULT 0
+    )""",
+    """CREATE TABLE robots (
+        origin      TEXT PRIMARY KEY,
+        status      INTEGER,
+        body        BLOB NOT NULL,
+        fetched_at  REAL NOT NULL
+    )""",
+    """CREATE TABLE warc_files (
+        name           TEXT PRIMARY KEY,
+        worker         TEXT,
+        committed_end  INTEGER NOT NULL
+    )""",
+    "ALTER TABLE fetches ADD COLUMN worker TEXT",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)

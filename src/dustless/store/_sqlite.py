@@ -36,6 +36,7 @@ from dustless.store._rows import (
 )
 from dustless.store._schema import MIGRATIONS, Migration
 from dustless.store._sqlite_read import SQLiteReads
+from dustless.store._sqlite_work import SQLiteWork
 from dustless.store._types import (
     Batch,
     FetchRecord,
@@ -49,15 +50,19 @@ from dustless.store._types import (
     URLState,
 )
 
-__all__ = ["DB_NAME", "SQLiteStore", "url_hash"]
+__all__ = ["DB_NAME", "LOCAL_WORKER", "SQLiteStore", "url_hash"]
 
 DB_NAME = "crawl.db"
 
 
-class SQLiteStore(SQLiteReads):
+LOCAL_WORKER = "local"
+
+
+class SQLiteStore(SQLiteReads, SQLiteWork):
     """The ``CrawlStore`` on SQLite. ``SQLiteStore(OUTDIR)`` opens or creates ``OUTDIR/crawl.db``.
 
     ``path`` may also name the DB file itself (``.db``) or be ``":memory:"`` for tests.
+    ``worker`` names the process in leases and fetch rows (one machine: ``local``).
     """
 
     def __init__(
@@ -67,6 +72,7 @@ class SQLiteStore(SQLiteReads):
         busy_timeout: float = 10.0,
         cache_mb: int = 64,
         migrations: Sequence[Migration] = MIGRATIONS,
+        worker: str = LOCAL_WORKER,
     ) -> None:
         p = Path(path)
         if str(path) != ":memory:" and p.suffix != ".db":
@@ -76,7 +82,7 @@ class SQLiteStore(SQLiteReads):
         self._lock = threading.RLock()
         self._in_tx = False
         self._batch: int | None = None
-        self._host_counts: dict[str, int] | None = None  # queued URLs per host
+        self._worker = worker
         try:
             self._db = sqlite3.connect(
                 str(p), timeout=busy_timeout, isolation_level=None, check_same_thread=False
@@ -121,6 +127,16 @@ class SQLiteStore(SQLiteReads):
                 raise
 
     @property
+    def worker(self) -> str:
+        return self._worker
+
+    @property
+    def shared(self) -> bool:
+        # One machine, one crawling process at a time (the WARC files are locked): what
+        # this process has not seen, no other worker has stored meanwhile.
+        return False
+
+    @property
     def schema_version(self) -> int:
         with self._lock:
             return int(self._db.execute("PRAGMA user_version").fetchone()[0])
@@ -144,7 +160,6 @@ class SQLiteStore(SQLiteReads):
             if self._in_tx:
                 self._db.execute("ROLLBACK")
                 self._in_tx = False
-                self._host_counts = None
 
     def close(self) -> None:
         with self._lock:
@@ -191,7 +206,9 @@ class SQLiteStore(SQLiteReads):
 
     def end_batch(self, number: int, now: float) -> None:
         with self._lock:
-            self._write().execute("UPDATE crawls SET ended_at = ? WHERE batch = ?", (now, number))
+            self._write().execute(
+                "UPDATE crawls SET ended_at = coalesce(ended_at, ?) WHERE batch = ?", (now, number)
+            )
 
     def batches(self) -> list[Batch]:
         with self._lock:
@@ -223,7 +240,7 @@ class SQLiteStore(SQLiteReads):
                         u.identity,
                         u.host,
                         u.depth,
-                        u.kind,
+                        u.kind.value,
                         u.seed_id,
                         u.parent_id,
                         u.priority,
@@ -236,8 +253,6 @@ class SQLiteStore(SQLiteReads):
                 if u.identity in inserted:
                     inserted.discard(u.identity)
                     result.append(True)
-                    if u.state is URLState.QUEUED:
-                        self._count_host(u.host, 1)
                 else:
                     result.append(False)
         return result
@@ -281,8 +296,6 @@ class SQLiteStore(SQLiteReads):
             if hosts is None:
                 rows = [url_row(r) for r in db.execute(claim.format(where=""), (limit,))]
                 rows.sort(key=claim_order)
-                for row in rows:
-                    self._count_host(row.host, -1)
             else:
                 each = limit if per_host is None else per_host
                 for host in hosts:
@@ -295,17 +308,7 @@ class SQLiteStore(SQLiteReads):
                     ]
                     got.sort(key=claim_order)
                     rows += got
-                    self._count_host(host, -len(got))
         return rows
-
-    def _count_host(self, host: str, delta: int) -> None:
-        counts = self._host_counts
-        if counts is not None:
-            n = counts.get(host, 0) + delta
-            if n > 0:
-                counts[host] = n
-            else:
-                counts.pop(host, None)
 
     def queued(self, after_id: int = 0, limit: int = 1000) -> list[StoredURL]:
         with self._lock:
@@ -316,32 +319,6 @@ class SQLiteStore(SQLiteReads):
             ).fetchall()
         return [url_row(r) for r in rows]
 
-    def queued_hosts(self, limit: int = 10_000) -> dict[str, int]:
-        with self._lock:
-            if self._host_counts is None:
-                # Counted once (one pass over the queued index), then kept up to date by
-                # this store's own writes. Another process writing the same DB makes the
-                # counts approximate; call ``refresh_counts`` to recount.
-                rows = self._db.execute(
-                    "SELECT host, count(*) FROM urls WHERE state = 'queued' GROUP BY host"
-                ).fetchall()
-                self._host_counts = dict(rows)
-            hosts = sorted(self._host_counts)[:limit]
-            return {h: self._host_counts[h] for h in hosts}
-
-    def refresh_counts(self) -> None:
-        """Forget the cached per-host queued counts; the next ``queued_hosts`` recounts."""
-        with self._lock:
-            self._host_counts = None
-
-    def requeue_in_flight(self) -> int:
-        with self._lock:
-            cur = self._write().execute(
-                "UPDATE urls SET state = 'queued' WHERE state = 'in-flight'"
-            )
-            self._host_counts = None
-            return cur.rowcount
-
     def set_url_state(self, ids: Sequence[int], state: URLState) -> None:
         with self._lock:
             db = self._write()
@@ -350,7 +327,6 @@ class SQLiteStore(SQLiteReads):
                     f"UPDATE urls SET state = ? WHERE id IN ({','.join('?' * len(part))})",
                     [state.value, *part],
                 )
-            self._host_counts = None
 
     def label_urls(self, labels: Sequence[URLLabel]) -> None:
         if not labels:
@@ -380,7 +356,7 @@ class SQLiteStore(SQLiteReads):
                 number = f.batch if f.batch is not None else self._batch
                 if number is None:
                     raise StoreError("record_fetches before start_batch: no batch is open")
-                rows.append(fetch_params(f, number))
+                rows.append(fetch_params(f, number, self._worker))
             # We hold the write lock (BEGIN IMMEDIATE), so rowids of a rowid table are
             # handed out as max + 1, max + 2, …: the ids follow without a query per row.
             (first,) = db.execute("SELECT coalesce(max(id), 0) + 1 FROM fetches").fetchone()
@@ -393,8 +369,6 @@ class SQLiteStore(SQLiteReads):
                 "UPDATE urls SET state = ? WHERE id = ?",
                 [(f.url_state.value, f.url_id) for f in batch],
             )
-            if any(f.url_state is not URLState.DONE for f in batch):
-                self._host_counts = None
         return ids
 
     # -- hosts and seeds ---------------------------------------------------------------------
@@ -500,10 +474,13 @@ def _translated(fn: Callable[_P, _R]) -> Callable[_P, _R]:
 
 for _name in (
     "commit", "rollback", "close", "start_batch", "resume_batch", "end_batch", "batches",
-    "add_urls", "contains_identities", "claim_queued", "queued", "queued_hosts",
-    "requeue_in_flight", "set_url_state", "urls_by_id", "url_counts", "record_fetches",
-    "content_seen", "last_fetches", "fetch_state_counts", "warc_ends", "update_hosts", "hosts",
-    "add_seeds", "update_seeds", "seeds", "query", "label_urls",
+    "add_urls", "contains_identities", "claim_queued", "queued", "requeue_in_flight",
+    "set_url_state", "urls_by_id", "url_counts", "record_fetches", "content_seen",
+    "iter_content_sha1s", "last_fetches", "fetch_state_counts", "warc_ends", "update_hosts",
+    "hosts", "add_seeds", "update_seeds", "seeds", "query", "label_urls", "admit",
+    "rebuild_sites", "lease_hosts", "renew_leases", "release_hosts", "work_left", "robots",
+    "put_robots", "warc_committed", "warc_committed_ends", "register_worker", "workers",
+    "has_seeds", "category_names",
 ):  # fmt: skip
     setattr(SQLiteStore, _name, _translated(getattr(SQLiteStore, _name)))
 

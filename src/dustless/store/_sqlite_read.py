@@ -59,6 +59,20 @@ class SQLiteReads:
                     out[sha] = ContentRef(sha, fid, url, at, ref)
         return out
 
+    def iter_content_sha1s(self, chunk: int = 50_000) -> Iterator[list[str]]:
+        last = ""
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT DISTINCT content_sha1 FROM fetches WHERE content_sha1 > ? "
+                    "ORDER BY content_sha1 LIMIT ?",
+                    (last, chunk),
+                ).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [r[0] for r in rows]
+
     def last_fetches(self, url_ids: Iterable[int]) -> dict[int, FetchRow]:
         out: dict[int, FetchRow] = {}
         with self._lock:

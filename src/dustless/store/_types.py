@@ -10,27 +10,37 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from dustless.kinds import LinkKind
+from dustless.states import NetState
+
 __all__ = [
     "URL_KINDS",
+    "AdmitResult",
+    "AdmitURL",
+    "Admitted",
     "Batch",
     "ContentRef",
     "FetchRecord",
     "FetchRow",
     "HostInfo",
+    "HostLease",
+    "Limits",
     "NewSeed",
     "NewURL",
+    "RobotsRow",
     "SeedRow",
     "SeedUpdate",
     "StoredURL",
     "URLLabel",
     "URLState",
+    "Verdict",
     "WarcRef",
+    "WorkLeft",
+    "WorkerRow",
 ]
 
-# How a URL was found. The first three are seed 004 Table 13's link kinds (`f` = in a
-# `<frame>`, `a` = in `<a href>`, `h` = anywhere else); `s` marks a seed itself and `r` the
-# target of a redirect (recorded as a new URL, ARCHITECTURE "Fetcher").
-URL_KINDS = frozenset({"a", "f", "h", "s", "r"})
+# How a URL was found (``dustless.kinds.LinkKind``): the letters stored in ``urls.kind``.
+URL_KINDS = frozenset(k.value for k in LinkKind)
 
 
 class URLState(enum.Enum):
@@ -67,11 +77,16 @@ class NewURL:
     identity: str  # the policy's normal form: what URL-seen compares (UNIQUE in the DB)
     host: str
     depth: int  # 0 for a seed, parent depth + 1 otherwise (004 §2: breadth-first by depth)
-    kind: str = "a"  # one of URL_KINDS
+    kind: LinkKind = LinkKind.ANCHOR
     seed_id: int | None = None  # the party (004 §2) this URL belongs to
     parent_id: int | None = None  # url id of the page it was discovered on
     priority: int = 0  # larger is fetched sooner (pattern scripts fill it later)
     state: URLState = URLState.QUEUED
+
+    def __post_init__(self) -> None:
+        kind: object = self.kind
+        if not isinstance(kind, LinkKind):  # a letter, from a test or an old caller
+            object.__setattr__(self, "kind", LinkKind(kind))
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +98,7 @@ class StoredURL:
     identity: str
     host: str
     depth: int
-    kind: str
+    kind: LinkKind
     seed_id: int | None
     parent_id: int | None
     priority: int
@@ -113,13 +128,13 @@ class WarcRef:
 class FetchRecord:
     """One fetch to record (``record_fetches``). Every fetch is kept, never overwritten.
 
-    ``state`` is the network state name of seed 004 Fig. 3 (``dustless.fetch.NetState.value``:
-    ``OK``, ``cErr``, ``dTim``, … plus ``robots``, ``tooBig``, ``filtered``).
+    ``state`` is the network state of seed 004 Fig. 3 (``OK``, ``cErr``, ``dTim``, … plus
+    ours: ``robots``, ``tooBig``, ``filtered``, ``iErr``).
     """
 
     url_id: int
     fetched_at: float  # when the request started
-    state: str
+    state: NetState
     status: int | None = None
     mime: str | None = None
     size_raw: int | None = None  # payload bytes as received (after decompression)
@@ -144,6 +159,11 @@ class FetchRecord:
     url_state: URLState = URLState.DONE  # QUEUED to retry the URL later (robots 5xx …)
     links_before: int | None = None  # seed 002 Table 2: links of a scripted page before
     links_after: int | None = None  # and after pattern filtering (None: not filtered)
+
+    def __post_init__(self) -> None:
+        state: object = self.state
+        if not isinstance(state, NetState):  # a name, from a test or an old caller
+            object.__setattr__(self, "state", NetState(state))
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,3 +276,99 @@ class SeedRow:
     party_seconds: float | None
     discovered_from: int | None
     created_batch: int | None
+
+
+# -- admission, leases and workers (ARCHITECTURE "Many machines") ------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AdmitURL:
+    """A URL found by a worker, to be admitted (``admit``) if new and within the limits."""
+
+    url: str  # the spelling to fetch (rfc3986 form, no fragment)
+    identity: str  # the policy's form: URL-seen compares it (UNIQUE in the DB)
+    host: str  # authority: the politeness key
+    site: str  # the site it belongs to (004 §2 party boundary, by ``--scope``)
+    depth: int  # parent depth + 1 (a redirect target: the parent's depth; a given seed: 0)
+    kind: LinkKind
+    seed_id: int | None  # the finder's party for an internal link; None for an outside link
+    parent_id: int | None  # url id of the page it was found on
+    external: bool = False  # outside the finder's party: a candidate seed (004 §2)
+    given: bool = False  # a seed the user gave: its own party whatever the limits
+    priority: int = 0  # the frontier class (pattern scripts); larger is sooner
+
+
+class Verdict(enum.Enum):
+    """What ``admit`` did with one ``AdmitURL``."""
+
+    QUEUED = "queued"  # a new URL row, queued
+    KNOWN = "known"  # its identity was stored already (URL-seen: the same URL)
+    DEPTH = "depth"  # deeper than --max-depth
+    MAX_PAGES = "max-pages"
+    MAX_PAGES_PER_SITE = "max-pages-per-site"
+    MAX_SITES = "max-sites"  # an outside link to a new site while the crawl has enough
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The admission limits of a crawl, held in the DB so that every worker obeys them."""
+
+    max_depth: int | None = None
+    max_pages: int | None = None  # URLs admitted in all
+    max_pages_per_site: int | None = None
+    max_sites: int | None = None  # parties, the seeds' included
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """The verdict on one ``AdmitURL``, with the row it became (QUEUED only)."""
+
+    verdict: Verdict
+    url_id: int | None = None
+    seed_id: int | None = None  # the party it joined, or the new party's seed
+    depth: int | None = None  # 0 when it started a new party
+
+
+@dataclass(frozen=True, slots=True)
+class AdmitResult:
+    admitted: list[Admitted]  # one per AdmitURL, in order
+    seeds_added: int  # outside links that became new seed rows (004 §2 candidate seeds)
+
+
+@dataclass(frozen=True, slots=True)
+class HostLease:
+    """A host leased to this worker: one owner at a time keeps politeness across workers."""
+
+    host: str
+    queued: int  # URLs queued for it in the DB (unclaimed)
+    ready_at: float  # wall clock: no request before this (the last owner's politeness clock)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkLeft:
+    """Is there anything left to crawl, anywhere? (The crawl ends when both are 0.)"""
+
+    queued_hosts: int  # hosts with URLs queued and no live lease of another worker
+    leased_elsewhere: int  # hosts another worker holds (its pages may still find URLs)
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsRow:
+    """An origin's robots.txt as fetched (RFC 9309 §2.3: per scheme, host and port)."""
+
+    origin: str  # scheme://host[:port]
+    status: int | None  # the final status; None: unreachable
+    body: bytes  # at most 500 KiB (§2.5)
+    fetched_at: float  # wall clock
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRow:
+    """A worker of the crawl: where its WARC files are, when it was last seen."""
+
+    name: str
+    dir: str
+    machine: str | None
+    pid: int | None
+    started_at: float
+    seen_at: float

@@ -218,6 +218,7 @@ class WarcWriter:
         info: Mapping[str, str] | None = None,
         compress_level: int = 6,
         committed_ends: Mapping[str, int] | None = None,
+        exact_ends: Mapping[str, int] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.directory = Path(directory)
@@ -242,6 +243,7 @@ class WarcWriter:
         self._name = ""
         self._size = 0
         self._dirty = False
+        self._written: dict[str, int] = {}  # files written since ``written_ends`` was asked
         serials = sorted(
             int(m["serial"])
             for p in self.directory.iterdir()
@@ -250,7 +252,12 @@ class WarcWriter:
         if serials:
             self._serial = serials[-1]
             name = self._file_name(self._serial)
-            self._open(name, recover_from=(committed_ends or {}).get(name, 0))
+            # The crawl DB may say exactly where the last commit left each file: records a
+            # crash left after that point are not in the DB, and their URLs are fetched
+            # again — cut them, so no record exists that no row points to. A file the DB
+            # never saw committed (rolled after the last commit) starts over.
+            cut = exact_ends.get(name, 0) if exact_ends else None
+            self._open(name, recover_from=(committed_ends or {}).get(name, 0), cut_to=cut)
             if self._size >= max_size:
                 self._roll()
         else:
@@ -266,13 +273,18 @@ class WarcWriter:
         """Name (relative to the directory) of the file records go to now."""
         return self._name
 
-    def _open(self, name: str, recover_from: int | None = None) -> None:
+    def _open(self, name: str, recover_from: int | None = None, cut_to: int | None = None) -> None:
         f = open(self.directory / name, "ab")  # noqa: SIM115 - held for the writer's life
         try:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             f.close()
             raise StoreLocked(f"WARC file {name} is being written by another process") from exc
+        if cut_to is not None and f.seek(0, os.SEEK_END) > cut_to:
+            f.truncate(cut_to)
+            f.flush()
+            os.fsync(f.fileno())
+            recover_from = min(recover_from or 0, cut_to)
         if recover_from is not None:
             # Only under the lock: never truncate a file another writer is appending to.
             try:
@@ -319,6 +331,7 @@ class WarcWriter:
         self._file.write(member)
         self._size += len(member)
         self._dirty = True
+        self._written[self._name] = self._size
         return WarcRef(self._name, offset, len(member), rid)
 
     def _maybe_roll(self) -> None:
@@ -420,6 +433,12 @@ class WarcWriter:
             self._file.flush()
             os.fsync(self._file.fileno())
             self._dirty = False
+
+    def written_ends(self) -> dict[str, int]:
+        """Where each file written since the last call ends (call after ``flush_durable``:
+        the crawl DB records these as the committed ends, ``exact_ends`` on reopening)."""
+        out, self._written = self._written, {}
+        return out
 
     def close(self) -> None:
         if self._file is not None:

@@ -1,10 +1,15 @@
 """The network states of one fetch, declared once (seed 004 §2, Fig. 3).
 
+A top-level module (not inside ``fetch``) because every layer speaks of them: the fetcher
+reaches them, the engine records them, the store keeps them, the statistics count them.
+
 004 records for every document the state its last download reached: NULL before any request;
 at "문서 접속" (connect) cErr, cTim or Conn; at "헤더 다운로드" (header) hSht, hNpr, hTim,
 hErr, or the server's code, which is OK when it is 200 and the MIME type is text/html; at
 "문서 다운로드" (document) dTim and dErr. We add the states our gates produce before any
-request (robots, filtered, noIP) and the size limit (tooBig).
+request (robots, filtered, noIP), the size limit (tooBig), and one for our own failures
+(iErr: a bug of dustless met while crawling a URL — recorded and counted, never blamed on
+the server).
 
 Like h11's ``_state.py``, the table below is the only place the states and their legal
 successors are written down; ``advance`` refuses anything else, naming both states.
@@ -17,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from dustless.errors import UsageError
+from dustless.errors import InternalError
 
 __all__ = ["STATE_TABLE", "NetState", "Stage", "StateInfo", "advance"]
 
@@ -44,6 +49,7 @@ class NetState(enum.Enum):
     dTim = "dTim"
     dErr = "dErr"
     tooBig = "tooBig"
+    iErr = "iErr"
 
     @property
     def info(self) -> StateInfo:
@@ -90,7 +96,7 @@ _S = NetState
 # state, stage, can end a fetch, description, legal next states
 _ROWS: tuple[tuple[NetState, Stage, bool, str, tuple[NetState, ...]], ...] = (
     (_S.NULL, Stage.GATE, False, "not requested yet",
-     (_S.robots, _S.filtered, _S.noIP, _S.cErr, _S.cTim, _S.Conn)),
+     (_S.robots, _S.filtered, _S.noIP, _S.cErr, _S.cTim, _S.Conn, _S.iErr)),
     (_S.robots, Stage.GATE, True, "robots.txt disallows the URL; not requested", ()),
     (_S.filtered, Stage.GATE, True,
      "the URL filter or the address policy refused it; not requested", ()),
@@ -115,6 +121,8 @@ _ROWS: tuple[tuple[NetState, Stage, bool, str, tuple[NetState, ...]], ...] = (
      "error while reading the body (reset, bad chunking, short body, bad compression)", ()),
     (_S.tooBig, Stage.DOCUMENT, True,
      "the body exceeded the size limit or the decompression guard; truncated", ()),
+    (_S.iErr, Stage.GATE, True,
+     "internal error: a bug of dustless while handling the URL (not the server's fault)", ()),
 )  # fmt: skip
 
 STATE_TABLE: Mapping[NetState, StateInfo] = MappingProxyType(
@@ -127,10 +135,11 @@ _RESPONDED = frozenset({_S.code, _S.OK, _S.dTim, _S.dErr, _S.tooBig})
 
 
 def advance(current: NetState, new: NetState) -> NetState:
-    """Return ``new`` if the table allows ``current`` → ``new``; raise ``UsageError`` otherwise."""
+    """Return ``new`` if the table allows ``current`` → ``new``; raise ``InternalError``
+    otherwise (only our own code drives the table: a wrong move is a bug of ours)."""
     if new not in STATE_TABLE[current].successors:
         allowed = ", ".join(sorted(s.value for s in STATE_TABLE[current].successors)) or "none"
-        raise UsageError(
+        raise InternalError(
             f"illegal network-state transition {current.value} -> {new.value} "
             f"(from {current.value} only: {allowed})"
         )

@@ -1,0 +1,401 @@
+"""The host table: everything the crawl knows about a host, owned in one place.
+
+A *host* is a politeness key — the authority, one web server — and this worker owns it while
+it holds the host's lease in the crawl DB (ARCHITECTURE "Many machines": one owner at a time,
+so one request at a time and the delay hold across workers). For each host it holds:
+
+* the politeness clock, queues, back-off and blocking (the pure ``Frontier``);
+* robots.txt, per *origin* — scheme, host and port (RFC 9309 §2.3: ``http://h/`` and
+  ``https://h/`` may answer differently) — in a ``RobotsCache`` of the rules' 24 hours
+  (§2.4), filled from the DB when a window of URLs is claimed (a resume, or another worker,
+  reuses what is fresh) and by this worker's own fetches;
+* its window onto the DB queue: a few dozen URLs in memory, claimed in batches, refilled when
+  it runs low, so a million queued URLs cost disk, not memory;
+* its lease: taken in batches, renewed while worked, given back when the host has no work,
+  with the politeness clock handed on (``ready_at``).
+
+``next`` answers what to do now: fetch a page, fetch an origin's robots.txt first, record a
+page robots.txt denies, wait, or nothing. The engine does the fetching and the recording.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from dustless.frontier import Frontier, HostState, Politeness, QueuedURL, Ready
+from dustless.recrawl._validators import Validator, validators_for
+from dustless.robots import (
+    RobotsCache,
+    RobotsOutcome,
+    classify_response,
+    robots_key,
+    robots_url,
+)
+from dustless.states import NetState
+from dustless.store import CrawlStore, HostInfo, RobotsRow, StoredURL
+
+__all__ = ["LOW", "WINDOW", "Block", "Denied", "HostTable", "RobotsItem", "origin_of"]
+
+WINDOW = 40  # URLs of one host held in memory; refilled below LOW
+LOW = 8
+LEASE_TTL = 60.0  # seconds a lease lasts without renewal (a dead worker's hosts come back)
+_RENEW_EVERY = LEASE_TTL / 4
+_MAX_HOSTS = 20_000  # hosts leased at once: bounds the memory of windows and robots rules
+_LEASE_BATCH = 1000
+
+
+def origin_of(url: str) -> str:
+    """``scheme://authority`` of an absolute URL: the scope of one robots.txt."""
+    start = url.find("://")
+    end = len(url)
+    for sep in "/?#":
+        pos = url.find(sep, start + 3)
+        if 0 <= pos < end:
+            end = pos
+    return url[:end]
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsItem:
+    """Fetch ``url`` (an origin's robots.txt) with the slot of ``page``, which waits for it."""
+
+    url: str
+    origin: str
+    page: QueuedURL
+
+    @property
+    def host(self) -> str:
+        return self.page.host
+
+
+@dataclass(frozen=True, slots=True)
+class Denied:
+    """robots.txt disallows ``page``: recorded as state ``robots``, never requested."""
+
+    page: QueuedURL
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Stop ``host``: every URL still queued for it ends with ``state`` (and ``error``)."""
+
+    host: str
+    state: NetState
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsDone:
+    """What a robots.txt answer did: the host row to store, and a block if the host is done."""
+
+    info: HostInfo
+    block: Block | None = None
+
+
+class _Held:
+    __slots__ = ("queued", "renewed")
+
+    def __init__(self, queued: int) -> None:
+        self.queued = queued  # URLs queued in the DB for it, as far as this worker knows
+        self.renewed = 0.0
+
+
+class HostTable:
+    """The hosts this worker owns; see the module docstring."""
+
+    def __init__(
+        self,
+        store: CrawlStore,
+        politeness: Politeness,
+        *,
+        agent: str,
+        conditional: bool = False,
+        max_hosts: int = _MAX_HOSTS,
+    ) -> None:
+        self.store = store
+        self.frontier = Frontier(politeness)
+        self.agent = agent
+        self.max_hosts = max_hosts
+        self.robots = RobotsCache()
+        self._held: dict[str, _Held] = {}
+        self._low: set[str] = set()  # held hosts whose window needs a claim
+        self._conditional = conditional
+        # Validators of the claimed URLs (a recrawl batch), dropped once a fetch is handled.
+        self.validators: dict[int, Validator] = {}
+        self._robots_rows: list[RobotsRow] = []  # fetched robots.txt, stored at the commit
+        self._next_renew = -math.inf
+        self._keys: dict[str, tuple[str, str, int]] = {}  # origin -> its robots key
+
+    # -- leases --------------------------------------------------------------------------------
+
+    def lease(self, mono: float, wall: float) -> int:
+        """Lease more hosts when this worker holds less than its share; how many came."""
+        want = self.max_hosts - len(self._held)
+        if self.store.shared:
+            left = self.store.work_left(wall)
+            workers = max(1, sum(1 for w in self.store.workers() if w.seen_at >= wall - LEASE_TTL))
+            total = left.queued_hosts + left.leased_elsewhere + len(self._held)
+            want = min(want, math.ceil(total / workers) - len(self._held))
+        if want <= 0:
+            return 0
+        leases = self.store.lease_hosts(min(want, _LEASE_BATCH), now=wall, ttl=LEASE_TTL)
+        for lease in leases:
+            held = self._held.get(lease.host)
+            if held is None:
+                self._held[lease.host] = held = _Held(lease.queued)
+            else:
+                held.queued = lease.queued
+            held.renewed = wall
+            if lease.ready_at > wall:
+                self.frontier.hold(lease.host, mono + lease.ready_at - wall)
+            if lease.queued:
+                self._low.add(lease.host)
+        return len(leases)
+
+    def maintain(self, mono: float, wall: float) -> None:
+        """Renew the leases now and then; hosts another worker took over are dropped."""
+        if wall < self._next_renew or not self._held:
+            return
+        self._next_renew = wall + _RENEW_EVERY
+        kept = self.store.renew_leases(list(self._held), now=wall, ttl=LEASE_TTL)
+        for host in [h for h in self._held if h not in kept]:
+            # Our lease ran out (a stall longer than its TTL) and the host is another's now:
+            # its new owner queued our claims again, so they must not be fetched here.
+            del self._held[host]
+            self._low.discard(host)
+            self.frontier.forget(host)
+
+    def release_idle(self, mono: float, wall: float) -> int:
+        """Give back the hosts with nothing left to fetch here; how many were released."""
+        idle = [h for h, held in self._held.items() if held.queued <= 0 and not self._busy(h)]
+        if not idle:
+            return 0
+        # The DB may have more for them (another worker's links): a claim tells.
+        self.take(self.store.claim_queued(len(idle) * WINDOW, hosts=idle, per_host=WINDOW))
+        gone = {h: self._ready_at(h, mono, wall) for h in idle if not self._busy(h)}
+        self.store.release_hosts(gone)
+        for h in gone:
+            del self._held[h]
+            self._low.discard(h)
+            self.frontier.forget(h)
+        return len(gone)
+
+    def release_all(self, mono: float, wall: float) -> None:
+        """At the end of a run: every lease given back (its claims are requeued first)."""
+        self.store.release_hosts({h: self._ready_at(h, mono, wall) for h in self._held})
+        self._held.clear()
+        self._low.clear()
+
+    def held(self) -> int:
+        return len(self._held)
+
+    def _busy(self, host: str) -> bool:
+        return self.frontier.queued_for(host) > 0 or self.frontier.in_flight_at(host)
+
+    def _ready_at(self, host: str, mono: float, wall: float) -> float:
+        t = self.frontier.next_time(host)
+        return wall if t is None or not math.isfinite(t) else wall + max(0.0, t - mono)
+
+    # -- the DB window -----------------------------------------------------------------------
+
+    def queued(self, host: str, n: int = 1) -> None:
+        """``n`` more URLs of ``host`` were stored as queued (this worker's admissions)."""
+        held = self._held.get(host)
+        if held is not None:
+            held.queued += n
+            self.note_low(host)
+
+    def note_low(self, host: str) -> None:
+        held = self._held.get(host)
+        if held is not None and held.queued > 0 and self.frontier.queued_for(host) < LOW:
+            self._low.add(host)
+
+    def refill(self, force: bool = False) -> bool:
+        """Claim queued URLs for held hosts whose window runs low; True if any came.
+
+        ``force`` (nothing is ready): look at every held host the DB may have URLs for.
+        """
+        frontier = self.frontier
+        hosts: Iterable[str] = self._held if force else self._low
+        want = [
+            h
+            for h in hosts
+            if self._held[h].queued > 0
+            and frontier.queued_for(h) < LOW
+            and frontier.state(h) is not HostState.BLOCKED
+        ]
+        self._low.clear()
+        if not want:
+            return False
+        claimed = self.store.claim_queued(len(want) * WINDOW, hosts=want, per_host=WINDOW)
+        self.take(claimed)
+        if force:
+            got = {u.host for u in claimed}
+            for h in want:
+                if h not in got:  # the DB has nothing for it after all
+                    self._held[h].queued = 0
+        return bool(claimed)
+
+    def take(self, claimed: list[StoredURL]) -> None:
+        """Claimed URLs into the frontier; the robots.txt the DB holds for their origins."""
+        if not claimed:
+            return
+        frontier = self.frontier
+        intern = sys.intern
+        origins: set[str] = set()
+        for u in claimed:
+            held = self._held.get(u.host)
+            if held is not None:
+                held.queued -= 1
+            item = QueuedURL(
+                u.url, intern(u.host), u.depth, u.priority, u.seed_id or 0, u.kind, u.id, u.identity
+            )
+            if not frontier.push(item):
+                continue  # blocked meanwhile: block() records it
+            origin = origin_of(u.url)
+            if self.robots.entry(self._key(origin)) is None:
+                origins.add(origin)
+        self._load_robots(origins)
+        if self._conditional:
+            self.validators.update(validators_for(self.store, [u.id for u in claimed]))
+
+    def claim_now(self, counts: Mapping[str, int]) -> None:
+        """Claim URLs at once, ahead of the windows (seed 002 §3.4.2: urgent classes)."""
+        for host, n in counts.items():
+            if host in self._held and self.frontier.state(host) is not HostState.BLOCKED:
+                self.take(self.store.claim_queued(n, hosts=[host], per_host=n))
+
+    # -- what to do now ----------------------------------------------------------------------
+
+    def next(self, mono: float, wall: float) -> QueuedURL | RobotsItem | Denied | float | None:
+        """A page to fetch, a robots.txt to fetch first, a page robots.txt denies, the
+        seconds until a host is ready, or ``None`` when no held host has work."""
+        frontier = self.frontier
+        while True:
+            r = frontier.pop(mono)
+            if r is None:
+                if self.refill(force=True):
+                    continue
+                return None
+            if not isinstance(r, Ready):
+                if self._low and self.refill():
+                    continue
+                return r.seconds
+            item = r.item
+            origin = origin_of(item.url)
+            rules = self.robots.get(self._key(origin), wall)
+            if rules is None:
+                # RFC 9309 §2.3: the rules must be known before the first page of an origin
+                # (and again after their 24 hours, §2.4). The page waits at the head of its
+                # queue; the robots.txt request takes its slot (and owes the host its delay).
+                frontier.push_front(item)
+                return RobotsItem(robots_url(origin), origin, item)
+            if not rules.allowed(self.agent, item.url):
+                frontier.release(item.host)
+                return Denied(item)
+            self.note_low(item.host)
+            return item
+
+    def page_done(self, item: QueuedURL, mono: float, elapsed: float, *, failed: bool) -> None:
+        """A page request ended at ``mono``: the host's politeness clock starts."""
+        self.frontier.done(item.host, mono, elapsed, failed=failed)
+
+    def robots_done(
+        self,
+        item: RobotsItem,
+        status: int | None,
+        body: bytes,
+        first: NetState,
+        error: str | None,
+        ip: str | None,
+        *,
+        mono: float,
+        wall: float,
+        elapsed: float,
+    ) -> RobotsDone:
+        """An origin's robots.txt answered (RFC 9309 §2.3.1) with ``status`` (``None``:
+        unreachable) after redirects; ``first`` is the first request's network state."""
+        host, key = item.host, self._key(item.origin)
+        if first in (NetState.noIP, NetState.filtered):
+            # No address, or one the address policy refuses: a verdict that never changes,
+            # so no retry and no back-off — the host is done, every URL with this state.
+            self.frontier.done(host, mono, elapsed)
+            return RobotsDone(HostInfo(host, ip, first.value, wall), Block(host, first, error))
+        outcome = classify_response(status)
+        if outcome is RobotsOutcome.UNREACHABLE:
+            stale = self.robots.entry(key)
+            if stale is None or stale.outcome is RobotsOutcome.UNREACHABLE:
+                # §2.3.1.4: disallow all, retry later: the host backs off, and is given
+                # up (its URLs recorded as ``robots``) after too many tries in a row.
+                self.frontier.done(host, mono, elapsed, failed=True)
+                block = None
+                if self.frontier.state(host) is HostState.BLOCKED:
+                    block = Block(host, NetState.robots, error)
+                return RobotsDone(HostInfo(host, ip, "unreachable", wall), block)
+            # §2.4: a cached copy may be used while the file is unreachable.
+            rules = self.robots.put(key, status, body, wall)
+        else:
+            rules = self.robots.put(key, status, body, wall)
+            self._robots_rows.append(RobotsRow(item.origin, status, body, wall))
+        delay = rules.crawl_delay(self.agent)
+        self.frontier.done(host, mono, elapsed, crawl_delay=delay)
+        return RobotsDone(
+            HostInfo(
+                name=host,
+                ip=ip,
+                robots_state=outcome.value,
+                robots_fetched_at=wall,
+                crawl_delay=delay,
+                sitemaps=tuple(rules.sitemaps),
+            )
+        )
+
+    def _load_robots(self, origins: set[str]) -> None:
+        """Rules stored by an earlier run or another worker, while still fresh (§2.4)."""
+        if not origins:
+            return
+        for row in self.store.robots(origins).values():
+            if classify_response(row.status) is not RobotsOutcome.UNREACHABLE:
+                self.robots.put(self._key(row.origin), row.status, row.body, row.fetched_at)
+
+    def _key(self, origin: str) -> tuple[str, str, int]:
+        key = self._keys.get(origin)
+        if key is None:
+            if len(self._keys) > 100_000:
+                self._keys.clear()
+            key = self._keys[origin] = robots_key(origin)
+        return key
+
+    def robots_rows(self) -> list[RobotsRow]:
+        """The robots.txt answers fetched since the last call (stored at each commit)."""
+        rows, self._robots_rows = self._robots_rows, []
+        return rows
+
+    # -- blocking ----------------------------------------------------------------------------
+
+    def block(self, block: Block) -> list[int]:
+        """Stop a host; the url ids of every URL still queued for it, here or in the DB."""
+        f = self.frontier
+        ids = [item.url_id for item in f.block(block.host) + f.take_blocked(block.host)]
+        held = self._held.get(block.host)
+        if held is None:
+            return ids
+        while True:
+            claimed = self.store.claim_queued(5000, hosts=[block.host], per_host=5000)
+            if not claimed:
+                break
+            ids += [u.id for u in claimed]
+        held.queued = 0
+        return ids
+
+    def blocked(self, host: str) -> bool:
+        return self.frontier.state(host) is HostState.BLOCKED
+
+    # -- looking -----------------------------------------------------------------------------
+
+    def queued_here(self) -> int:
+        """URLs this worker holds or knows queued for its hosts (for the progress line)."""
+        return len(self.frontier) + sum(max(0, h.queued) for h in self._held.values())

@@ -1,0 +1,141 @@
+"""What one fetched page means for the crawl: a typed outcome, computed without I/O.
+
+The engine fetches, stores the response in the WARC file (``Recorder.response``), then asks
+:func:`page_outcome` what follows: the fetch row to record, the links to admit (filtered,
+normalized and split into inside/outside the party by ``Discovery``), the redirect to follow
+and how, the labels a pattern script gives (seed 002 §3.4). The engine then applies it —
+admission, the fetch row, the host's clock — so every decision about a page is here, in one
+function that a test can call with values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dustless.crawl.discover import Candidate, Discovery
+from dustless.crawl.record import Stored
+from dustless.crawl.redirect import same_identity
+from dustless.crawl.scripted import Label, ScriptedPages
+from dustless.extract import extract_links
+from dustless.fetch import FetchResult
+from dustless.frontier import QueuedURL
+from dustless.kinds import DOCUMENT_KINDS, LinkKind
+from dustless.recrawl._validators import Validator
+from dustless.states import NetState
+from dustless.store import FetchRecord, URLLabel
+
+__all__ = ["PageOutcome", "is_html", "page_outcome", "page_state"]
+
+_HTML = frozenset({"text/html", "application/xhtml+xml"})
+
+
+def is_html(mime: str | None) -> bool:
+    return mime is None or mime in _HTML
+
+
+def page_state(r: FetchResult, discovery: Discovery) -> NetState:
+    """The state to record: the fetch's, or ``filtered`` for a type the filter refuses."""
+    if r.status is not None and not discovery.filter.allows_mime(r.mime):
+        return NetState.filtered
+    return r.state
+
+
+@dataclass(frozen=True, slots=True)
+class PageOutcome:
+    """Everything a fetched page changes, for the engine to apply."""
+
+    fetch: FetchRecord
+    links: list[Candidate]  # to admit (URL-seen and the limits decide in the DB)
+    labels: dict[str, Label] | None  # pattern-script labels of the links, by URL
+    own_label: URLLabel | None  # the page's own labels (seed 002 Fig. 13)
+    same_document: Candidate | None  # a redirect to another spelling of this very URL
+
+
+def page_outcome(
+    item: QueuedURL,
+    r: FetchResult,
+    state: NetState,
+    stored: Stored,
+    *,
+    started: float,
+    batch: int,
+    discovery: Discovery,
+    scripted: ScriptedPages | None,
+    held: Validator | None = None,
+) -> PageOutcome:
+    """The outcome of the fetch ``r`` of ``item``, whose response went to ``stored``."""
+    status = r.status
+    warc_ref, req_ref = stored.response, stored.request
+    sha1, revisit_of = stored.sha1, stored.revisit_of
+    if status == 304 and held is not None:
+        # RFC 9110 §15.4.5: the copy we hold is current. Keep its hash, so the batch
+        # records "unchanged" without a download (seed 004 §4 compares contents).
+        sha1, revisit_of = held.sha1, held.fetch_id
+    counts = dict.fromkeys(DOCUMENT_KINDS, 0)
+    found: list[tuple[str, LinkKind]] = []
+    labels: dict[str, Label] | None = None
+    own: URLLabel | None = None
+    before = after = None
+    if state is NetState.OK and not stored.revisit and is_html(r.mime):
+        # The whole Content-Type header: its charset decides the decoding.
+        extraction = extract_links(r.body, item.url, r.header("content-type") or r.mime)
+        counts.update(extraction.counts)
+        if scripted is None:
+            found = [(link.url, link.kind) for link in extraction.links]
+        else:  # seed 002 §3.4: filter, rewrite, javascript links, labels, priorities
+            plan = scripted.page(item.url, item.url_id, extraction, discovery)
+            found, labels, own = plan.found, plan.labels, plan.own
+            before, after = plan.before, plan.after
+    error = r.error
+    links: list[Candidate] = []
+    same: Candidate | None = None
+    party_site = discovery.site_of_host(item.host)
+    seed_id = item.seed_id or None
+    if r.location and status is not None and 300 <= status < 400:
+        verdict = same_identity(discovery, item, r.location)
+        if verdict is None:
+            links += discovery.links(
+                [(r.location, LinkKind.REDIRECT)],
+                depth=item.depth,
+                seed_id=seed_id,
+                party_site=party_site,
+                redirect=True,
+            )
+        elif verdict.candidate is None:
+            error = verdict.error  # a same-identity chain too long: recorded, not followed
+        else:  # the same document under a derived identity (crawl/redirect.py)
+            same = verdict.candidate
+    internal = external = 0
+    if found:
+        cands = discovery.links(found, depth=item.depth, seed_id=seed_id, party_site=party_site)
+        external = sum(1 for c in cands if c.external)
+        internal = len(cands) - external
+        links += cands
+    body = r.body
+    fetch = FetchRecord(
+        url_id=item.url_id,
+        fetched_at=started,
+        state=state,
+        status=status,
+        mime=r.mime,
+        size_raw=len(body),
+        size_stored=(warc_ref.length if warc_ref else 0) + (req_ref.length if req_ref else 0),
+        elapsed=r.elapsed,
+        content_sha1=sha1,
+        revisit_of=revisit_of,
+        links_h=counts[LinkKind.OTHER],
+        links_a=counts[LinkKind.ANCHOR],
+        links_f=counts[LinkKind.FRAME],
+        links_internal=internal,
+        links_external=external,
+        location=r.location,
+        etag=r.header("etag"),
+        last_modified=r.header("last-modified"),
+        warc=warc_ref,
+        warc_request=req_ref,
+        error=error,
+        batch=batch,
+        links_before=before,
+        links_after=after,
+    )
+    return PageOutcome(fetch, links, labels, own, same)

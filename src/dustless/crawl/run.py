@@ -1,0 +1,73 @@
+"""``run_crawl``: open a crawl directory, run the engine on it, close it — one machine.
+
+The engine (``Crawler``) is given its parts; this module is the one place that opens them
+for a crawl directory (``crawl/resume.py``) and, when the engine returns, writes
+``seeds.out.txt`` and marks the batch finished — in that order, so that a ``kill -9`` in
+between leaves an open batch whose ``--resume`` writes the file again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from dustless.crawl.config import CrawlConfig
+from dustless.crawl.engine import Crawler, CrawlResult
+from dustless.crawl.progress import Progress
+from dustless.crawl.resume import open_run, write_seeds_out
+
+__all__ = ["run_crawl"]
+
+
+def run_crawl(
+    config: CrawlConfig,
+    out: Path,
+    *,
+    resume: bool = False,
+    progress: Progress | None = None,
+    strict: bool | None = None,
+) -> CrawlResult:
+    """Run a crawl to its end (or to Ctrl-C) in a fresh event loop (uvloop when present)."""
+    run = open_run(config, out, resume=resume, now=time.time())
+    crawler = Crawler(
+        run.config,
+        run.store,
+        run.fetcher,
+        run.warc,
+        batch=run.batch,
+        rules=run.rules,
+        resumed=resume,
+        progress=progress,
+        strict=strict,
+    )
+    # The crawl allocates millions of short-lived objects and few cycles: collect the young
+    # generation less often (measured: ~10 % of the CPU per page at the default threshold).
+    threshold = gc.get_threshold()
+    gc.set_threshold(50_000, 20, 20)
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.callback(run.store.close)
+            stack.callback(run.warc.close)
+            if progress is not None:
+                stack.enter_context(progress)
+            runner = stack.enter_context(asyncio.Runner(loop_factory=_loop_factory()))
+            result = runner.run(crawler.run())
+            write_seeds_out(run.store, out)
+            if result.finished:
+                run.store.end_batch(run.batch.number, time.time())
+                run.store.commit()
+            return result
+    finally:
+        gc.set_threshold(*threshold)
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    try:
+        import uvloop
+    except ImportError:  # an optional speed-up (pyproject installs it off Windows)
+        return None
+    return uvloop.new_event_loop

@@ -1,0 +1,416 @@
+"""The worker side of ``SQLiteStore``: admission with its limits, host leases, robots.txt,
+WARC commit marks and the workers table (ARCHITECTURE "Many machines").
+
+A base class of ``SQLiteStore`` (``_sqlite.py`` keeps the connection, the migrations and the
+URL and fetch writes). Every method runs under the store's lock, inside its open write
+transaction where it writes, so a batch of admissions or a lease is one statement group and
+becomes durable with the engine's commit.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from dustless.kinds import LinkKind
+from dustless.store._rows import MAX_PARAMS, chunks, url_hash
+from dustless.store._types import (
+    AdmitResult,
+    Admitted,
+    AdmitURL,
+    HostLease,
+    Limits,
+    RobotsRow,
+    Verdict,
+    WorkerRow,
+    WorkLeft,
+)
+
+__all__ = ["SQLiteWork", "decide"]
+
+
+class _Site:
+    __slots__ = ("new", "pages", "seed_id")
+
+    def __init__(self, seed_id: int | None, pages: int, new: bool = False) -> None:
+        self.seed_id = seed_id
+        self.pages = pages
+        self.new = new
+
+
+def decide(
+    urls: Sequence[AdmitURL],
+    limits: Limits,
+    *,
+    known: set[str],
+    seed_ids: Mapping[str, int],
+    sites: dict[str, _Site],
+    total: int,
+    n_sites: int,
+) -> tuple[list[Admitted], list[tuple[AdmitURL, int | None, int, LinkKind]]]:
+    """The pure part of ``admit`` (seed 004 §2), in the order the URLs were found.
+
+    ``known``: identities already stored; ``seed_ids``: the seed row of every outside link and
+    given seed; ``sites``: the parties of the sites involved (changed in place: new parties,
+    pages); ``total``/``n_sites``: URLs admitted and parties so far. Returns the verdicts and
+    the rows to insert as ``(url, seed_id, depth, kind)``.
+    """
+    out: list[Admitted] = []
+    rows: list[tuple[AdmitURL, int | None, int, LinkKind]] = []
+    taken: set[str] = set()
+    for u in urls:
+        if u.identity in known or u.identity in taken:
+            out.append(Admitted(Verdict.KNOWN))
+            continue
+        site = sites.get(u.site)
+        depth, kind, seed_id = u.depth, u.kind, u.seed_id
+        if u.given:
+            seed_id, depth, kind = seed_ids[u.identity], 0, LinkKind.SEED
+        elif u.external:
+            if site is None:
+                if limits.max_sites is not None and n_sites >= limits.max_sites:
+                    out.append(Admitted(Verdict.MAX_SITES))
+                    continue
+                # An outside link to a site not crawled yet: the seed of a new party, at
+                # depth 0 (004 §2). One to a site with a party joins it one level deeper,
+                # so a chain of cross-links cannot reset the depth limit (trap guard).
+                seed_id, depth, kind = seed_ids[u.identity], 0, LinkKind.SEED
+            else:
+                seed_id = site.seed_id
+        if not u.given:
+            verdict = _limit(limits, depth, total, site)
+            if verdict is not None:
+                out.append(Admitted(verdict))
+                continue
+        if site is None:  # a new party (or an internal link of a crawl stored without sites)
+            site = sites[u.site] = _Site(seed_id, 0, new=True)
+            n_sites += 1
+        site.pages += 1
+        total += 1
+        taken.add(u.identity)
+        rows.append((u, seed_id, depth, kind))
+        out.append(Admitted(Verdict.QUEUED, None, seed_id, depth))
+    return out, rows
+
+
+def _limit(limits: Limits, depth: int, total: int, site: _Site | None) -> Verdict | None:
+    if limits.max_depth is not None and depth > limits.max_depth:
+        return Verdict.DEPTH
+    if limits.max_pages is not None and total >= limits.max_pages:
+        return Verdict.MAX_PAGES
+    per_site = limits.max_pages_per_site
+    if per_site is not None and site is not None and site.pages >= per_site:
+        return Verdict.MAX_PAGES_PER_SITE
+    return None
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+class SQLiteWork:
+    """Admission, leases, robots.txt and workers; ``SQLiteStore`` sets the connection."""
+
+    _db: sqlite3.Connection
+    _lock: threading.RLock
+    _worker: str
+
+    def _write(self) -> sqlite3.Connection:  # pragma: no cover - SQLiteStore's
+        raise NotImplementedError
+
+    # -- admission ---------------------------------------------------------------------------
+    def admit(self, urls: Sequence[AdmitURL], limits: Limits, batch: int) -> AdmitResult:
+        if not urls:
+            return AdmitResult([], 0)
+        with self._lock:
+            db = self._write()
+            seed_ids, added = self._candidate_seeds(db, urls, batch)
+            identities = list(dict.fromkeys(u.identity for u in urls))
+            known: set[str] = set()
+            for part in chunks(identities, 900):
+                sql = f"SELECT identity FROM urls WHERE identity IN ({_marks(len(part))})"
+                known.update(r[0] for r in db.execute(sql, part))
+            names = list(dict.fromkeys(u.site for u in urls))
+            sites: dict[str, _Site] = {}
+            for part in chunks(names, 900):
+                sql = f"SELECT site, seed_id, pages FROM sites WHERE site IN ({_marks(len(part))})"
+                for site, seed_id, pages in db.execute(sql, part):
+                    sites[site] = _Site(seed_id, pages)
+            total = n_sites = 0
+            if limits.max_pages is not None or limits.max_sites is not None:
+                total, n_sites = db.execute(
+                    "SELECT coalesce(sum(pages), 0), count(*) FROM sites"
+                ).fetchone()
+            before = {name: s.pages for name, s in sites.items()}
+            verdicts, rows = decide(
+                urls,
+                limits,
+                known=known,
+                seed_ids=seed_ids,
+                sites=sites,
+                total=total,
+                n_sites=n_sites,
+            )
+            ids = self._insert_urls(db, rows)
+            db.executemany(
+                "INSERT INTO sites (site, seed_id, pages) VALUES (?, ?, ?) "
+                "ON CONFLICT (site) DO UPDATE SET pages = pages + excluded.pages",
+                [
+                    (name, s.seed_id, s.pages - before.get(name, 0))
+                    for name, s in sites.items()
+                    if s.pages != before.get(name, 0) or s.new
+                ],
+            )
+        row_of = iter(ids)
+        out = [
+            Admitted(v.verdict, next(row_of), v.seed_id, v.depth)
+            if v.verdict is Verdict.QUEUED
+            else v
+            for v in verdicts
+        ]
+        return AdmitResult(out, added)
+
+    def _candidate_seeds(
+        self, db: sqlite3.Connection, urls: Sequence[AdmitURL], batch: int
+    ) -> tuple[dict[str, int], int]:
+        """004 §2: every outside link is a candidate seed; one not known yet becomes a seed
+        row (the seed table is their authority). Returns each one's seed id, and how many
+        rows were new."""
+        cands = list({u.identity: u for u in urls if u.external or u.given}.values())
+        if not cands:
+            return {}, 0
+        (before,) = db.execute("SELECT count(*) FROM seeds").fetchone()
+        db.executemany(
+            "INSERT INTO seeds (url, identity, url_hash, host, discovered_from, created_batch) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (identity) DO NOTHING",
+            [(u.url, u.identity, url_hash(u.identity), u.host, u.parent_id, batch) for u in cands],
+        )
+        (after,) = db.execute("SELECT count(*) FROM seeds").fetchone()
+        ids: dict[str, int] = {}
+        for part in chunks([u.identity for u in cands], 900):
+            sql = f"SELECT identity, id FROM seeds WHERE identity IN ({_marks(len(part))})"
+            ids.update((identity, int(i)) for identity, i in db.execute(sql, part))
+        return ids, int(after) - int(before)
+
+    @staticmethod
+    def _insert_urls(
+        db: sqlite3.Connection, rows: Sequence[tuple[AdmitURL, int | None, int, LinkKind]]
+    ) -> list[int]:
+        ids: dict[str, int] = {}
+        for part in chunks(rows, MAX_PARAMS // 9):
+            sql = (
+                "INSERT INTO urls (url, identity, host, depth, kind, seed_id, parent_id, "
+                "priority, state) VALUES "
+                + ",".join(["(?,?,?,?,?,?,?,?,'queued')"] * len(part))
+                + " RETURNING identity, id"
+            )
+            params: list[Any] = []
+            for u, seed_id, depth, kind in part:
+                params += (
+                    u.url,
+                    u.identity,
+                    u.host,
+                    depth,
+                    kind.value,
+                    seed_id,
+                    u.parent_id,
+                    u.priority,
+                )
+            ids.update(db.execute(sql, params).fetchall())
+        return [ids[u.identity] for u, *_ in rows]
+
+    def rebuild_sites(self, site_of_host: Callable[[str], str]) -> int:
+        with self._lock:
+            if self._db.execute("SELECT 1 FROM sites LIMIT 1").fetchone() is not None:
+                return 0
+            db = self._write()
+            sites: dict[str, _Site] = {}
+            # A party exists where a seed's URL was admitted (queued or fetched), 004 §2.
+            for seed_id, host in db.execute(
+                "SELECT DISTINCT u.seed_id, u.host FROM urls u "
+                "JOIN seeds s ON s.identity = u.identity ORDER BY u.id"
+            ):
+                sites.setdefault(site_of_host(host), _Site(seed_id, 0))
+            for host, n in db.execute(
+                "SELECT host, count(*) FROM urls WHERE state != 'skipped' GROUP BY host"
+            ):
+                sites.setdefault(site_of_host(host), _Site(None, 0)).pages += n
+            db.executemany(
+                "INSERT INTO sites (site, seed_id, pages) VALUES (?, ?, ?)",
+                [(name, s.seed_id, s.pages) for name, s in sites.items()],
+            )
+            return len(sites)
+
+    # -- leases ------------------------------------------------------------------------------
+    def lease_hosts(self, limit: int, *, now: float, ttl: float) -> list[HostLease]:
+        if limit <= 0:
+            return []
+        me = self._worker
+        with self._lock:
+            db = self._write()
+            # Free hosts with work, and hosts whose owner let the lease run out (it died, or
+            # stalled): those may hold its in-flight URLs even with nothing queued.
+            rows = db.execute(
+                "SELECT host, owner FROM host_work "
+                "WHERE (owner IS NULL AND queued > 0) OR (owner IS NOT NULL AND lease_until < ?) "
+                "ORDER BY ready_at, host LIMIT ?",
+                (now, limit),
+            ).fetchall()
+            if not rows:
+                return []
+            hosts = [h for h, _ in rows]
+            taken_over = [h for h, owner in rows if owner is not None]
+            for part in chunks(taken_over, 900):
+                # What the last owner had claimed is fetched again, once, by the new one.
+                db.execute(
+                    "UPDATE urls SET state = 'queued' WHERE state = 'in-flight' "
+                    f"AND host IN ({_marks(len(part))})",
+                    part,
+                )
+            out: list[HostLease] = []
+            for part in chunks(hosts, 900):
+                out += [
+                    HostLease(h, q, r)
+                    for h, q, r in db.execute(
+                        f"UPDATE host_work SET owner = ?, lease_until = ? "
+                        f"WHERE host IN ({_marks(len(part))}) RETURNING host, queued, ready_at",
+                        [me, now + ttl, *part],
+                    )
+                ]
+            return out
+
+    def renew_leases(self, hosts: Sequence[str], *, now: float, ttl: float) -> set[str]:
+        me = self._worker
+        kept: set[str] = set()
+        with self._lock:
+            db = self._write()
+            db.execute("UPDATE workers SET seen_at = ? WHERE name = ?", (now, me))
+            for part in chunks(list(hosts), 900):
+                kept.update(
+                    r[0]
+                    for r in db.execute(
+                        f"UPDATE host_work SET lease_until = ? WHERE owner = ? "
+                        f"AND host IN ({_marks(len(part))}) RETURNING host",
+                        [now + ttl, me, *part],
+                    )
+                )
+        return kept
+
+    def release_hosts(self, ready_at: Mapping[str, float]) -> None:
+        if not ready_at:
+            return
+        with self._lock:
+            self._write().executemany(
+                "UPDATE host_work SET owner = NULL, lease_until = NULL, ready_at = ? "
+                "WHERE host = ? AND owner = ?",
+                [(when, host, self._worker) for host, when in ready_at.items()],
+            )
+
+    def work_left(self, now: float) -> WorkLeft:
+        me = self._worker
+        with self._lock:
+            queued, elsewhere = self._db.execute(
+                "SELECT "
+                "coalesce(sum((queued > 0 AND (owner IS NULL OR owner = ? OR lease_until < ?)) "
+                "OR (owner IS NOT NULL AND owner != ? AND lease_until < ?)), 0), "
+                "coalesce(sum(owner IS NOT NULL AND owner != ? AND lease_until >= ?), 0) "
+                "FROM host_work WHERE queued > 0 OR owner IS NOT NULL",
+                (me, now, me, now, me, now),
+            ).fetchone()
+        return WorkLeft(int(queued), int(elsewhere))
+
+    def requeue_in_flight(self) -> int:
+        me = self._worker
+        with self._lock:
+            db = self._write()
+            cur = db.execute(
+                "UPDATE urls SET state = 'queued' WHERE state = 'in-flight' AND host IN "
+                "(SELECT host FROM host_work WHERE owner = ? OR owner IS NULL)",
+                (me,),
+            )
+            db.execute(
+                "UPDATE host_work SET owner = NULL, lease_until = NULL WHERE owner = ?", (me,)
+            )
+            return cur.rowcount
+
+    # -- robots.txt ----------------------------------------------------------------------------
+    def robots(self, origins: Iterable[str]) -> dict[str, RobotsRow]:
+        out: dict[str, RobotsRow] = {}
+        with self._lock:
+            for part in chunks(list(dict.fromkeys(origins)), 900):
+                for origin, status, body, at in self._db.execute(
+                    "SELECT origin, status, body, fetched_at FROM robots "
+                    f"WHERE origin IN ({_marks(len(part))})",
+                    part,
+                ):
+                    out[origin] = RobotsRow(origin, status, bytes(body), at)
+        return out
+
+    def put_robots(self, rows: Sequence[RobotsRow]) -> None:
+        if not rows:
+            return
+        with self._lock:
+            self._write().executemany(
+                "INSERT INTO robots (origin, status, body, fetched_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (origin) DO UPDATE SET status = excluded.status, "
+                "body = excluded.body, fetched_at = excluded.fetched_at",
+                [(r.origin, r.status, r.body, r.fetched_at) for r in rows],
+            )
+
+    # -- WARC commit marks -----------------------------------------------------------------------
+    def warc_committed(self, ends: Mapping[str, int]) -> None:
+        if not ends:
+            return
+        with self._lock:
+            self._write().executemany(
+                "INSERT INTO warc_files (name, worker, committed_end) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET committed_end = excluded.committed_end",
+                [(name, self._worker, end) for name, end in ends.items()],
+            )
+
+    def warc_committed_ends(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT name, committed_end FROM warc_files WHERE worker = ? OR worker IS NULL",
+                (self._worker,),
+            ).fetchall()
+        return {name: int(end) for name, end in rows}
+
+    # -- workers ---------------------------------------------------------------------------------
+    def register_worker(self, directory: str, now: float) -> None:
+        import os
+        import socket
+
+        with self._lock:
+            self._write().execute(
+                "INSERT INTO workers (name, dir, machine, pid, started_at, seen_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET dir = excluded.dir, "
+                "machine = excluded.machine, pid = excluded.pid, seen_at = excluded.seen_at",
+                (self._worker, directory, socket.gethostname(), os.getpid(), now, now),
+            )
+
+    def workers(self) -> list[WorkerRow]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT name, dir, machine, pid, started_at, seen_at FROM workers ORDER BY name"
+            ).fetchall()
+        return [WorkerRow(*r) for r in rows]
+
+    def has_seeds(self) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM seeds LIMIT 1").fetchone() is not None
+
+    def category_names(self, url_ids: Iterable[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        with self._lock:
+            for part in chunks(list(dict.fromkeys(url_ids)), 900):
+                out.update(
+                    self._db.execute(
+                        "SELECT id, category_name FROM urls WHERE category_name IS NOT NULL "
+                        f"AND category_name != '' AND id IN ({_marks(len(part))})",
+                        part,
+                    ).fetchall()
+                )
+        return out

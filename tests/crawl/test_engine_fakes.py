@@ -1,0 +1,210 @@
+"""The engine against fakes: a table for a web, an in-memory crawl DB, no sockets.
+
+``Crawler`` is given its parts; here the fetcher answers from a dict (and records what was
+asked), the store is SQLite in memory, so each test runs in milliseconds and can make the web
+do what a real one rarely does on cue: robots.txt that differs per scheme, a refused address,
+a bug of ours in the middle of a page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Mapping
+
+import pytest
+
+from dustless.crawl import CrawlConfig
+from dustless.crawl.engine import Crawler
+from dustless.fetch import FetchLimits, FetchResult
+from dustless.states import NetState
+from dustless.store import SQLiteStore, WarcWriter
+
+
+@dataclasses.dataclass
+class Page:
+    status: int = 200
+    body: bytes = b""
+    mime: str = "text/html"
+    location: str | None = None
+
+
+class FakeFetcher:
+    """Answers from ``web`` (url -> Page, a NetState, or an exception to raise)."""
+
+    def __init__(self, web: Mapping[str, Page | NetState | Exception]) -> None:
+        self.web = dict(web)
+        self.asked: list[str] = []
+        self.limits = FetchLimits()
+
+    async def fetch(self, url: str, headers: Mapping[str, str] | None = None) -> FetchResult:
+        return await self.fetch_with(url, headers, self.limits)
+
+    async def fetch_with(self, url, headers, limits, *, keep_prefix=False) -> FetchResult:
+        await asyncio.sleep(0)
+        self.asked.append(url)
+        page = self.web.get(url, Page(404, b"not here", "text/plain"))
+        if isinstance(page, Exception):
+            raise page
+        if isinstance(page, NetState):
+            return FetchResult.unfetched(url, page, error=f"address policy: {url} is loopback")
+        state = NetState.OK if page.status == 200 and page.mime == "text/html" else NetState.code
+        return FetchResult(
+            url=url,
+            state=state,
+            status=page.status,
+            headers=(("Content-Type", page.mime),),
+            body=page.body,
+            mime=page.mime,
+            location=page.location,
+            ip="192.0.2.1",
+            started=time.time(),
+            elapsed=0.001,
+            raw_response_head=(
+                f"HTTP/1.1 {page.status} X\r\nContent-Type: {page.mime}\r\n\r\n".encode()
+            ),
+        )
+
+    async def close(self) -> None:
+        pass
+
+
+def links(*urls: str) -> bytes:
+    return "".join(f'<a href="{u}">x</a>' for u in urls).encode()
+
+
+ROBOTS_ALL = Page(200, b"User-agent: *\nAllow: /\n", "text/plain")
+
+
+def crawl(tmp_path, web, *seeds, store=None, strict=True, **options):
+    """Run one crawl of ``web`` into ``store`` (a new in-memory one by default)."""
+    store = store or SQLiteStore(":memory:")
+    config = CrawlConfig(
+        seeds=seeds, delay=0.0, delay_factor=0.0, backoff=0.001, progress=False, **options
+    )
+    batch = store.resume_batch() or store.start_batch(config.to_json(), time.time())
+    fetcher = FakeFetcher(web)
+    warc = WarcWriter(tmp_path / "warc", exact_ends=store.warc_committed_ends())
+    crawler = Crawler(config, store, fetcher, warc, batch=batch, strict=strict)
+    result = asyncio.run(crawler.run())
+    warc.close()
+    return store, fetcher, result
+
+
+def states(store) -> dict[str, str]:
+    return dict(store.query("SELECT u.url, f.state FROM fetches f JOIN urls u ON u.id = f.url_id"))
+
+
+def test_links_are_followed_once_and_the_crawl_ends(tmp_path):
+    web = {
+        "http://a.test/robots.txt": ROBOTS_ALL,
+        "http://a.test/": Page(body=links("/1", "/2", "/1#again", "http://b.test/")),
+        "http://a.test/1": Page(body=links("/", "/2")),
+        "http://a.test/2": Page(body=b"leaf"),
+        "http://b.test/robots.txt": ROBOTS_ALL,
+        "http://b.test/": Page(body=b"other site"),
+    }
+    store, fetcher, result = crawl(tmp_path, web, "http://a.test/")
+    assert result.finished
+    assert sorted(u for u in fetcher.asked if not u.endswith("robots.txt")) == [
+        "http://a.test/",
+        "http://a.test/1",
+        "http://a.test/2",
+        "http://b.test/",
+    ]
+    assert store.work_left(time.time()).queued_hosts == 0
+    assert {s for s in states(store).values()} == {"OK"}
+
+
+def test_robots_txt_is_per_scheme_host_and_port(tmp_path):
+    # RFC 9309 §2.3: http://a.test/ and https://a.test/ are two origins, two robots.txt.
+    web = {
+        "http://a.test/robots.txt": Page(200, b"User-agent: *\nDisallow: /private\n", "text/plain"),
+        "https://a.test/robots.txt": ROBOTS_ALL,
+        "http://a.test/private": Page(body=b"no"),
+        "https://a.test/private": Page(body=b"yes"),
+    }
+    store, fetcher, _ = crawl(tmp_path, web, "http://a.test/private", "https://a.test/private")
+    got = states(store)
+    assert got["http://a.test/private"] == "robots"
+    assert got["https://a.test/private"] == "OK"
+    assert fetcher.asked.count("http://a.test/robots.txt") == 1
+    assert fetcher.asked.count("https://a.test/robots.txt") == 1
+
+
+def test_robots_txt_in_the_db_is_reused_within_its_day(tmp_path):
+    web = {"http://a.test/robots.txt": ROBOTS_ALL, "http://a.test/1": Page(body=b"one")}
+    store, first, _ = crawl(tmp_path, web, "http://a.test/1", max_pages=1)
+    assert first.asked.count("http://a.test/robots.txt") == 1
+    # A resumed run (or another worker) meets the same origin: the stored rules serve.
+    web["http://a.test/2"] = Page(body=b"two")
+    store.admit([_given("http://a.test/2")], _no_limits(), 1)
+    store.commit()
+    _, second, _ = crawl(tmp_path, web, store=store)
+    assert second.asked == ["http://a.test/2"]
+
+
+def test_a_refused_address_is_filtered_at_once(tmp_path):
+    web = {
+        "http://a.test/robots.txt": ROBOTS_ALL,
+        "http://a.test/": Page(body=links("http://10.0.0.1/admin", "http://10.0.0.1/x")),
+        "http://10.0.0.1/robots.txt": NetState.filtered,
+    }
+    store, fetcher, result = crawl(tmp_path, web, "http://a.test/")
+    got = states(store)
+    assert got["http://10.0.0.1/admin"] == "filtered"
+    assert fetcher.asked.count("http://10.0.0.1/robots.txt") == 1  # never retried
+    assert result.stats.refused_hosts == {
+        "10.0.0.1": "address policy: http://10.0.0.1/robots.txt is loopback"
+    }
+
+
+def test_unreachable_robots_backs_off_then_gives_the_host_up(tmp_path):
+    web = {
+        "http://a.test/robots.txt": Page(503, b"busy", "text/plain"),
+        "http://a.test/1": Page(body=b"never"),
+    }
+    store, fetcher, _ = crawl(tmp_path, web, "http://a.test/1", max_failures=3)
+    assert fetcher.asked == ["http://a.test/robots.txt"] * 3  # RFC 9309 §2.3.1.4
+    assert states(store)["http://a.test/1"] == "robots"
+
+
+def test_a_bug_of_ours_is_one_urls_iErr_and_fails_loudly_in_strict_mode(tmp_path):
+    web = {
+        "http://a.test/robots.txt": ROBOTS_ALL,
+        "http://a.test/": Page(body=links("/bug", "/ok")),
+        "http://a.test/bug": TypeError("a bug of ours"),
+        "http://a.test/ok": Page(body=b"fine"),
+    }
+    store, _, result = crawl(tmp_path, web, "http://a.test/", strict=False)
+    got = states(store)
+    assert got["http://a.test/bug"] == "iErr"
+    assert got["http://a.test/ok"] == "OK"
+    assert result.stats.states["iErr"] == 1
+    with pytest.raises(TypeError, match="a bug of ours"):
+        crawl(tmp_path / "strict", web, "http://a.test/", strict=True)
+
+
+def test_limits_hold_in_the_db(tmp_path):
+    web = {"http://a.test/robots.txt": ROBOTS_ALL}
+    web["http://a.test/"] = Page(body=links(*(f"/{i}" for i in range(20))))
+    for i in range(20):
+        web[f"http://a.test/{i}"] = Page(body=b"leaf")
+    store, _fetcher, _ = crawl(tmp_path, web, "http://a.test/", max_pages=5)
+    assert len(states(store)) == 5
+    assert dict(store.query("SELECT site, pages FROM sites")) == {"a.test": 5}
+
+
+def _given(url):
+    from dustless.kinds import LinkKind
+    from dustless.store import AdmitURL
+
+    host = url.split("/")[2]
+    return AdmitURL(url, url, host, host, 0, LinkKind.SEED, None, None, given=True)
+
+
+def _no_limits():
+    from dustless.store import Limits
+
+    return Limits()
