@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dustless.recrawl import RecrawlPlan
 
 HELP = "refresh a crawled collection: one more batch, full or under a budget"
 
@@ -100,6 +103,26 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def _plan_summary(queued: int, schedule: str, plan: RecrawlPlan) -> str:
+    """What a budgeted batch fetches, and the freshness it expects (over documents only)."""
+    if plan.rates_known:
+        fresh = f"expected freshness {plan.expected_freshness:.3f}"
+    else:
+        # With no estimated rate every page is assumed never to change: 1.000 would be a
+        # figure about that assumption, not about the collection.
+        fresh = "expected freshness unknown until a document has been downloaded twice"
+    line = (
+        f"{queued} pages chosen by the {schedule} schedule from {plan.documents:,} "
+        f"documents ({fresh})"
+    )
+    if plan.left_out:
+        line += (
+            f"; {plan.left_out:,} URLs left out, their last answer being no document "
+            "(a redirect, a client error, not HTML, or robots.txt's refusal)"
+        )
+    return line
+
+
 def run(args: argparse.Namespace) -> int:
     import time
 
@@ -129,8 +152,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if not args.quiet:
             what = (
-                f"{start.queued} pages chosen by the {args.schedule} schedule "
-                f"(expected freshness {start.plan.expected_freshness:.3f})"
+                _plan_summary(start.queued, args.schedule, start.plan)
                 if start.plan is not None
                 else f"{start.queued} pages"
             )
