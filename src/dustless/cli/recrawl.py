@@ -31,13 +31,15 @@ examples:
   dustless recrawl out/ --budget 500 --schedule optimal
   dustless recrawl out/ --resume            # after Ctrl-C or a crash"""
 
-_FLOAT_OVERRIDES = ("delay", "delay_factor", "stall_timeout", "connect_timeout", "total_timeout")
-_INT_OVERRIDES = ("max_depth", "max_pages", "max_pages_per_site", "max_sites", "concurrency")
+# A progress line every this many seconds when stderr is not a terminal (a log file).
+PROGRESS_INTERVAL = 10.0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from dustless.cli._crawlopts import add_crawl_settings, add_progress_options
+
     parser.epilog = _EPILOG
-    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl --out)")
+    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl DIR)")
     parser.add_argument(
         "--batch-time",
         metavar="ISO8601",
@@ -59,18 +61,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--resume", action="store_true", help="continue the unfinished recrawl batch in DIR"
     )
-    parser.add_argument("--quiet", action="store_true", help="no live progress, no summary")
+    add_progress_options(parser, interval=PROGRESS_INTERVAL)
     crawl = parser.add_argument_group("crawl settings (default: those stored with the crawl)")
-    crawl.add_argument("--resolve", action="append", metavar="NAME:IP", help="replaces the list")
-    for name in _INT_OVERRIDES:
-        crawl.add_argument("--" + name.replace("_", "-"), type=int, metavar="N")
-    for name in _FLOAT_OVERRIDES:
-        metavar = "F" if name == "delay_factor" else "S"
-        crawl.add_argument("--" + name.replace("_", "-"), type=float, metavar=metavar)
-    crawl.add_argument("--user-agent", metavar="UA")
-    crawl.add_argument("--allow-ip", action="append", metavar="CIDR", help="replaces the list")
-    crawl.add_argument("--deny-ip", action="append", metavar="CIDR", help="replaces the list")
-    crawl.add_argument("--allow-private", action="store_true", default=None)
+    add_crawl_settings(crawl, None, replaces="replaces the stored list")
 
 
 def parse_batch_time(text: str) -> float:
@@ -91,16 +84,9 @@ def parse_batch_time(text: str) -> float:
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in (*_INT_OVERRIDES, *_FLOAT_OVERRIDES, "user_agent", "allow_private"):
-        value = getattr(args, name)
-        if value is not None:
-            out[name] = value
-    for name in ("resolve", "allow_ip", "deny_ip"):
-        value = getattr(args, name)
-        if value is not None:
-            out[name] = list(value)
-    return out
+    from dustless.cli._crawlopts import given_settings
+
+    return given_settings(args)
 
 
 def _plan_summary(queued: int, schedule: str, plan: RecrawlPlan) -> str:
@@ -158,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
             )
             print(f"batch {start.batch}: {what}", file=sys.stderr)
     config = CrawlConfig(progress=not args.quiet)
-    result = run_crawl(config, out, resume=True, progress=Progress(enabled=config.progress))
+    progress = Progress(enabled=config.progress, interval=args.progress_interval)
+    result = run_crawl(config, out, resume=True, progress=progress)
     if not args.quiet:
         s = result.stats
         print(

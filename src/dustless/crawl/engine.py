@@ -438,7 +438,7 @@ class Crawler:
         body: bytes = r.body
         if status is not None and not self.discovery.filter.allows_mime(mime):
             state = "filtered"
-        stats.count_state(state)
+        stats.count_state(state, status)  # progress: "code" by HTTP status
         stats.bytes += len(body)
         links_n = {"a": 0, "f": 0, "h": 0}
         internal = external = 0
@@ -539,6 +539,12 @@ class Crawler:
             s.hosts_ready,
             s.hosts_waiting,
             s.hosts_blocked,
+        )
+        # progress: what the waiting hosts wait for (politeness, back-off, robots.txt)
+        st.hosts_polite, st.hosts_backoff, st.hosts_robots = (
+            s.hosts_polite,
+            s.hosts_backoff,
+            s.hosts_robots,
         )
         self.progress.update(st, now)
 
