@@ -129,24 +129,40 @@ def format_duration(seconds: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
-def pack_phrases(groups: Iterable[list[str]], width: int) -> list[str]:
-    """Lines of at most ``width`` columns: the phrases of a group are joined by ", " and
-    groups by "   "; a line breaks only between two phrases, and a continued group is
-    indented. (A single phrase wider than the line gets a line of its own.)"""
+def pack_phrases(groups: Iterable[list[str]], width: int, indent: str = "  ") -> list[str]:
+    """Lines of at most ``width`` columns, every line after the first indented (one report,
+    one block). The phrases of a group are joined by ", ", groups by three spaces; a group
+    that does not fit on the current line starts a new one, and a group wider than a line
+    is broken between two of its phrases, never inside one. (A single phrase wider than the
+    line gets a line of its own.)"""
     lines: list[str] = []
     line = ""
+
+    def fits(text: str) -> bool:
+        return len(text) <= width
+
     for group in groups:
-        for i, phrase in enumerate(group):
-            sep = ", " if i else "   "
-            candidate = line + sep + phrase if line else phrase
-            if len(candidate) <= width or not line:
-                line = candidate
+        whole = ", ".join(group)
+        if line and fits(line + "   " + whole):
+            line += "   " + whole
+            continue
+        if line:
+            lines.append(line)
+            line = indent
+        if fits(line + whole):
+            line += whole
+            continue
+        for phrase in group:
+            if not line.strip():
+                line += phrase
+            elif fits(line + ", " + phrase):
+                line += ", " + phrase
             else:
                 lines.append(line)
-                line = "  " + phrase if i and len(phrase) + 2 <= width else phrase
-    if line:
+                line = indent + phrase
+    if line.strip():
         lines.append(line)
-    return lines
+    return [ln if fits(ln) else ln.strip() for ln in lines]
 
 
 def _status_phrases(label: str, counts: dict[int, int]) -> list[str]:
@@ -167,13 +183,19 @@ def progress_lines(stats: CrawlStats, now: float, recent: float, width: int) -> 
     waits = [
         f"{n} {what}"
         for n, what in (
-            (s.hosts_polite, "hosts resting (politeness)"),
+            (
+                s.hosts_polite,
+                "hosts resting (politeness)" if s.hosts_polite > 1 else "host resting (politeness)",
+            ),
             (s.hosts_backoff, "backing off (server trouble)"),
             (s.hosts_robots, "waiting for robots.txt"),
             (s.hosts_ready, "ready"),
         )
         if n
     ]
+    if not waits and s.in_flight:
+        # Nothing else to do: the crawl waits for answers (a slow server, a stall).
+        waits = [f"{s.in_flight} response{'s' if s.in_flight > 1 else ''}"]
     if waits:
         waits[0] = "waiting: " + waits[0]
     groups = [head, work, waits]
@@ -189,7 +211,7 @@ def progress_lines(stats: CrawlStats, now: float, recent: float, width: int) -> 
     if skipped:
         groups.append(["skipped: " + skipped[0], *skipped[1:]])
     if s.hosts_blocked:
-        groups.append([f"{s.hosts_blocked} hosts given up"])
+        groups.append([f"{s.hosts_blocked} host{'s' if s.hosts_blocked > 1 else ''} given up"])
     return pack_phrases((g for g in groups if g), width)
 
 
@@ -278,7 +300,6 @@ class Progress:
             return
         if now - self._last_report >= self.interval:
             self._last_report = now
-            # Continuation lines are indented: one report, however many lines it takes.
-            lines = progress_lines(stats, now, recent, self.width() - 2)
-            self.stream.write("\n  ".join(lines) + "\n")
+            lines = progress_lines(stats, now, recent, self.width())
+            self.stream.write("\n".join(lines) + "\n")
             self.stream.flush()
