@@ -280,9 +280,10 @@ def size_histogram(sizes: list[int], buckets: int = 16) -> tuple[SizeBucket, ...
     """Sizes in about ``buckets`` equal buckets of a round width chosen from the data.
 
     The range split is the data's, without its far outliers (Tukey's "far out" fences,
-    3 × the interquartile range beyond the quartiles): what lies beyond goes to an open
-    bucket at either end, so one huge page does not squash a thousand small ones into one
-    bar. Buckets hold sizes in (lower, upper], like Table 5's; labels use k = 1,000 bytes.
+    3 × the interquartile range beyond the quartiles, holding at least 98 % of a hundred or
+    more): what lies beyond goes to an open bucket at either end, so one huge page does not
+    squash a thousand small ones into one bar. Buckets hold sizes in (lower, upper], like
+    Table 5's; labels use k = 1,000 bytes.
     """
     if not sizes:
         return ()
@@ -291,6 +292,8 @@ def size_histogram(sizes: list[int], buckets: int = 16) -> tuple[SizeBucket, ...
     q1, q3 = s[(n - 1) // 4], s[3 * (n - 1) // 4]
     lo = s[bisect.bisect_left(s, q1 - 3 * (q3 - q1))]  # the data within the fences
     hi = s[bisect.bisect_right(s, q3 + 3 * (q3 - q1)) - 1]
+    if n >= 100:  # and never more than 1 % of the documents in either open bucket
+        lo, hi = min(lo, s[n // 100]), max(hi, s[n - 1 - n // 100])
     step = _nice_step(max(hi - lo, 1) / max(buckets - 2, 1))
     start = max((lo - 1) // step * step, 0) if lo > 0 else 0
     count = max(-(-(hi - start) // step), 1)  # ceil: the last bucket holds hi
