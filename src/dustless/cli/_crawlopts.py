@@ -112,6 +112,8 @@ def _default_text(value: Any) -> str:
         return "no limit"
     if isinstance(value, tuple):
         return "none" if not value else ", ".join(map(str, value))
+    if isinstance(value, float):
+        return f"{value:g}"
     return str(value)
 
 
@@ -131,7 +133,12 @@ def add_crawl_settings(
             value = getattr(defaults, s.field)
             kwargs["default"] = list(value) if s.repeat else value
             if s.metavar is not None and not s.repeat:
-                help_text += f" (default {_default_text(value)})"
+                default = f"default {_default_text(value)}"
+                # "… (cTim)" becomes "… (cTim; default 10)", not "(cTim) (default 10)".
+                if help_text.endswith(")"):
+                    help_text = f"{help_text[:-1]}; {default})"
+                else:
+                    help_text += f" ({default})"
         elif s.repeat and replaces:
             help_text += f"; {replaces}"
         if s.metavar is None:

@@ -63,6 +63,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 _EPILOG = """examples:
   dustless normalize 'HTTP://Example.COM:80/a/./b/../c?b=2&a=1#top'
   dustless normalize --policy paper < urls.txt > normalized.txt
+  dustless crawl crawl1 https://example.org/ && dustless report crawl1 -o report.html
 
 Run 'dustless COMMAND --help' for a command's options and examples."""
 
@@ -72,6 +73,19 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class _TopFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse measures sub-command names 2 columns less deep than it draws them, so the
+    longest ones ("normalize", "shortener") sat alone on their lines: make room for them."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max((len(name) for name in action.choices), default=0)
+            self._action_max_length = max(
+                self._action_max_length, self._current_indent + 2 + longest
+            )
 
 
 class _CommandModule(Protocol):
@@ -87,7 +101,7 @@ def _top_parser() -> argparse.ArgumentParser:
         prog="dustless",
         description="A polite web crawler that never fetches the same page twice.",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_TopFormatter,
     )
     parser.add_argument("--version", action="version", version=f"dustless {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
