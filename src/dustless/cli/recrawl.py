@@ -23,7 +23,8 @@ interrupted, continue with --resume. Then `dustless changes DIR` compares the ba
 --budget N fetches only the N pages a schedule says are most overdue, from their estimated
 change rates (Cho & Garcia-Molina, SIGMOD 2000): uniform (every page as often), proportional
 (as often as it changes) or optimal (the freshest collection; gives up on pages that change
-too fast). See docs/recrawl.md.
+too fast). Only documents count: a URL whose last answer was a redirect, a client error or
+no HTML is left out. See docs/recrawl.md.
 
 examples:
   dustless recrawl out/
