@@ -14,10 +14,15 @@ day 0. The logic lives in ``tests/testweb_fixture.py``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+
+# A bug of dustless met while crawling fails the test loudly (in a real crawl it is the
+# URL's recorded ``iErr`` state): in-process crawls and the CLI subprocesses alike.
+os.environ.setdefault("DUSTLESS_STRICT", "1")
 
 from testweb_fixture import TestWeb, start_testweb
 

@@ -6,7 +6,9 @@ the HTML report (``dustless report``), and says where everything is (``./demo-ou
 
 Runs in well under a minute: the test web's hostile servers are told to misbehave briefly
 (short crawl-delays, stalls and slow first bytes), and the crawler's politeness delay is
-small, as it may be on one's own loopback. Nothing leaves 127.0.0.1.
+small, as it may be on one's own loopback. Nothing leaves 127.0.0.1. Its pages/s are set
+by politeness (one request at a time per host, a rest between two), not by the crawler's
+speed, which ``bench/crawl_peers.py`` measures; the demo says so.
 """
 
 from __future__ import annotations
@@ -88,7 +90,15 @@ def main() -> int:
         proc.wait(timeout=10)
     s = result.stats
     print(f"\ncrawled {s.fetched} pages in {seconds:.1f} s ({s.fetched / seconds:.0f} pages/s)")
-    print(f"  network states: {', '.join(f'{k} {v}' for k, v in sorted(s.states.items()))}")
+    hosts = len(info["hosts"])
+    print(
+        f"  politeness, not speed, sets this rate: one request at a time to each of the "
+        f"{hosts} hosts,\n  each resting {config.delay:g} s or {config.delay_factor:g} x its "
+        "last fetch time between two, longer where robots.txt asks\n  (Crawl-delay) or a "
+        "server is slow; the crawler's own speed is measured by\n  "
+        'bench/crawl_peers.py (make bench; README, "Numbers")'
+    )
+    print(f"  network states: {s.summary()}")
     print(f"  {s.revisits} payloads seen before (WARC revisit records, links not re-extracted)")
     print(f"  {s.discovered} URLs queued, {s.seeds_added} seeds discovered (parties, seed 004 §2)")
     print(

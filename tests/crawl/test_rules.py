@@ -178,32 +178,3 @@ def test_config_round_trips_through_json_and_validates():
             CrawlConfig(**bad)
     with pytest.raises(InvalidOption, match="NAME:IP"):
         CrawlConfig(resolve=("nocolon",)).resolve_map()
-
-
-def test_progress_renders_stats_and_stays_quiet_off_a_terminal(capsys):
-    import io
-
-    from rich.console import Console
-
-    from dustless.crawl.progress import CrawlStats, Progress, render
-
-    stats = CrawlStats(started=0.0, fetched=120, states={"OK": 100, "cTim": 15, "robots": 5})
-    stats.queued, stats.hosts_ready, stats.hosts_waiting = 42, 3, 7
-    buf = io.StringIO()
-    Console(file=buf, width=120).print(render(stats, now=2.0))
-    text = buf.getvalue()
-    for part in (
-        "120 pages",
-        "60 pages/s",
-        "42 queued",
-        "3 ready",
-        "7 waiting",
-        "cTim 15",
-        "robots 5",
-    ):
-        assert part in text
-    assert "OK 100" not in text  # errors by state: OK is not one
-    p = Progress(io.StringIO())  # not a terminal: no display at all
-    with p:
-        p.update(stats, 1.0)
-    assert not p.enabled

@@ -10,7 +10,7 @@ import pytest
 from dustless.analysis import Visit
 from dustless.analysis._changes_db import PageHistory
 from dustless.errors import InvalidOption
-from dustless.recrawl import SCHEDULES, PageState, page_states, plan_recrawl
+from dustless.recrawl import SCHEDULES, PageState, is_document_answer, page_states, plan_recrawl
 
 DAY = 86_400.0
 NOW = 100 * DAY
@@ -142,3 +142,51 @@ def test_simulated_freshness_orders_the_schedules() -> None:
     rates = [math.exp(rng.gauss(math.log(0.3), 1.2)) for _ in range(60)]
     got = {k: _simulate(k, rates, 12, 40, 3) for k in SCHEDULES}
     assert got["optimal"] > got["uniform"] > got["proportional"], got
+
+
+def test_only_documents_are_scheduled_and_counted() -> None:
+    # Two pages that redirect or are gone, never downloaded: before, they came first in
+    # every batch ("no copy yet") and the freshness counted them.
+    pages = [
+        PageState(1, 0.5, NOW - 3 * DAY),
+        PageState(2, None, None, document=False),  # a 301
+        PageState(3, 1.5, NOW - 1 * DAY),
+        PageState(4, None, None, document=False),  # a 404
+    ]
+    plan = plan_recrawl(pages, 2, "uniform", now=NOW, period_days=1)
+    assert plan.chosen == (1, 3)
+    assert (plan.documents, plan.left_out, plan.rates_known) == (2, 2, 2)
+    assert plan.rates == (0.5, 1.5)
+    alone = plan_recrawl([pages[0], pages[2]], 2, "uniform", now=NOW, period_days=1)
+    assert plan.expected_freshness == alone.expected_freshness
+
+
+@pytest.mark.parametrize(
+    ("state", "status", "document"),
+    [
+        ("OK", 200, True),
+        ("code", 304, True),
+        ("code", 301, False),
+        ("code", 302, False),
+        ("code", 404, False),
+        ("code", 410, False),
+        ("code", 200, False),  # not HTML: no download in seed 004's sense
+        ("filtered", 200, False),
+        ("robots", None, False),
+        ("tooBig", 200, False),
+        ("code", 503, True),  # server trouble: retried
+        ("code", 429, True),
+        ("code", 408, True),
+        ("cTim", None, True),
+        ("dTim", 200, True),
+    ],
+)
+def test_which_answers_are_documents(state: str, status: int | None, document: bool) -> None:
+    assert is_document_answer(state, status) is document
+
+
+def test_page_states_know_redirects_and_errors() -> None:
+    visits = (Visit(1, DAY, False),)
+    moved = PageHistory(1, "http://a.kr/d", "a.kr", 1, "000", visits, "code", 301)
+    ok = PageHistory(2, "http://a.kr/", "a.kr", 0, "0a0", (Visit(1, DAY, True, "h"),), "OK", 200)
+    assert [s.document for s in page_states([moved, ok])] == [False, True]

@@ -207,3 +207,45 @@ def test_budget_batch_fetches_the_planned_pages(
         "schedule": "proportional",
         "conditional": True,
     }
+
+
+def test_a_budget_is_spent_on_documents_not_redirects_or_errors(
+    testweb_factory: Callable[..., Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The dirty web's trailing-slash and www redirects and its 404s: URLs that never download.
+    web = testweb_factory(profile="dirty", sites=2, pages_per_site=20)
+    out = tmp_path / "c"
+    _crawl(web, out)
+    with sqlite3.connect(out / "crawl.db") as db:
+        answers = dict(
+            db.execute(
+                "SELECT status / 100, count(*) FROM fetches WHERE batch = 1 GROUP BY 1"
+            ).fetchall()
+        )
+    # The trap is there: more URLs that never download than the budget below.
+    assert answers.get(3, 0) > 0
+    assert answers.get(4, 0) > 0
+    assert answers[3] + answers[4] > 10
+    capsys.readouterr()
+    chosen = []
+    for day in (1, 2):
+        web.set_day(day)
+        args = ["recrawl", str(out), "--batch-time", _when(out, day), "--budget", "10"]
+        assert main(args) == 0
+        err = capsys.readouterr().err
+        assert "URLs left out" in err
+        # One download per document so far: no rate to tell the freshness (it said 1.000).
+        assert "expected freshness 1.000" not in err
+        with sqlite3.connect(out / "crawl.db") as db:
+            # The batch's chosen URLs: those the first crawl knew (a changed page may
+            # reveal new ones, and the recrawl follows them: they are no choice of the plan).
+            rows = db.execute(
+                "SELECT u.url, f.status FROM fetches f JOIN urls u ON u.id = f.url_id "
+                "WHERE f.batch = ? AND u.url NOT LIKE '%/robots.txt' "
+                "AND u.id IN (SELECT url_id FROM fetches WHERE batch = 1)",
+                (day + 1,),
+            ).fetchall()
+        assert {status for _, status in rows} <= {200, 304}, rows
+        chosen.append({url for url, _ in rows})
+    assert len(chosen[0]) == len(chosen[1]) == 10
+    assert not chosen[0] & chosen[1]  # the next batch refreshes other documents

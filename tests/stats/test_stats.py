@@ -15,7 +15,9 @@ from dustless.analysis._stats import (
     crawl_stats,
     seed_form,
     seed_string,
+    size_histogram,
 )
+from dustless.analysis._text import format_stats
 from dustless.cli.main import main
 from dustless.errors import InvalidOption
 from stats.crawl_builder import Page, build_crawl
@@ -216,3 +218,61 @@ def test_state_order_lists_every_network_state_once() -> None:
     from dustless.fetch import NetState
 
     assert sorted(STATE_ORDER) == sorted(s.value for s in NetState)
+
+
+def test_code_by_http_status_in_tables_1_and_2(tmp_path: Path) -> None:
+    # The state "code" lumps redirects with errors; stats breaks it down by status.
+    pages = [
+        Page("http://a.test/", depth=0),
+        Page("http://b.test/", depth=0, state="code", status=301, location="http://b.test/x"),
+        *(
+            Page(f"http://a.test/m{i}", state="code", status=301, location="http://a.test/")
+            for i in range(5)
+        ),
+        Page("http://a.test/gone", state="code", status=404),
+        Page("http://a.test/oops", state="code", status=500),
+        Page("http://a.test/img", state="code", status=200, mime="image/png"),
+    ]
+    crawl = build_crawl(tmp_path / "c", pages)
+    with open_crawl(crawl) as db:
+        st = crawl_stats(db)
+    assert [(c.status, c.count) for c in st.document_codes] == [
+        (200, 1),
+        (301, 6),
+        (404, 1),
+        (500, 1),
+    ]
+    assert [(c.status, c.count) for c in st.seed_codes] == [(301, 1)]
+    assert st.document_codes[1].share == pytest.approx(6 / 10)
+    text = format_stats(st)
+    table2 = text.split("Table 2.")[1].split("Table 3.")[0]
+    for row in (
+        "code",
+        "  200 not HTML",
+        "  301 redirect",
+        "  404 client error",
+        "  500 server error",
+    ):
+        assert row in table2
+    again = from_jsonable(CrawlStats, json.loads(json.dumps(to_jsonable(st))))
+    assert again.document_codes == st.document_codes
+
+
+def test_size_histogram_buckets_come_from_the_data() -> None:
+    # A thousand pages of about 1 KB and one of 2 MB: 256 KiB buckets make that one bar.
+    sizes = [800 + (i * 37) % 500 for i in range(1000)] + [2_000_000]
+    buckets = size_histogram(sizes)
+    assert 8 <= len(buckets) <= 18
+    assert sum(b.count for b in buckets) == len(sizes)
+    inner = [b for b in buckets if b.upper is not None]
+    assert inner[0].lower < 800 <= inner[1].upper  # type: ignore[operator]
+    assert max(b.count for b in inner) < 200  # spread over several bars
+    assert buckets[-1].upper is None
+    assert buckets[-1].count == 1  # the outlier, in an open bucket of its own
+    assert buckets[-1].label == "> 1.3k"
+    assert size_histogram([]) == ()
+    assert size_histogram([0, 0, 10])[0].count == 2  # empty bodies shown apart
+
+
+def test_the_crawls_histogram(stats: CrawlStats) -> None:
+    assert sum(b.count for b in stats.size_histogram) == stats.downloaded

@@ -69,6 +69,10 @@ class PageHistory:
     depth: int
     link_kind: str  # Table 13 class of its last extracted download ("000": none)
     visits: tuple[Visit, ...]
+    # The network state and HTTP status of its latest fetch: what the URL is now (a
+    # document, a redirect, a 404…), which a recrawl's budget planner needs.
+    last_state: str = ""
+    last_status: int | None = None
 
     @property
     def is_seed(self) -> bool:
@@ -190,7 +194,12 @@ def read_histories(db: CrawlDB, batches: Sequence[int] | None = None) -> list[Pa
                 prev = sha1
                 if state == "OK" and links is not None:
                     kind = link_kind_class(*links)
-        out.append(PageHistory(current, head[0], head[1], head[2], kind, tuple(visits)))
+        last_state, last_status, _sha1, _links = last_by_batch[max(last_by_batch)]
+        out.append(
+            PageHistory(
+                current, head[0], head[1], head[2], kind, tuple(visits), last_state, last_status
+            )
+        )
 
     for uid, url, host, depth, batch, state, status, sha1, lh, la, lf, revisit in rows:
         if uid != current:

@@ -20,6 +20,7 @@ not a *request*. A *download* is the network state ``OK`` (004 §4: "다운로�
 
 from __future__ import annotations
 
+import bisect
 import json
 from dataclasses import dataclass
 
@@ -39,9 +40,12 @@ __all__ = [
     "LinkKindRow",
     "SizeBucket",
     "StateCount",
+    "StatusCount",
     "StorageRow",
     "TimeBucket",
     "crawl_stats",
+    "size_histogram",
+    "status_meaning",
 ]
 
 # The network states of 004 Fig. 3 (dustless.fetch.NetState), in the order tables list them:
@@ -80,6 +84,31 @@ class StateCount:
     state: str
     count: int
     share: float  # of all counted fetches of the table
+
+
+@dataclass(frozen=True, slots=True)
+class StatusCount:
+    """The state ``code`` of Tables 1–2 by HTTP status: seed 004 Fig. 3 lumps every response
+    other than 200 text/html there, redirects (which are answers, not errors) with 404s."""
+
+    status: int
+    count: int
+    share: float  # of all counted fetches of the table, as StateCount's
+
+
+def status_meaning(status: int) -> str:
+    """What an HTTP status in the ``code`` state is to a crawl (RFC 9110 §15's classes)."""
+    if status == 304:
+        return "not modified"
+    if 300 <= status < 400:
+        return "redirect"
+    if 400 <= status < 500:
+        return "client error"
+    if status >= 500:
+        return "server error"
+    if 200 <= status < 300:
+        return "not HTML" if status == 200 else "answer without a page"
+    return "informational"
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +236,12 @@ class CrawlStats:
     bucket_seconds: float
     pages_per_second: float  # downloads over the whole crawl's duration
     top_hosts: tuple[HostRow, ...]
+    # The state "code" of Tables 1 and 2 by HTTP status.
+    seed_codes: tuple[StatusCount, ...] = ()
+    document_codes: tuple[StatusCount, ...] = ()
+    # Downloaded documents by size in buckets chosen from the data (Table 5's fixed 256 KiB
+    # buckets put every page of a few KB in one bar).
+    size_histogram: tuple[SizeBucket, ...] = ()
 
 
 def _share(count: int, total: int) -> float:
@@ -218,6 +253,65 @@ def _state_rows(counts: dict[str, int]) -> tuple[StateCount, ...]:
     rank = {s: i for i, s in enumerate(STATE_ORDER)}
     order = sorted(counts, key=lambda s: (rank.get(s, len(rank)), s))
     return tuple(StateCount(s, counts[s], _share(counts[s], total)) for s in order)
+
+
+def _status_rows(rows: list[tuple[int, int]], total: int) -> tuple[StatusCount, ...]:
+    return tuple(StatusCount(int(s), int(c), _share(int(c), total)) for s, c in sorted(rows))
+
+
+def _nice_step(raw: float) -> int:
+    """The smallest round width (1, 2, 5, 10, 20, 25, 50, … bytes) not below ``raw``."""
+    k = 1
+    while True:
+        for m in (1, 2, 2.5, 5) if k >= 10 else (1, 2, 5):
+            if m * k >= raw:
+                return int(m * k)
+        k *= 10
+
+
+def _short_size(v: int) -> str:
+    """Bytes in decimal units, as compact as a chart label needs: 900, 1.2k, 3.5M."""
+    for unit, scale in (("G", 10**9), ("M", 10**6), ("k", 10**3)):
+        if v >= scale:
+            return f"{v / scale:g}{unit}"
+    return str(v)
+
+
+def size_histogram(sizes: list[int], buckets: int = 16) -> tuple[SizeBucket, ...]:
+    """Sizes in about ``buckets`` equal buckets of a round width chosen from the data.
+
+    The range split is the data's, without its far outliers (Tukey's "far out" fences,
+    3 × the interquartile range beyond the quartiles, holding at least 98 % of a hundred or
+    more): what lies beyond goes to an open bucket at either end, so one huge page does not
+    squash a thousand small ones into one bar. Buckets hold sizes in (lower, upper], like
+    Table 5's; labels use k = 1,000 bytes.
+    """
+    if not sizes:
+        return ()
+    s = sorted(sizes)
+    n = len(s)
+    q1, q3 = s[(n - 1) // 4], s[3 * (n - 1) // 4]
+    lo = s[bisect.bisect_left(s, q1 - 3 * (q3 - q1))]  # the data within the fences
+    hi = s[bisect.bisect_right(s, q3 + 3 * (q3 - q1)) - 1]
+    if n >= 100:  # and never more than 1 % of the documents in either open bucket
+        lo, hi = min(lo, s[n // 100]), max(hi, s[n - 1 - n // 100])
+    step = _nice_step(max(hi - lo, 1) / max(buckets - 2, 1))
+    start = max((lo - 1) // step * step, 0) if lo > 0 else 0
+    count = max(-(-(hi - start) // step), 1)  # ceil: the last bucket holds hi
+    end = start + count * step
+    out: list[SizeBucket] = []
+    below = bisect.bisect_right(s, start)
+    if below:
+        label = "0 (empty)" if start == 0 else f"≤ {_short_size(start)}"
+        out.append(SizeBucket(label, 0, start, below))
+    for i in range(count):
+        a, b = start + i * step, start + (i + 1) * step
+        c = bisect.bisect_right(s, b) - bisect.bisect_right(s, a)
+        out.append(SizeBucket(f"{_short_size(a)}–{_short_size(b)}", a, b, c))
+    above = n - bisect.bisect_right(s, end)
+    if above:
+        out.append(SizeBucket(f"> {_short_size(end)}", end, None, above))
+    return tuple(out)
 
 
 def seed_string(url: str) -> str:
@@ -253,7 +347,7 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
     db.script("DROP TABLE IF EXISTS temp.t")
     # The counted fetches: each URL's last fetch in each batch, joined with its URL once.
     db.script(
-        "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.size_raw, "
+        "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.status, f.size_raw, "
         "f.size_stored, f.links_h, f.links_a, f.links_f, f.links_internal, f.warc_file, "
         "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type "
         "FROM fetches f JOIN urls u ON u.id = f.url_id "
@@ -278,6 +372,20 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
     # Tables 1 and 2: responses by network state, for seed documents and for all documents.
     seed_counts = dict(db.query("SELECT state, count(*) FROM t WHERE depth = 0 GROUP BY state"))
     doc_counts = dict(db.query("SELECT state, count(*) FROM t GROUP BY state"))
+    seed_codes = _status_rows(
+        db.query(
+            "SELECT status, count(*) FROM t WHERE depth = 0 AND state = 'code' "
+            "AND status IS NOT NULL GROUP BY status"
+        ),
+        sum(seed_counts.values()),
+    )
+    document_codes = _status_rows(
+        db.query(
+            "SELECT status, count(*) FROM t WHERE state = 'code' AND status IS NOT NULL "
+            "GROUP BY status"
+        ),
+        sum(doc_counts.values()),
+    )
 
     # Table 3: URL string lengths of successfully downloaded seeds and documents.
     seed_rows = db.query(
@@ -342,6 +450,9 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
         sizes.append(
             SizeBucket(f"{top}K~", _SIZE_BUCKETS * SIZE_BUCKET, None, size_rows[_SIZE_BUCKETS])
         )
+    histogram = size_histogram(
+        [int(v) for (v,) in db.query("SELECT coalesce(size_raw, 0) FROM t WHERE state = 'OK'")]
+    )
     mean_size, max_size = db.query(
         "SELECT coalesce(avg(coalesce(size_raw, 0)), 0), coalesce(max(size_raw), 0) FROM t "
         "WHERE state = 'OK'"
@@ -448,6 +559,9 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
         bucket_seconds=width,
         pages_per_second=int(downloaded) / max(duration, width) if t0 is not None else 0.0,
         top_hosts=hosts_rows,
+        seed_codes=seed_codes,
+        document_codes=document_codes,
+        size_histogram=histogram,
     )
 
 

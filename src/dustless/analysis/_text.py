@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dustless.analysis._evaluate import Evaluation, RowDetail, paper_figures
-from dustless.analysis._stats import CrawlStats, StateCount
+from dustless.analysis._stats import CrawlStats, StateCount, StatusCount, status_meaning
 
 __all__ = ["format_evaluation", "format_stats", "text_table"]
 
@@ -38,9 +38,16 @@ def _pct(v: float) -> str:
     return f"{100 * v:.2f}%"
 
 
-def _states(title: str, rows: Sequence[StateCount]) -> str:
+def _states(title: str, rows: Sequence[StateCount], codes: Sequence[StatusCount] = ()) -> str:
     total = sum(r.count for r in rows)
-    body = [(r.state, _n(r.count), _pct(r.share)) for r in rows]
+    body = []
+    for r in rows:
+        body.append((r.state, _n(r.count), _pct(r.share)))
+        if r.state == "code":  # by HTTP status: a redirect is an answer, a 404 an error
+            body.extend(
+                (f"  {c.status} {status_meaning(c.status)}", _n(c.count), _pct(c.share))
+                for c in codes
+            )
     body.append(("total", _n(total), _pct(1.0 if total else 0.0)))
     return text_table(title, ("state", "count", "share"), body, (False, True, True))
 
@@ -52,8 +59,8 @@ def format_stats(st: CrawlStats) -> str:
         f"{_n(st.urls_known)} URLs known, {_n(st.seeds_known)} seeds, {_n(st.hosts)} hosts; "
         f"{_n(st.requested)} requested, {_n(st.downloaded)} downloaded; "
         f"{st.pages_per_second:.2f} pages/s",
-        _states("Table 1. Seed documents by network state", st.seed_states),
-        _states("Table 2. All documents by network state", st.document_states),
+        _states("Table 1. Seed documents by network state", st.seed_states, st.seed_codes),
+        _states("Table 2. All documents by network state", st.document_states, st.document_codes),
         text_table(
             "Table 3. URL string lengths (downloaded documents)",
             ("", "count", "min", "max", "mean"),

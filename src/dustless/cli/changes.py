@@ -35,7 +35,7 @@ examples:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
-    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl --out)")
+    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl DIR)")
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
     parser.add_argument(
         "--pages",

@@ -1,56 +1,77 @@
-"""``dustless crawl``: crawl from seeds into a directory (crawl.db + warc/), resumable."""
+"""``dustless crawl DIR URL…``: crawl from seeds into a directory (crawl.db + warc/), resumable.
+
+Everything the command line says is checked before the engine is imported (aiohttp, the
+store, the fetcher: 0.4 s), so a mistake is reported at once.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dustless.errors import InvalidOption
+from dustless.cli._crawlopts import add_crawl_settings, add_progress_options
+from dustless.cli._input import InputError, content_lines, numbered_lines
+from dustless.errors import InvalidOption, InvalidURL
+
+if TYPE_CHECKING:
+    from dustless.crawl.config import CrawlConfig
 
 HELP = "crawl from seeds into a directory (crawl.db + warc/), resumable"
 
-_EPILOG = """examples:
-  dustless crawl https://example.org/ --out crawl1
-  dustless crawl --seeds seeds.txt --out crawl2 --scope domain --max-depth 3 --max-pages 10000
-  dustless testweb --port 8400 &            # the synthetic test web on loopback
-  dustless crawl http://site1.test:8400/ --out tw --resolve '*.test:127.0.0.1' --delay 0.05
-  dustless crawl --out crawl1 --resume      # after Ctrl-C or a crash: continue where it was
-  dustless crawl --seeds seeds.txt --out crawl2 --rules rules.xml   # learned rules (identities)
-  dustless crawl http://www.web.com/list.aspx?cate_id=467 --out web --script web.xml
+_USAGE = """dustless crawl DIR [URL ...] [--seeds FILE] [options]
+       dustless crawl DIR --resume
+       dustless crawl URL ... --out DIR [options]"""
 
-The directory holds crawl.db (SQLite), warc/*.warc.gz (WARC 1.1) and, at the end,
-seeds.out.txt (every seed, the discovered ones too: the next crawl's --seeds file).
+_EPILOG = """examples:
+  dustless crawl crawl1 https://example.org/
+  dustless crawl crawl2 --seeds seeds.txt --scope domain --max-depth 3 --max-pages 10000
+  dustless testweb --port 8400 &            # the synthetic test web on loopback
+  dustless crawl tw http://site1.test:8400/ --resolve '*.test:127.0.0.1' --delay 0.05
+  dustless crawl crawl1 --resume            # after Ctrl-C or a crash: continue where it was
+  dustless crawl crawl2 --seeds seeds.txt --rules rules.xml   # learned rules (identities)
+  dustless crawl web http://www.web.com/list.aspx?cate_id=467 --script web.xml
+
+DIR comes first, as for every command that reads a crawl; `--out DIR` says the same (then
+every argument is a seed URL). The directory holds crawl.db (SQLite), warc/*.warc.gz
+(WARC 1.1) and, at the end, seeds.out.txt (every seed, the discovered ones too: the next
+crawl's --seeds file).
 Politeness: one request at a time per host, and a host rests
 max(--delay, robots.txt Crawl-delay capped at 30 s, --delay-factor x the last fetch time)
-between two requests. See docs/crawling.md."""
+between two requests; politeness, not the machine, sets a crawl's pace.
+A crawl none of whose seeds could be fetched exits with status 1 and says why.
+See docs/crawling.md."""
+
+# A progress line every this many seconds when stderr is not a terminal (a log file).
+PROGRESS_INTERVAL = 10.0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from dustless.crawl.config import CrawlConfig
+    from dustless.crawl.config import CrawlConfig  # the defaults; not the engine
 
     d = CrawlConfig()
+    parser.usage = _USAGE
     parser.epilog = _EPILOG
-    parser.add_argument("urls", nargs="*", metavar="URL", help="seed URLs")
+    parser.add_argument(
+        "targets",
+        nargs="*",
+        metavar="DIR URL",
+        help="the crawl directory, then seed URLs (with --out DIR, seed URLs only)",
+    )
+    parser.add_argument("--out", metavar="DIR", help="the crawl directory, when not given first")
     parser.add_argument(
         "--seeds",
         metavar="FILE",
-        help="file of seed URLs, one a line (# comments); unlike seeds typed on the command "
-        "line, its private or loopback addresses need --allow-private",
+        help="file of seed URLs, one a line (# comments), - for stdin; unlike seeds typed on "
+        "the command line, its private or loopback addresses need --allow-private",
     )
-    parser.add_argument("--out", required=True, metavar="DIR", help="crawl directory")
     parser.add_argument(
         "--policy",
         default=d.policy,
         metavar="NAME",
         help=f"normalization policy: a URL's identity for URL-seen (default {d.policy})",
-    )
-    parser.add_argument(
-        "--resolve",
-        action="append",
-        default=[],
-        metavar="NAME:IP",
-        help="connect to IP for host NAME (like curl; NAME may be *.test); repeatable",
     )
     parser.add_argument(
         "--scope",
@@ -59,64 +80,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="what a party's site is: its host, its registrable domain, or no boundary "
         "(default host)",
     )
-    parser.add_argument(
-        "--max-depth",
-        type=int,
-        default=d.max_depth,
-        metavar="N",
-        help=f"links from a party's seed, breadth-first (default {d.max_depth})",
-    )
-    parser.add_argument(
-        "--max-pages", type=int, metavar="N", help="URLs queued in all (default no limit)"
-    )
-    parser.add_argument("--max-pages-per-site", type=int, metavar="N", help="URLs queued per site")
-    parser.add_argument(
-        "--max-sites",
-        type=int,
-        metavar="N",
-        help="sites crawled, the seeds' included (default no limit)",
-    )
-    parser.add_argument(
-        "--concurrency",
-        type=int,
-        default=d.concurrency,
-        metavar="N",
-        help=f"fetches in flight, across hosts (default {d.concurrency})",
-    )
-    parser.add_argument(
-        "--delay",
-        type=float,
-        default=d.delay,
-        metavar="S",
-        help=f"least seconds between two requests to a host (default {d.delay})",
-    )
-    parser.add_argument(
-        "--delay-factor",
-        type=float,
-        default=d.delay_factor,
-        metavar="F",
-        help=f"rest F x the last fetch time (default {d.delay_factor})",
-    )
-    parser.add_argument("--user-agent", default=d.user_agent, metavar="UA")
-    parser.add_argument(
-        "--allow-ip",
-        action="append",
-        default=[],
-        metavar="CIDR",
-        help="connect only to these address ranges (private ones too); repeatable",
-    )
-    parser.add_argument(
-        "--deny-ip",
-        action="append",
-        default=[],
-        metavar="CIDR",
-        help="never connect to these addresses; repeatable",
-    )
-    parser.add_argument(
-        "--allow-private",
-        action="store_true",
-        help="allow loopback, private and link-local addresses",
-    )
+    add_crawl_settings(parser, d)
     parser.add_argument(
         "--rules",
         action="append",
@@ -136,32 +100,94 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="continue the unfinished crawl in --out with its own settings",
+        help="continue the unfinished crawl in DIR with its own settings",
     )
-    parser.add_argument("--quiet", action="store_true", help="no live progress, no summary")
+    add_progress_options(parser, interval=PROGRESS_INTERVAL)
 
 
-def _seeds(args: argparse.Namespace) -> tuple[list[str], list[str]]:
-    """``(every seed, the seeds typed on the command line)``, in rfc3986 form."""
+def _looks_like_url(text: str) -> bool:
+    return "://" in text
+
+
+def _directory_and_urls(args: argparse.Namespace) -> tuple[Path, list[str]]:
+    targets: list[str] = list(args.targets)
+    if args.out is not None:
+        return Path(args.out), targets
+    if not targets:
+        raise InvalidOption("no crawl directory: dustless crawl DIR URL… (or --out DIR)")
+    first = targets[0]
+    if _looks_like_url(first):
+        raise InvalidOption(
+            f"no crawl directory: {first!r} is a URL; the directory comes first: "
+            f"dustless crawl DIR {first} (or add --out DIR)"
+        )
+    return Path(first), targets[1:]
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")  # RFC 3986 §3.1
+
+
+def _seed(url: str, where: str) -> str:
+    """A seed in its rfc3986 form, or one line saying what is wrong with it and where."""
     from dustless.url import normalize
 
-    typed = list(args.urls)
-    listed: list[str] = []
-    if args.seeds:
+    scheme = _SCHEME.match(url)
+    # "example.com:8080/" is a host and a port, not the scheme "example.com" (RFC 3986 §3.1
+    # allows dots in a scheme, so only what follows the colon tells them apart).
+    if scheme is None or url[scheme.end() :][:1].isdigit():
+        guess = "http://" + url.lstrip("/")
+        raise InvalidOption(f"{where}{url!r} has no scheme: did you mean {guess}?")
+    if scheme.group(1).lower() not in ("http", "https"):
+        raise InvalidOption(f"{where}{url!r}: only http and https URLs can be crawled")
+    try:
+        return normalize(url, "rfc3986")
+    except InvalidURL as exc:
+        raise InvalidOption(f"{where}{url!r}: {exc}") from None
+
+
+def _seeds(urls: list[str], seeds_file: str | None) -> tuple[list[str], list[str]]:
+    """``(every seed, the seeds typed on the command line)``, in rfc3986 form: only typed
+    ones vouch for a private address (a file may be an earlier crawl's seeds.out.txt)."""
+    typed = [_seed(url, "seed ") for url in urls]
+    out = list(typed)
+    if seeds_file:
+        for number, line in content_lines(numbered_lines(seeds_file)):
+            try:
+                out.append(_seed(line, "seed "))
+            except InvalidOption as exc:
+                raise InputError(seeds_file, str(exc), number) from None
+    return out, typed
+
+
+def _check_addresses(resolve: list[str], allow: list[str], deny: list[str]) -> None:
+    import ipaddress
+
+    for spec in resolve:
+        name, sep, ip = spec.rpartition(":")
+        if not sep or not name or not ip:
+            raise InvalidOption(f"--resolve wants NAME:IP, not {spec!r}")
         try:
-            with open(args.seeds, encoding="utf-8") as f:
-                listed = [
-                    line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")
-                ]
-        except OSError as exc:
-            raise InvalidOption(f"--seeds {args.seeds}: {exc.strerror}") from None
+            ipaddress.ip_address(ip.strip("[]"))
+        except ValueError:
+            raise InvalidOption(f"--resolve {spec!r}: {ip!r} is not an IP address") from None
+    for option, specs in (("--allow-ip", allow), ("--deny-ip", deny)):
+        for spec in specs:
+            try:
+                ipaddress.ip_network(spec, strict=False)
+            except ValueError:
+                raise InvalidOption(f"{option}: not an address range (CIDR): {spec!r}") from None
 
-    def check(url: str) -> str:
-        if not url.lower().startswith(("http://", "https://")):
-            raise InvalidOption(f"seed {url!r}: only http and https URLs can be crawled")
-        return normalize(url, "rfc3986")  # InvalidURL names what is wrong
 
-    return [check(u) for u in typed + listed], [check(u) for u in typed]
+def _check_directory(out: Path, *, resume: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise InvalidOption(f"{out} is a file: the crawl directory must be a directory")
+    db = out / "crawl.db"
+    if resume and not db.is_file():
+        raise InvalidOption(f"{out} holds no crawl to resume (no crawl.db)")
+    if not resume and db.exists():
+        raise InvalidOption(
+            f"{out} already holds a crawl: add --resume to continue it, or choose another directory"
+        )
 
 
 def _rule_files(paths: list[str], quiet: bool) -> tuple[str, ...]:
@@ -179,43 +205,76 @@ def _rule_files(paths: list[str], quiet: bool) -> tuple[str, ...]:
     return tuple(os.path.abspath(p) for p in paths)
 
 
-def run(args: argparse.Namespace) -> int:
-    from dustless.crawl import run_crawl
+def config_from(
+    args: argparse.Namespace, seeds: list[str], typed: list[str] | None = None
+) -> CrawlConfig:
+    """The crawl's settings from a checked command line (``InvalidOption`` if out of range)."""
     from dustless.crawl.config import CrawlConfig
-    from dustless.crawl.progress import Progress
-    from dustless.crawl.resume import CrawlFinished
     from dustless.crawl.scope import Scope
+    from dustless.url import get_policy
 
-    out = Path(args.out)
+    get_policy(args.policy)  # an unknown policy is named before anything starts
+    _check_addresses(args.resolve, args.allow_ip, args.deny_ip)
+    return CrawlConfig(
+        seeds=tuple(seeds),
+        trusted_seeds=None if typed is None else tuple(typed),
+        policy=args.policy,
+        resolve=tuple(args.resolve),
+        scope=Scope(args.scope),
+        max_depth=args.max_depth,
+        max_pages=args.max_pages,
+        max_pages_per_site=args.max_pages_per_site,
+        max_sites=args.max_sites,
+        concurrency=args.concurrency,
+        delay=args.delay,
+        delay_factor=args.delay_factor,
+        stall_timeout=args.stall_timeout,
+        connect_timeout=args.connect_timeout,
+        total_timeout=args.total_timeout,
+        user_agent=args.user_agent,
+        allow_ip=tuple(args.allow_ip),
+        deny_ip=tuple(args.deny_ip),
+        allow_private=args.allow_private,
+        rules=_rule_files(args.rules, args.quiet),
+        scripts=_rule_files(args.script, args.quiet),
+        progress=not args.quiet,
+    )
+
+
+def _no_seeds_message(out: Path, seeds_given: bool) -> str:
+    message = "no seeds: give URLs after the directory, or --seeds FILE (or --resume)"
+    name = str(out)
+    if not seeds_given and "." in name and "/" not in name and not out.exists():
+        # `dustless crawl example.com`: the site was taken for the directory.
+        message += (
+            f"; {name!r} was taken as the crawl directory: to crawl that site, "
+            f"dustless crawl DIR http://{name}/"
+        )
+    return message
+
+
+def run(args: argparse.Namespace) -> int:
+    out, urls = _directory_and_urls(args)
+    _check_directory(out, resume=args.resume)
     if args.resume:
+        if urls or args.seeds:
+            raise InvalidOption("--resume continues the crawl with its own seeds: give none")
+        from dustless.crawl.config import CrawlConfig
+
         config = CrawlConfig(progress=not args.quiet)
     else:
-        seeds, typed = _seeds(args)
+        seeds, typed = _seeds(urls, args.seeds)
         if not seeds:
-            raise InvalidOption("no seeds: give URLs or --seeds FILE (or --resume)")
-        config = CrawlConfig(
-            seeds=tuple(seeds),
-            trusted_seeds=tuple(typed),
-            policy=args.policy,
-            resolve=tuple(args.resolve),
-            scope=Scope(args.scope),
-            max_depth=args.max_depth,
-            max_pages=args.max_pages,
-            max_pages_per_site=args.max_pages_per_site,
-            max_sites=args.max_sites,
-            concurrency=args.concurrency,
-            delay=args.delay,
-            delay_factor=args.delay_factor,
-            user_agent=args.user_agent,
-            allow_ip=tuple(args.allow_ip),
-            deny_ip=tuple(args.deny_ip),
-            allow_private=args.allow_private,
-            rules=_rule_files(args.rules, args.quiet),
-            scripts=_rule_files(args.script, args.quiet),
-            progress=not args.quiet,
-        )
-        config.resolve_map()
-    progress = Progress(enabled=config.progress)
+            raise InvalidOption(_no_seeds_message(out, bool(urls or args.seeds)))
+        config = config_from(args, seeds, typed)
+
+    # The command line is sound: only now the engine.
+    from dustless.cli._outcome import crawl_outcome
+    from dustless.crawl.progress import Progress
+    from dustless.crawl.resume import CrawlFinished
+    from dustless.crawl.run import run_crawl
+
+    progress = Progress(enabled=config.progress, interval=args.progress_interval)
     try:
         result = run_crawl(config, out, resume=args.resume, progress=progress)
     except CrawlFinished as done:
@@ -223,12 +282,16 @@ def run(args: argparse.Namespace) -> int:
             raise
         print(str(done), file=sys.stderr)
         return 0
+    outcome = crawl_outcome(out, result.batch) if result.finished and not args.resume else None
+    if outcome is not None and outcome.failed:
+        print(f"dustless crawl: {outcome.reason}", file=sys.stderr)
+        return 1
     if not args.quiet:
         s = result.stats
-        states = ", ".join(f"{k} {v}" for k, v in sorted(s.states.items())) or "none"
         print(
             f"{'finished' if result.finished else 'interrupted (continue with --resume)'}: "
-            f"{s.fetched} pages, {s.revisits} revisits, {s.discovered} new URLs; states: {states}",
+            f"{s.fetched:,} pages, {s.revisits:,} revisits, {s.discovered:,} new URLs; "
+            f"states: {s.summary()}",
             file=sys.stderr,
         )
         if s.refused_hosts:

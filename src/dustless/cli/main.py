@@ -10,7 +10,10 @@ Each module in ``COMMANDS`` provides::
 
 Errors: a ``UsageError`` prints ``dustless: error: …`` and exits 2, any other
 ``DustlessError`` prints one line and exits 1, and so does an ``OSError`` (a path that cannot
-be made or written). Never a traceback for bad input.
+be made or written). Never a traceback for bad input. A command line argparse refuses is one
+line too, exit 2. ``dustless`` alone, or a command made of sub-commands alone
+(``dustless rules``, ``dustless shortener``), prints its help on stderr and exits 2: there
+was nothing to do.
 """
 
 from __future__ import annotations
@@ -19,11 +22,11 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Protocol, cast
+from typing import NoReturn, Protocol, cast
 
 from dustless.errors import DustlessError, UsageError
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "build_parser", "main"]
 
 # name -> (module, one-line help). Keep the help here too, so that `dustless --help`
 # lists every command without importing any of them.
@@ -60,8 +63,29 @@ COMMANDS: dict[str, tuple[str, str]] = {
 _EPILOG = """examples:
   dustless normalize 'HTTP://Example.COM:80/a/./b/../c?b=2&a=1#top'
   dustless normalize --policy paper < urls.txt > normalized.txt
+  dustless crawl crawl1 https://example.org/ && dustless report crawl1 -o report.html
 
 Run 'dustless COMMAND --help' for a command's options and examples."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its refusals on one line (its default adds the usage line above)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class _TopFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse measures sub-command names 2 columns less deep than it draws them, so the
+    longest ones ("normalize", "shortener") sat alone on their lines: make room for them."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max((len(name) for name in action.choices), default=0)
+            self._action_max_length = max(
+                self._action_max_length, self._current_indent + 2 + longest
+            )
 
 
 class _CommandModule(Protocol):
@@ -73,11 +97,11 @@ class _CommandModule(Protocol):
 
 
 def _top_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dustless",
         description="A polite web crawler that never fetches the same page twice.",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_TopFormatter,
     )
     parser.add_argument("--version", action="version", version=f"dustless {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -100,21 +124,40 @@ def _load(name: str) -> _CommandModule:
     return cast(_CommandModule, importlib.import_module(module_name))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args_in = list(sys.argv[1:] if argv is None else argv)
-    if not args_in or args_in[0] not in COMMANDS:
-        # No command, --help, --version, or an unknown command: argparse says the right thing.
-        _top_parser().parse_args(args_in or ["--help"])
-        return 2
-    name = args_in[0]
+def build_parser(name: str) -> tuple[argparse.ArgumentParser, _CommandModule]:
+    """The parser of ``dustless NAME`` (its module imported), as ``main`` uses it."""
     module = _load(name)
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=f"dustless {name}",
         description=module.HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     module.configure(parser)
-    args = parser.parse_args(args_in[1:])
+    return parser, module
+
+
+def _has_subcommands(parser: argparse.ArgumentParser) -> bool:
+    return any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if not args_in:
+        _top_parser().print_help(sys.stderr)
+        return 2
+    if args_in[0] not in COMMANDS:
+        # --help, --version, or an unknown command: argparse says the right thing.
+        _top_parser().parse_args(args_in)
+        return 2
+    name = args_in[0]
+    parser, module = build_parser(name)
+    grouped = _has_subcommands(parser)
+    if len(args_in) == 1 and grouped:
+        parser.print_help(sys.stderr)
+        return 2
+    # Options may come between positional arguments (`crawl DIR --delay 0 URL`); argparse
+    # allows that only outside sub-commands.
+    args = parser.parse_args(args_in[1:]) if grouped else parser.parse_intermixed_args(args_in[1:])
     try:
         return module.run(args)
     except UsageError as exc:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dustless.recrawl import RecrawlPlan
 
 HELP = "refresh a crawled collection: one more batch, full or under a budget"
 
@@ -20,7 +23,8 @@ interrupted, continue with --resume. Then `dustless changes DIR` compares the ba
 --budget N fetches only the N pages a schedule says are most overdue, from their estimated
 change rates (Cho & Garcia-Molina, SIGMOD 2000): uniform (every page as often), proportional
 (as often as it changes) or optimal (the freshest collection; gives up on pages that change
-too fast). See docs/recrawl.md.
+too fast). Only documents count: a URL whose last answer was a redirect, a client error or
+no HTML is left out. See docs/recrawl.md.
 
 examples:
   dustless recrawl out/
@@ -28,13 +32,15 @@ examples:
   dustless recrawl out/ --budget 500 --schedule optimal
   dustless recrawl out/ --resume            # after Ctrl-C or a crash"""
 
-_FLOAT_OVERRIDES = ("delay", "delay_factor", "stall_timeout", "connect_timeout", "total_timeout")
-_INT_OVERRIDES = ("max_depth", "max_pages", "max_pages_per_site", "max_sites", "concurrency")
+# A progress line every this many seconds when stderr is not a terminal (a log file).
+PROGRESS_INTERVAL = 10.0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from dustless.cli._crawlopts import add_crawl_settings, add_progress_options
+
     parser.epilog = _EPILOG
-    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl --out)")
+    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl DIR)")
     parser.add_argument(
         "--batch-time",
         metavar="ISO8601",
@@ -56,18 +62,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--resume", action="store_true", help="continue the unfinished recrawl batch in DIR"
     )
-    parser.add_argument("--quiet", action="store_true", help="no live progress, no summary")
+    add_progress_options(parser, interval=PROGRESS_INTERVAL)
     crawl = parser.add_argument_group("crawl settings (default: those stored with the crawl)")
-    crawl.add_argument("--resolve", action="append", metavar="NAME:IP", help="replaces the list")
-    for name in _INT_OVERRIDES:
-        crawl.add_argument("--" + name.replace("_", "-"), type=int, metavar="N")
-    for name in _FLOAT_OVERRIDES:
-        metavar = "F" if name == "delay_factor" else "S"
-        crawl.add_argument("--" + name.replace("_", "-"), type=float, metavar=metavar)
-    crawl.add_argument("--user-agent", metavar="UA")
-    crawl.add_argument("--allow-ip", action="append", metavar="CIDR", help="replaces the list")
-    crawl.add_argument("--deny-ip", action="append", metavar="CIDR", help="replaces the list")
-    crawl.add_argument("--allow-private", action="store_true", default=None)
+    add_crawl_settings(crawl, None, replaces="replaces the stored list")
 
 
 def parse_batch_time(text: str) -> float:
@@ -88,16 +85,29 @@ def parse_batch_time(text: str) -> float:
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in (*_INT_OVERRIDES, *_FLOAT_OVERRIDES, "user_agent", "allow_private"):
-        value = getattr(args, name)
-        if value is not None:
-            out[name] = value
-    for name in ("resolve", "allow_ip", "deny_ip"):
-        value = getattr(args, name)
-        if value is not None:
-            out[name] = list(value)
-    return out
+    from dustless.cli._crawlopts import given_settings
+
+    return given_settings(args)
+
+
+def _plan_summary(queued: int, schedule: str, plan: RecrawlPlan) -> str:
+    """What a budgeted batch fetches, and the freshness it expects (over documents only)."""
+    if plan.rates_known:
+        fresh = f"expected freshness {plan.expected_freshness:.3f}"
+    else:
+        # With no estimated rate every page is assumed never to change: 1.000 would be a
+        # figure about that assumption, not about the collection.
+        fresh = "expected freshness unknown until a document has been downloaded twice"
+    line = (
+        f"{queued} pages chosen by the {schedule} schedule from {plan.documents:,} "
+        f"documents ({fresh})"
+    )
+    if plan.left_out:
+        line += (
+            f"; {plan.left_out:,} URLs left out, their last answer being no document "
+            "(a redirect, a client error, not HTML, or robots.txt's refusal)"
+        )
+    return line
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,14 +139,14 @@ def run(args: argparse.Namespace) -> int:
         )
         if not args.quiet:
             what = (
-                f"{start.queued} pages chosen by the {args.schedule} schedule "
-                f"(expected freshness {start.plan.expected_freshness:.3f})"
+                _plan_summary(start.queued, args.schedule, start.plan)
                 if start.plan is not None
                 else f"{start.queued} pages"
             )
             print(f"batch {start.batch}: {what}", file=sys.stderr)
     config = CrawlConfig(progress=not args.quiet)
-    result = run_crawl(config, out, resume=True, progress=Progress(enabled=config.progress))
+    progress = Progress(enabled=config.progress, interval=args.progress_interval)
+    result = run_crawl(config, out, resume=True, progress=progress)
     if not args.quiet:
         s = result.stats
         print(

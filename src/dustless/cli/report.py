@@ -35,7 +35,7 @@ examples:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
-    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl --out)")
+    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl DIR)")
     parser.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="the HTML file to write"
     )

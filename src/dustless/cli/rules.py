@@ -17,25 +17,39 @@ from dustless.errors import InvalidOption
 
 HELP = "learn and show URL rules (pattern scripts, DustBuster)"
 
-_EPILOG = """\
-learn: mines the crawl's URLs and payload hashes for DUST (different URLs, same text):
-server redirects (/dir -> /dir/, a host -> its www twin), www aliases, parameters that never
+_LEARN_EPILOG = """\
+Mines the crawl's URLs and payload hashes for DUST (different URLs, same text): server
+redirects (/dir -> /dir/, a host -> its www twin), www aliases, parameters that never
 change the page (dropped) or whose value never matters (fixed), and DustBuster substring
 substitutions (/index.html -> /). Content-learned rules are kept only with at least
 --min-support equal-content URL pairs and a measured false-positive rate (pairs merged whose
 payloads differ / pairs merged, both fetched) of at most --max-fp.
 
-show: prints every site with its patterns and rules, each rule's support and measured fp;
+examples:
+  dustless crawl crawl1 --seeds seeds.txt --policy standard
+  dustless rules learn crawl1 -o rules.xml
+  dustless rules learn crawl1 -o rules.xml --max-fp 0.005 --min-support 3 --verbose
+  dustless crawl crawl2 --seeds seeds.txt --rules rules.xml   # crawl with them
+
+See docs/pattern-scripts.md ("Learning rules from a crawl")."""
+
+_SHOW_EPILOG = """\
+Prints every site with its patterns and rules, each rule's support and measured fp;
 a file that does not validate is reported as FILE:LINE: what was expected (exit 2).
 
 examples:
-  dustless crawl --seeds seeds.txt --out crawl1 --policy standard
-  dustless rules learn crawl1 -o rules.xml
-  dustless rules learn crawl1 -o rules.xml --max-fp 0.005 --min-support 3 --verbose
   dustless rules show rules.xml
   dustless rules show web.xml            # a hand-written pattern script (seed 002 Fig. 6)
 
-See docs/pattern-scripts.md ("Learning rules from a crawl")."""
+See docs/pattern-scripts.md."""
+
+_EPILOG = """\
+learn: learn URL rules from a crawl (dustless rules learn --help)
+show:  print a pattern script or learned rules file (dustless rules show --help)
+
+examples:
+  dustless rules learn crawl1 -o rules.xml
+  dustless rules show rules.xml"""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +59,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "learn",
         help="learn rules from a crawl directory",
         description="Learn per-host URL rules from a crawl (DustBuster + redirects).",
-        epilog=_EPILOG,
+        epilog=_LEARN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     learn.add_argument("crawl_dir", metavar="DIR", help="crawl directory (crawl.db + warc/)")
@@ -79,7 +93,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "show",
         help="print a pattern script or learned rules file readably",
         description="Print a pattern script or a learned rules file, with support and fp.",
-        epilog=_EPILOG,
+        epilog=_SHOW_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     show.add_argument("file", metavar="FILE", help="pattern script or rules file (XML)")

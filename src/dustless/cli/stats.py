@@ -10,10 +10,12 @@ HELP = "crawl statistics (seed 004 §3)"
 
 _EPILOG = """\
 Prints, for the crawl in DIR: responses by network state for seed documents and for all
-documents (seed 004 Tables 1-2), URL string lengths (Table 3), seed URL forms (Table 4),
-document sizes in 256 KiB buckets and their mean (Table 5), storage compressed vs
-uncompressed per WARC file (Fig. 4), requested / downloaded documents and internal links by
-depth (Table 6), documents by link kind h/a/f (Table 13), pages/s and the top hosts.
+documents (seed 004 Tables 1-2; the state code, any response other than 200 text/html, by
+HTTP status: a 3xx redirect is an answer, a 4xx or 5xx an error), URL string lengths
+(Table 3), seed URL forms (Table 4), document sizes in 256 KiB buckets and their mean
+(Table 5), storage compressed vs uncompressed per WARC file (Fig. 4), requested /
+downloaded documents and internal links by depth (Table 6), documents by link kind h/a/f
+(Table 13), pages/s and the top hosts.
 Each URL's last fetch in a batch is counted; `evaluate --fetch` probes are left out.
 The DB is opened read-only: it is safe on a crawl that is still running.
 
@@ -25,7 +27,7 @@ examples:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
-    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl --out)")
+    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl DIR)")
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
     parser.add_argument("--batch", type=int, metavar="N", help="only this batch (default: all)")
     parser.add_argument(

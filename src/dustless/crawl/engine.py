@@ -152,6 +152,7 @@ class Crawler:
         self._last_commit = clock()
         self._last_progress = 0.0
         self._next_maintain = -math.inf
+        self._robots_in_flight = 0  # robots.txt requests out: their hosts' pages wait
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -313,6 +314,7 @@ class Crawler:
             if isinstance(r, Denied):
                 self._record_state(r.page.url_id, NetState.robots)
             elif isinstance(r, RobotsItem):
+                self._robots_in_flight += 1
                 self._spawn(self._fetch_robots(r))
             else:
                 self._spawn(self._fetch_page(r))
@@ -381,6 +383,8 @@ class Crawler:
         done: _Done = task.result()
         self._backlog_bytes -= sum(len(r.body) for r in done.results)
         item = done.item
+        if isinstance(item, RobotsItem):
+            self._robots_in_flight -= 1
         try:
             if isinstance(item, RobotsItem):
                 self._on_robots(item, done.results, done.robots)
@@ -454,7 +458,7 @@ class Crawler:
         if self.hosts.blocked(item.host):  # too many failures in a row (the clock said so)
             self._block(Block(item.host, r.state))
         state = page_state(r, self.discovery)
-        stats.count_state(state.value)
+        stats.count_state(state.value, r.status)  # "code" by HTTP status
         stats.bytes += len(r.body)
         status = r.status
         stored = (
@@ -512,6 +516,9 @@ class Crawler:
             s.hosts_waiting,
             s.hosts_blocked,
         )
+        # What the waiting hosts wait for: politeness, back-off, their robots.txt.
+        st.hosts_polite, st.hosts_backoff = s.hosts_polite, s.hosts_backoff
+        st.hosts_robots = self._robots_in_flight
         self.progress.update(st, now)
 
 

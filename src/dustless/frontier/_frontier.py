@@ -91,6 +91,10 @@ class FrontierStats:
     hosts_ready: int  # idle, with work, clock run out
     hosts_waiting: int  # idle, with work, clock still running
     hosts_blocked: int
+    # What the waiting hosts wait for (progress shows it): resting between two requests,
+    # backing off after failures; and hosts whose pages wait for their robots.txt.
+    hosts_polite: int = 0
+    hosts_backoff: int = 0
 
 
 class _Host:
@@ -277,15 +281,18 @@ class Frontier:
         return self._in_flight
 
     def stats(self, now: float) -> FrontierStats:
-        ready = waiting = blocked = 0
+        ready = waiting = blocked = backoff = 0
         for h in self._hosts.values():
             if h.state is HostState.BLOCKED:
                 blocked += 1
-            elif h.queued and not h.in_flight:
+                continue
+            if h.queued and not h.in_flight:
                 if h.next_time <= now:
                     ready += 1
                 else:
                     waiting += 1
+                    if h.failures:
+                        backoff += 1
         return FrontierStats(
             queued=self._queued,
             in_flight=self._in_flight,
@@ -293,6 +300,8 @@ class Frontier:
             hosts_ready=ready,
             hosts_waiting=waiting,
             hosts_blocked=blocked,
+            hosts_polite=waiting - backoff,
+            hosts_backoff=backoff,
         )
 
     # -- inside ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from dustless.recrawl._plan import (
     PageState,
     RecrawlPlan,
     ScheduleKind,
+    is_document_answer,
     page_states,
     plan_recrawl,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "ScheduleKind",
     "Validator",
     "conditional_batch",
+    "is_document_answer",
     "open_recrawl",
     "page_states",
     "plan_recrawl",

@@ -15,6 +15,12 @@ estimated rate, and the batch takes the N pages most overdue against their revis
 (:func:`dustless.analysis.pick_due`: time since the last download × f). Pages we hold no
 copy of (never downloaded) come first: they cannot be fresh until fetched once (seed 004 §4
 found new pages in every batch).
+
+Only *documents* are refreshed and counted: a URL whose latest answer was a redirect, a
+client error, a type the crawl does not keep or a robots.txt refusal holds no copy that
+could go stale (seed 004 §4 counts a download as the state ``OK``), and fetching it again
+would spend the budget on the same answer batch after batch. Server trouble (5xx, 408,
+429, network states) is no such answer: the page is retried.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ __all__ = [
     "PageState",
     "RecrawlPlan",
     "ScheduleKind",
+    "is_document_answer",
     "page_states",
     "plan_recrawl",
 ]
@@ -51,12 +58,14 @@ class PageState:
 
     ``rate`` is its estimated change rate per day (``None``: unknown, too little history)
     and ``last_download`` the batch time, in seconds, of its last successful download
-    (``None``: never downloaded).
+    (``None``: never downloaded). ``document`` is false when the URL's latest answer says
+    it is no page to refresh (see :func:`is_document_answer`): the planner leaves it out.
     """
 
     url_id: int
     rate: float | None
     last_download: float | None
+    document: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +76,13 @@ class RecrawlPlan:
     budget: int  # fetches in this batch
     period_days: float  # days between batches
     default_rate: float  # the rate assumed for pages with none
-    rates: tuple[float, ...]  # per page (input order), the rate the schedule used
-    frequencies: tuple[float, ...]  # per page, visits per day
+    rates: tuple[float, ...]  # per document (input order), the rate the schedule used
+    frequencies: tuple[float, ...]  # per document, visits per day
     chosen: tuple[int, ...]  # url ids to fetch, new pages first, then most overdue
-    expected_freshness: float  # Σ F(λ_i, f_i)/n of the schedule in the steady state
+    expected_freshness: float  # Σ F(λ_i, f_i)/n over the documents, in the steady state
+    documents: int  # pages the schedule spread the budget over
+    left_out: int  # pages whose latest answer is no document (redirects, 4xx, …)
+    rates_known: int  # documents with an estimated rate; 0: the freshness is a guess
 
 
 def plan_recrawl(
@@ -86,7 +98,9 @@ def plan_recrawl(
 
     ``default_rate`` (changes per day) stands for pages without an estimate; by default it
     is the mean of the known rates (0 when none is known, which makes every schedule
-    uniform). Ties are broken by input order, so the plan is deterministic.
+    uniform). Ties are broken by input order, so the plan is deterministic. Pages that
+    are not documents (``PageState.document``) are left out of the schedule, the choice
+    and the expected freshness.
     """
     if kind not in SCHEDULES:
         raise InvalidOption(f"schedule must be one of {', '.join(SCHEDULES)}, not {kind!r}")
@@ -94,6 +108,9 @@ def plan_recrawl(
         raise InvalidOption(f"--budget must be >= 0, not {budget}")
     if not period_days > 0 or math.isinf(period_days):
         raise InvalidOption(f"the period between batches must be positive, not {period_days}")
+    left_out = sum(1 for p in pages if not p.document)
+    if left_out:
+        pages = [p for p in pages if p.document]
     known = [p.rate for p in pages if p.rate is not None]
     for r in known:
         if not r >= 0 or math.isinf(r):
@@ -119,7 +136,33 @@ def plan_recrawl(
         frequencies=tuple(freqs),
         chosen=chosen,
         expected_freshness=expected_freshness(rates, freqs),
+        documents=len(pages),
+        left_out=left_out,
+        rates_known=len(known),
     )
+
+
+# Client errors that are the server's trouble, not an answer about the page: it timed the
+# request out (RFC 9110 §15.5.9, 408) or asked for fewer requests (RFC 6585 §4, 429).
+_RETRY_STATUSES = frozenset({408, 429})
+_NOT_DOCUMENT_STATES = frozenset({"robots", "filtered", "tooBig"})
+
+
+def is_document_answer(state: str, status: int | None) -> bool:
+    """Is a URL whose latest fetch ended in ``state`` with ``status`` a page to refresh?
+
+    Yes for a download (``OK``: 200 and HTML), a ``304`` (the copy is current) and for
+    server or network trouble (the page may well be there next time). No for a redirect
+    (its target is a URL of its own), a client error, any other answer that is not HTML
+    (``code`` with 2xx), a type or size the crawl does not keep, and robots.txt's refusal.
+    """
+    if state == "OK" or status == 304:
+        return True
+    if state in _NOT_DOCUMENT_STATES:
+        return False
+    if status is None or state != "code":
+        return True  # network states, or a body that broke off: trouble, not an answer
+    return status >= 500 or status in _RETRY_STATUSES
 
 
 def page_states(
@@ -132,7 +175,8 @@ def page_states(
 
     The rate is the page's own estimate when it was downloaded at least twice (Cho &
     Garcia-Molina's bias-corrected one by default), else the predictor's guess from its
-    domain, depth and link kind (seed 004 §5), else unknown.
+    domain, depth and link kind (seed 004 §5), else unknown. Its latest answer says whether
+    it is a document (:func:`is_document_answer`; a history without one counts as one).
     """
     out: list[PageState] = []
     for h in histories:
@@ -141,5 +185,6 @@ def page_states(
         if rate is None and predictor is not None:
             rate = predictor.predict(h.features)
         last = max((v.time for v in h.visits if v.success), default=None)
-        out.append(PageState(h.url_id, rate, last))
+        document = not h.last_state or is_document_answer(h.last_state, h.last_status)
+        out.append(PageState(h.url_id, rate, last, document))
     return out

@@ -83,7 +83,7 @@ th { background: #eef1f6; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 10px 0 22px; background: #fff; border: 1px solid #dde; padding: 6px; }
 figcaption { font-size: 12px; color: #555; }
-svg.chart { width: 100%; max-width: 760px; height: auto; display: block; }
+svg.chart { width: 100%; height: auto; display: block; }
 p.note { font-size: 12px; color: #555; }
 """
 

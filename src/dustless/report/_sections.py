@@ -10,11 +10,33 @@ from __future__ import annotations
 import datetime as _dt
 
 from dustless.analysis._evaluate import Evaluation, paper_figures
-from dustless.analysis._stats import CrawlStats, StateCount
+from dustless.analysis._stats import CrawlStats, StateCount, StatusCount, status_meaning
 from dustless.report._page import Chart, Paragraph, Section, Table
 from dustless.report._svg import BarChart, Series
 
-__all__ = ["evaluation_sections", "stats_sections"]
+__all__ = ["STATE_MEANINGS", "evaluation_sections", "stats_sections"]
+
+# One line per network state (seed 004 Fig. 3 and our gates), shown next to the
+# abbreviation wherever it appears. dustless.states.NetState has the long descriptions.
+STATE_MEANINGS: dict[str, str] = {
+    "OK": "200 text/html: a document",
+    "code": "any other HTTP answer (by status below)",
+    "noIP": "the host name did not resolve",
+    "cErr": "connecting failed (refused, unreachable, TLS)",
+    "cTim": "connecting timed out",
+    "Conn": "connected, no answer recorded",
+    "hSht": "the header was cut short",
+    "hNpr": "the reply is not HTTP",
+    "hTim": "no header in time",
+    "hErr": "error reading the header",
+    "dTim": "the body stalled or took too long",
+    "dErr": "error reading the body",
+    "tooBig": "the body passed the size limit",
+    "robots": "robots.txt disallows it; not requested",
+    "filtered": "refused by the URL filter or address policy; not requested",
+    "iErr": "internal error: a bug of dustless, not the server's fault",
+    "NULL": "never tried",
+}
 
 
 def _n(v: int | float) -> str:
@@ -150,11 +172,73 @@ def evaluation_sections(ev: Evaluation) -> list[Section]:
 # ---- seed 004 §3 --------------------------------------------------------------------------------
 
 
-def _state_table(caption: str, rows: tuple[StateCount, ...]) -> Table:
+def _state_table(
+    caption: str, rows: tuple[StateCount, ...], codes: tuple[StatusCount, ...]
+) -> Table:
+    """A state table with each state's meaning, and ``code`` broken down by HTTP status
+    (a redirect is an answer, not an error)."""
     total = sum(r.count for r in rows)
-    body = [(r.state, _n(r.count), _pct(r.share)) for r in rows]
-    body.append(("total", _n(total), _pct(1.0 if total else 0.0)))
-    return Table(caption, ("state", "count", "share"), tuple(body), (False, True, True))
+    body = []
+    for r in rows:
+        body.append((r.state, STATE_MEANINGS.get(r.state, ""), _n(r.count), _pct(r.share)))
+        if r.state == "code":
+            body.extend(
+                (f"  {c.status}", status_meaning(c.status), _n(c.count), _pct(c.share))
+                for c in codes
+            )
+    body.append(("total", "", _n(total), _pct(1.0 if total else 0.0)))
+    return Table(
+        caption, ("state", "meaning", "count", "share"), tuple(body), (False, False, True, True)
+    )
+
+
+def _state_bars(st: CrawlStats) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """The state chart's bars: every state, with ``code`` as one bar per HTTP status."""
+    names: list[str] = []
+    values: list[float] = []
+    for r in st.document_states:
+        if r.state == "code" and st.document_codes:
+            for c in st.document_codes:
+                names.append(f"code {c.status}")
+                values.append(float(c.count))
+            rest = r.count - sum(c.count for c in st.document_codes)
+            if rest > 0:
+                names.append("code ?")
+                values.append(float(rest))
+        else:
+            names.append(r.state)
+            values.append(float(r.count))
+    return tuple(names), tuple(values)
+
+
+def _seed_counts_note(st: CrawlStats) -> str:
+    """Why the report gives several numbers of seeds: each counts something else."""
+    fetched = sum(r.count for r in st.seed_states)
+    requested = sum(f.count for f in st.seed_forms)
+    downloaded = next((r.count for r in st.url_lengths if r.kind == "seed"), 0)
+    return (
+        f"Seeds: {_n(st.seeds_known)} known (given and discovered: each new site found is a "
+        f"party with a seed of its own, seed 004 §2); {_n(fetched)} seed documents recorded "
+        f"(Table 1, those stopped by robots.txt or a filter too), {_n(requested)} requested "
+        f"(Table 4), {_n(downloaded)} downloaded (Table 3)."
+    )
+
+
+def _compression_note(st: CrawlStats) -> str:
+    if not st.raw_bytes:
+        return f"Stored {_bytes(st.stored_bytes)}; no payload bytes were downloaded."
+    ratio = st.stored_bytes / st.raw_bytes
+    text = (
+        f"Stored {_bytes(st.stored_bytes)} compressed for {_bytes(st.raw_bytes)} of payloads "
+        f"({ratio:.1%})."
+    )
+    if ratio > 1:
+        text += (
+            " More than 100 %: the stored size counts every record's WARC and HTTP headers "
+            "and the request records as well, and small pages gain less from gzip than "
+            "those headers cost."
+        )
+    return text
 
 
 def stats_sections(st: CrawlStats) -> list[Section]:
@@ -176,26 +260,30 @@ def stats_sections(st: CrawlStats) -> list[Section]:
                     ("fetches counted", _n(st.fetches)),
                     ("requested", _n(st.requested)),
                     ("downloaded (OK)", _n(st.downloaded)),
-                    ("pages/s", f"{st.pages_per_second:.2f}"),
+                    ("pages/s (downloads over the crawl's time)", f"{st.pages_per_second:.2f}"),
                 ),
                 (False, True),
             ),
+            Paragraph(_seed_counts_note(st), note=True),
         ),
     )
     states = Section(
         "states",
         "Responses by network state (seed 004 Tables 1–2)",
         (
-            _state_table("Table 1: seed documents (depth 0)", st.seed_states),
-            _state_table("Table 2: all documents", st.document_states),
+            _state_table("Table 1: seed documents (depth 0)", st.seed_states, st.seed_codes),
+            _state_table("Table 2: all documents", st.document_states, st.document_codes),
             Chart(
                 BarChart(
-                    "Fetches by network state",
-                    tuple(r.state for r in st.document_states),
-                    (Series("all documents", tuple(float(r.count) for r in st.document_states)),),
+                    "Fetches by network state (code by HTTP status)",
+                    _state_bars(st)[0],
+                    (Series("all documents", _state_bars(st)[1]),),
                     y_label="fetches",
+                    value_labels=True,
                 ),
-                "States of seed 004 Fig. 3, plus robots, filtered and tooBig.",
+                "States of seed 004 Fig. 3, plus robots, filtered and tooBig; each bar is "
+                "labelled with its count, so a state seen once is read next to thousands. "
+                "Their meanings are in the tables above.",
             ),
         ),
     )
@@ -211,6 +299,12 @@ def stats_sections(st: CrawlStats) -> list[Section]:
                     for r in st.url_lengths
                 ),
                 (False, True, True, True, True),
+            ),
+            Paragraph(
+                "A document's string leaves out its seed's string (seed 004 §3), so the seed's "
+                "own document has length 0, the shortest a document URL can have; a seed's "
+                "string leaves out the scheme.",
+                note=True,
             ),
             Table(
                 "Table 4: seed URL forms (xxx has no dot)",
@@ -233,17 +327,18 @@ def stats_sections(st: CrawlStats) -> list[Section]:
             ),
             Chart(
                 BarChart(
-                    "Document size distribution (256 KiB buckets)",
-                    tuple(b.label for b in st.sizes),
-                    (Series("documents", tuple(float(b.count) for b in st.sizes)),),
+                    "Downloaded documents by size",
+                    tuple(b.label for b in st.size_histogram),
+                    (Series("documents", tuple(float(b.count) for b in st.size_histogram)),),
                     y_label="documents",
-                )
+                    x_label="size in bytes (k = 1,000; M = 1,000,000)",
+                    value_labels=True,
+                ),
+                "Buckets of a round width chosen from these sizes (Table 5's 256 KiB put every "
+                "page of a few kB in one bar); a size far from the rest goes to an open bucket "
+                "at either end.",
             ),
-            Paragraph(
-                f"Stored {_bytes(st.stored_bytes)} compressed for {_bytes(st.raw_bytes)} "
-                "of payloads"
-                + (f" ({st.stored_bytes / st.raw_bytes:.1%})." if st.raw_bytes else ".")
-            ),
+            Paragraph(_compression_note(st)),
             *(
                 [
                     Chart(
@@ -260,7 +355,10 @@ def stats_sections(st: CrawlStats) -> list[Section]:
                                 ),
                             ),
                             y_label="bytes",
-                        )
+                            unit="bytes",
+                        ),
+                        "Stored: gzip-compressed WARC records, headers and request records "
+                        "included; uncompressed: the payloads alone.",
                     )
                 ]
                 if st.storage
@@ -317,7 +415,10 @@ def stats_sections(st: CrawlStats) -> list[Section]:
                     tuple(k.kind for k in st.link_kinds),
                     (Series("documents", tuple(float(k.documents) for k in st.link_kinds)),),
                     y_label="documents",
-                )
+                    value_labels=True,
+                ),
+                "A kind spells which URLs a document holds: h (found anywhere else, e.g. in "
+                "scripts), a (<a href>), f (<frame>), 0 where it holds none of that kind.",
             ),
         ),
     )
@@ -336,7 +437,9 @@ def stats_sections(st: CrawlStats) -> list[Section]:
                     stacked=True,
                     y_label="fetches",
                     x_label="time since the first fetch",
-                )
+                ),
+                "Each bar stacks the fetches that ended in each network state in the "
+                "interval; the states are explained in Table 2.",
             )
         )
         time_blocks.append(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-__all__ = ["PALETTE", "BarChart", "Series", "nice_ticks", "render_bar_chart"]
+__all__ = ["PALETTE", "BarChart", "Series", "format_bytes", "nice_ticks", "render_bar_chart"]
 
 # Colour-blind-safe (Okabe–Ito), in the order series are drawn.
 PALETTE: tuple[str, ...] = (
@@ -30,8 +30,13 @@ PALETTE: tuple[str, ...] = (
     "#999999",
 )
 
-_W, _H = 720, 300
-_LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 34, 64
+# The page's content is about 1,040 px wide (report/_page.py): a chart is drawn at that
+# size, so its 11 px text shows at 11 px, and fills the width.
+_W = 1000
+_PLOT_H = 230
+_TOP = 50  # the title, and the legend under it
+_RIGHT = 16
+_CHAR_W = 6.6  # an 11 px digit or letter of the system sans-serif, a little generous
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +47,12 @@ class Series:
 
 @dataclass(frozen=True, slots=True)
 class BarChart:
-    """Bars per category; one value per category in each series."""
+    """Bars per category; one value per category in each series.
+
+    ``unit="bytes"`` writes the value axis in decimal units (kB, MB, GB) instead of long
+    numbers; ``value_labels`` writes each bar's value above it, so that a count of 1 next
+    to one of 10,000 is still read, not only a hairline.
+    """
 
     title: str
     categories: tuple[str, ...]
@@ -50,6 +60,8 @@ class BarChart:
     stacked: bool = False
     y_label: str = ""
     x_label: str = ""
+    unit: str = ""
+    value_labels: bool = False
 
     def __post_init__(self) -> None:
         for s in self.series:
@@ -83,21 +95,30 @@ def _fmt(v: float) -> str:
     return f"{v:.3g}"
 
 
+def format_bytes(v: float) -> str:
+    """Bytes in decimal units for an axis: 0, 500 B, 2.5 kB, 12.5 MB, 1.2 GB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(v) >= scale:
+            return f"{v / scale:,.3g} {unit}"
+    return f"{v:,.0f} B" if v else "0"
+
+
 def _attrs(**kw: object) -> str:
     return " ".join(f'{k.rstrip("_").replace("_", "-")}="{escape(str(v))}"' for k, v in kw.items())
 
 
+def _width(text: str, size: float = 11) -> float:
+    return len(text) * _CHAR_W * size / 11
+
+
 def render_bar_chart(chart: BarChart, chart_id: str) -> str:
-    """The chart as an ``<svg>`` element (``class="chart"``), sized by its ``viewBox``."""
-    out: list[str] = [
-        f"<svg {_attrs(id=chart_id, class_='chart', viewBox=f'0 0 {_W} {_H}')} "
-        f'role="img" aria-labelledby="{escape(chart_id)}-t" xmlns="http://www.w3.org/2000/svg">',
-        f'<title id="{escape(chart_id)}-t">{escape(chart.title)}</title>',
-        f"<text {_attrs(x=_W / 2, y=18, text_anchor='middle', font_size=14, font_weight='bold')}>"
-        f"{escape(chart.title)}</text>",
-    ]
-    plot_w = _W - _LEFT - _RIGHT
-    plot_h = _H - _TOP - _BOTTOM
+    """The chart as an ``<svg>`` element (``class="chart"``), sized by its ``viewBox``.
+
+    The margins are measured from what they hold: the left one from the longest tick label
+    and the axis title beside it, the bottom one from the category labels (turned when
+    they would not fit their bar), so no text is cut off or drawn over another.
+    """
+    fmt = format_bytes if chart.unit == "bytes" else _fmt
     n_cat = max(len(chart.categories), 1)
     n_ser = max(len(chart.series), 1)
     if chart.stacked:
@@ -106,39 +127,60 @@ def render_bar_chart(chart: BarChart, chart_id: str) -> str:
         tops = [v for s in chart.series for v in s.values]
     ticks = nice_ticks(max(tops, default=0.0))
     y_max = ticks[-1] or 1.0
+    tick_labels = [fmt(t) for t in ticks]
+    title_room = 20 if chart.y_label else 0
+    left = title_room + 10 + max(_width(t) for t in tick_labels) + 6
+    plot_w = _W - left - _RIGHT
+    band = plot_w / n_cat
+    longest = max((_width(c) for c in chart.categories), default=0.0)
+    turned = longest > band * 0.95
+    # Turned labels are parallel lines of 11 px text: their ends must be 11 / sin 35° apart.
+    label_every = max(1, math.ceil(20 / band)) if turned else 1
+    # A label turned by 35° takes about 0.57 of its length downwards.
+    labels_h = (longest * 0.6 + 16) if turned else 18
+    bottom = labels_h + (18 if chart.x_label else 4)
+    height = round(_TOP + _PLOT_H + bottom)
+    plot_bottom = _TOP + _PLOT_H
+
+    out: list[str] = [
+        f"<svg {_attrs(id=chart_id, class_='chart', viewBox=f'0 0 {_W} {height}')} "
+        f'role="img" aria-labelledby="{escape(chart_id)}-t" xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="{escape(chart_id)}-t">{escape(chart.title)}</title>',
+        f"<text {_attrs(x=_W / 2, y=18, text_anchor='middle', font_size=14, font_weight='bold')}>"
+        f"{escape(chart.title)}</text>",
+    ]
 
     def y(v: float) -> float:
-        return _TOP + plot_h - (v / y_max) * plot_h
+        return plot_bottom - (v / y_max) * _PLOT_H
 
     # Axes and grid.
-    for t in ticks:
+    for t, label in zip(ticks, tick_labels, strict=True):
         yy = round(y(t), 2)
         out.append(
-            f"<line {_attrs(x1=_LEFT, x2=_W - _RIGHT, y1=yy, y2=yy, stroke='#dddddd')}/>"
-            f"<text {_attrs(x=_LEFT - 6, y=yy + 4, text_anchor='end', font_size=11)}>"
-            f"{escape(_fmt(t))}</text>"
+            f"<line {_attrs(x1=round(left, 2), x2=_W - _RIGHT, y1=yy, y2=yy, stroke='#dddddd')}/>"
+            f"<text {_attrs(x=round(left - 6, 2), y=yy + 4, text_anchor='end', font_size=11)}>"
+            f"{escape(label)}</text>"
         )
-    out.append(f"<line {_attrs(x1=_LEFT, x2=_LEFT, y1=_TOP, y2=_TOP + plot_h, stroke='#333')}/>")
+    lx0 = round(left, 2)
+    out.append(f"<line {_attrs(x1=lx0, x2=lx0, y1=_TOP, y2=plot_bottom, stroke='#333')}/>")
     out.append(
-        f"<line {_attrs(x1=_LEFT, x2=_W - _RIGHT, y1=_TOP + plot_h, y2=_TOP + plot_h)}"
-        ' stroke="#333"/>'
+        f'<line {_attrs(x1=lx0, x2=_W - _RIGHT, y1=plot_bottom, y2=plot_bottom)} stroke="#333"/>'
     )
     if chart.y_label:
+        cy = _TOP + _PLOT_H / 2
         out.append(
-            f"<text {_attrs(x=14, y=_TOP + plot_h / 2, font_size=11, text_anchor='middle')} "
-            f'transform="rotate(-90 14 {_TOP + plot_h / 2})">{escape(chart.y_label)}</text>'
+            f"<text {_attrs(x=14, y=cy, font_size=11, text_anchor='middle')} "
+            f'transform="rotate(-90 14 {cy})">{escape(chart.y_label)}</text>'
         )
     if chart.empty:
         out.append(
-            f"<text {_attrs(x=_LEFT + plot_w / 2, y=_TOP + plot_h / 2, text_anchor='middle')} "
-            'fill="#666666">no data</text>'
+            f"<text {_attrs(x=round(left + plot_w / 2, 2), y=_TOP + _PLOT_H / 2)} "
+            'text-anchor="middle" fill="#666666">no data</text>'
         )
     # Bars.
-    band = plot_w / n_cat
     inner = band * 0.8
-    label_every = max(1, math.ceil(n_cat / 24))  # keep category labels readable
     for i, cat in enumerate(chart.categories):
-        x0 = _LEFT + i * band + (band - inner) / 2
+        x0 = left + i * band + (band - inner) / 2
         base = 0.0
         for j, s in enumerate(chart.series):
             v = s.values[i]
@@ -157,31 +199,39 @@ def render_bar_chart(chart: BarChart, chart_id: str) -> str:
             out.append(
                 f"<rect {_attrs(x=round(bx, 2), y=round(y_top, 2), width=round(max(bw - 1, 1), 2))}"
                 f" {_attrs(height=round(h, 2), fill=color)}>"
-                f"<title>{escape(f'{cat} — {s.name}: {_fmt(v)}')}</title></rect>"
+                f"<title>{escape(f'{cat} — {s.name}: {fmt(v)}')}</title></rect>"
             )
+            if chart.value_labels and not chart.stacked and v > 0:
+                out.append(
+                    f"<text {_attrs(x=round(bx + bw / 2, 2), y=round(y_top - 4, 2))} "
+                    f"{_attrs(text_anchor='middle', font_size=10, fill='#333')}>"
+                    f"{escape(fmt(v))}</text>"
+                )
         if i % label_every == 0:
-            cx = _LEFT + i * band + band / 2
-            ly = _TOP + plot_h + 14
-            anchor = "middle" if n_cat <= 8 else "end"
-            rotate = "" if n_cat <= 8 else f' transform="rotate(-35 {cx:.2f} {ly})"'
+            cx = left + i * band + band / 2
+            ly = plot_bottom + 14
+            anchor = "end" if turned else "middle"
+            rotate = f' transform="rotate(-35 {cx:.2f} {ly})"' if turned else ""
             out.append(
                 f"<text {_attrs(x=round(cx, 2), y=ly, text_anchor=anchor, font_size=11)}{rotate}>"
                 f"{escape(cat)}</text>"
             )
     if chart.x_label:
         out.append(
-            f"<text {_attrs(x=_LEFT + plot_w / 2, y=_H - 4, text_anchor='middle', font_size=11)}>"
-            f"{escape(chart.x_label)}</text>"
+            f"<text {_attrs(x=round(left + plot_w / 2, 2), y=height - 6, text_anchor='middle')} "
+            f'font-size="11">{escape(chart.x_label)}</text>'
         )
-    # Legend, top right.
-    lx = _W - _RIGHT
-    for j, s in reversed(list(enumerate(chart.series))):
-        label = escape(s.name)
-        lx -= 22 + 7 * len(s.name)
-        out.append(
-            f"<rect {_attrs(x=lx, y=24, width=10, height=10, fill=PALETTE[j % len(PALETTE)])}/>"
-            f"<text {_attrs(x=lx + 13, y=33, font_size=11)}>{label}</text>"
-        )
+    # Legend, right-aligned under the title (a single series is named by the title).
+    if len(chart.series) > 1:
+        lx: float = _W - _RIGHT
+        for j, s in reversed(list(enumerate(chart.series))):
+            label = escape(s.name)
+            lx -= 22 + _width(s.name)
+            out.append(
+                f"<rect {_attrs(x=round(lx, 2), y=28, width=10, height=10)} "
+                f"{_attrs(fill=PALETTE[j % len(PALETTE)])}/>"
+                f"<text {_attrs(x=round(lx + 13, 2), y=37, font_size=11)}>{label}</text>"
+            )
     out.append("</svg>")
     return "".join(out)
 
