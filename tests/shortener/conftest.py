@@ -22,7 +22,8 @@ import pytest
 import uvicorn
 
 import support
-from dustless.shortener import ShortenerApp, ShortenerConfig, create_app
+from dustless.shortener import ShortenerApp, create_app
+from shortener.helpers import open_config
 
 
 def free_port() -> int:
@@ -107,7 +108,7 @@ def db_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 async def service(db_url: str) -> AsyncIterator[Running]:
-    config = ShortenerConfig(db=db_url, base_url="https://sho.rt", rate_limit=0)
+    config = open_config(db=db_url, base_url="https://sho.rt", rate_limit=0)
     async with running(create_app(config)) as srv:
         yield srv
 

@@ -52,7 +52,7 @@ def test_add_then_stats(capsys, db_url):
     [
         (["add", "javascript:alert(1)"], "scheme 'javascript' is not allowed"),
         (["add", "https://u:p@example.com/"], "credentials"),
-        (["add", "https://example.com/", "--alias", "a"], "alias must be"),
+        (["add", "https://example.com/", "--alias", "a"], "--slug must be 3 to 64"),
         (["add", "https://example.com/", "--expires", "2001-01-01T00:00:00Z"], "in the past"),
         (["stats", "nothere"], "no link 'nothere'"),
         (["import", "/nonexistent/links.csv"], "cannot read"),
@@ -96,7 +96,9 @@ def test_export_import_round_trip_keeps_codes(capsys, tmp_path, db_url):
     assert code == 0
     assert "exported 4 links" in err
     text = csv_path.read_text()
-    assert text.splitlines()[0] == "code,long_url,redirect,created_at,expires_at,alias"
+    assert text.splitlines()[0] == (
+        "code,long_url,redirect,created_at,expires_at,alias,max_visits,visits"
+    )
     other = f"sqlite:///{tmp_path / 'other.db'}"
     code, _, err = run(capsys, "import", str(csv_path), "--db", other)
     assert code == 0, err

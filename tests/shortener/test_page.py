@@ -3,7 +3,8 @@
 import pytest
 
 import support
-from dustless.shortener import NewLink, Redirect, ShortenerConfig, create_app
+from dustless.shortener import NewLink, Redirect, create_app
+from shortener.helpers import open_config
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +48,7 @@ async def browser_page(tmp_path):
 
 async def test_shorten_copy_and_stats_in_chromium(browser_page, db_url, run_app, tmp_path):
     context, page, problems = browser_page
-    config = ShortenerConfig(db=db_url, rate_limit=0, base_url="https://sho.rt")
+    config = open_config(db=db_url, rate_limit=0, base_url="https://sho.rt")
     async with run_app(create_app(config)) as srv:
         await context.grant_permissions(["clipboard-read", "clipboard-write"], origin=srv.base)
         await page.goto(srv.base + "/")
@@ -96,7 +97,7 @@ async def test_shorten_copy_and_stats_in_chromium(browser_page, db_url, run_app,
 
 async def test_a_hostile_stored_url_is_never_executed(browser_page, db_url, run_app):
     _context, page, problems = browser_page
-    config = ShortenerConfig(db=db_url, rate_limit=0)
+    config = open_config(db=db_url, rate_limit=0)
     async with run_app(create_app(config)) as srv:
         # Through the page (the server percent-encodes what it stores) …
         await page.goto(srv.base + "/")

@@ -7,9 +7,10 @@ import sys
 import aiohttp
 import pytest
 
-from dustless.shortener import AliasTaken, NewLink, Redirect, ShortenerConfig, create_app
+from dustless.shortener import AliasTaken, NewLink, Redirect, create_app
 from dustless.shortener.model import ClickKey
 from dustless.shortener.store import open_store
+from shortener.helpers import open_config
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +64,7 @@ async def test_concurrent_creates_across_connections_yield_one_link(pg_db):
 
 
 async def test_the_service_on_postgresql(pg_db, run_app):
-    config = ShortenerConfig(db=pg_db, rate_limit=0, base_url="https://sho.rt")
+    config = open_config(db=pg_db, rate_limit=0, base_url="https://sho.rt")
     async with run_app(create_app(config)) as srv:
         status, body = await srv.shorten("https://example.com/pg")
         assert status == 201
@@ -78,7 +79,7 @@ async def test_the_service_on_postgresql(pg_db, run_app):
 
 
 async def test_two_workers_on_postgresql_give_one_code_for_one_url(pg_db, servers):
-    server = servers(pg_db, "--rate-limit", "0", workers=2)
+    server = servers(pg_db, "--public", "--rate-limit", "0", workers=2)
     sessions = [aiohttp.ClientSession() for _ in range(20)]
 
     async def post(session):
