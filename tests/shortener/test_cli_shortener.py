@@ -1,5 +1,6 @@
 """``dustless shortener`` admin commands: add, stats, export/import, and bad input."""
 
+import json
 import socket
 import subprocess
 import sys
@@ -170,3 +171,30 @@ def test_serve_options_reach_the_workers_config(monkeypatch, tmp_path):
     (config, rest) = seen[0]
     assert (config.click_interval, config.rate_limit, config.db) == (2.5, 0.0, db)
     assert rest[:3] == ("127.0.0.1", 8123, 3)
+
+
+def test_export_reports_bad_rows_and_goes_on(capsys, tmp_path, db_url):
+    import sqlite3
+
+    for i in range(4):
+        assert run(capsys, "add", f"https://example.com/b/{i}", "--db", db_url)[0] == 0
+    conn = sqlite3.connect(db_url.removeprefix("sqlite:///"))
+    # Values a request could store before expiries were checked, and a row that is no link.
+    conn.execute("UPDATE links SET expires_at = 1e300 WHERE long_url LIKE '%/0'")
+    conn.execute("UPDATE links SET expires_at = ? WHERE long_url LIKE '%/1'", (float("inf"),))
+    conn.execute("UPDATE links SET redirect = 7 WHERE long_url LIKE '%/2'")
+    conn.commit()
+    conn.close()
+    out = tmp_path / "backup.csv"
+    code, _, err = run(capsys, "export", "--db", db_url, "-o", str(out))
+    assert code == 1  # something was left out: a script must notice
+    assert "Traceback" not in err
+    lines = out.read_text().splitlines()
+    assert len(lines) == 4  # the header and three links: only the non-link is missing
+    assert err.count("warning:") == 3
+    assert "exported 3 links, 1 left out" in err
+    # The backup imports again, and the links that never ended still never end.
+    other = f"sqlite:///{tmp_path / 'restored.db'}"
+    assert run(capsys, "import", str(out), "--db", other)[0] == 0
+    code, out_text, _ = run(capsys, "stats", lines[1].split(",")[0], "--db", other, "--json")
+    assert json.loads(out_text)["validUntil"] is None

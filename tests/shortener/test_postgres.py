@@ -138,3 +138,66 @@ def test_migration_from_sqlite_to_postgresql_keeps_every_code(tmp_path, pg_db):
     asyncio.run(check())
     again = dustless("import", "-", "--db", pg_db, stdin=exported.stdout)
     assert "imported 0 links (6 already present)" in again.stderr
+
+
+async def test_the_service_recovers_after_a_database_restart(postgres, pg_db, run_app):
+    config = open_config(db=pg_db, rate_limit=0, base_url="https://sho.rt")
+    async with run_app(create_app(config)) as srv:
+        status, made = await srv.shorten("https://example.com/before-restart")
+        assert status == 201
+        async with srv.session.get(srv.base + "/healthz") as resp:
+            assert (resp.status, (await resp.json())["ok"]) == (200, True)
+        postgres.stop()
+        try:
+            # /healthz asks the database: down is 503, not {"ok": true}.
+            async with srv.session.get(srv.base + "/healthz") as resp:
+                assert resp.status == 503
+                assert (await resp.json())["ok"] is False
+            assert (await srv.shorten("https://example.com/while-down"))[0] == 503
+        finally:
+            postgres.start()
+        # Every pooled connection was cut by the restart: the next requests get new ones.
+        async with srv.session.get(srv.base + "/healthz") as resp:
+            assert resp.status == 200
+        for i in range(8):  # more than the pool holds
+            status, body = await srv.shorten(f"https://example.com/after-restart/{i}")
+            assert status == 201, body
+        srv.app.cache.forget(made["code"])  # an uncached redirect: a read from the database
+        resp = await srv.get("/" + made["code"])
+        assert (resp.status, resp.headers["Location"]) == (302, made["longUrl"])
+        # A restart while idle, then an uncached redirect as the very first request.
+        postgres.stop()
+        postgres.start()
+        srv.app.cache.forget(made["code"])
+        assert (await srv.get("/" + made["code"])).status == 302
+
+
+def test_export_never_stops_at_a_bad_row_on_postgresql(pg_db):
+    import psycopg
+
+    async def fill():
+        store = await open_store(pg_db)
+        try:
+            for i in range(5):
+                await store.create(_new(f"https://example.com/x/{i}"))
+        finally:
+            await store.close()
+
+    asyncio.run(fill())
+    with psycopg.connect(pg_db, autocommit=True) as conn:
+        # What a request could store before expiries were checked.
+        conn.execute("UPDATE links SET expires_at = 'Infinity' WHERE long_url LIKE '%/1'")
+        conn.execute("UPDATE links SET expires_at = 'NaN' WHERE long_url LIKE '%/2'")
+        conn.execute("UPDATE links SET expires_at = 1e300 WHERE long_url LIKE '%/3'")
+    proc = subprocess.run(
+        [sys.executable, "-m", "dustless", "shortener", "export", "--db", pg_db],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    rows = proc.stdout.splitlines()
+    assert len(rows) == 6  # the header and every link
+    assert proc.stderr.count("warning:") == 3
+    assert "exported 5 links" in proc.stderr
