@@ -9,9 +9,9 @@ from dustless.shortener import create_app
 from dustless.shortener.app import CSP
 from dustless.shortener.clicks import ClickRecorder
 from dustless.shortener.codes import is_code_shape
+from shortener.helpers import open_config
 
 JSON = {"Content-Type": "application/json"}
-from shortener.helpers import open_config
 
 
 async def test_create_then_redirect(service):

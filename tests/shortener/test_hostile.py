@@ -31,13 +31,13 @@ from shortener.helpers import get_json, make_key, open_config, post
 )
 async def test_a_bad_expiry_is_400_and_stores_nothing(service, raw):
     before = await service.app.store.count()
-    body = ('{"longUrl": "https://example.com/e", "expiresAt": %s}' % raw).encode()
+    body = b'{"longUrl": "https://example.com/e", "expiresAt": ' + raw.encode() + b"}"
     status, answer, _ = await post(service, body)
     assert status == 400
     assert answer["problem"] == "expires"
     assert await service.app.store.count() == before
     # validUntil is the same field under its Shlink name.
-    body = ('{"longUrl": "https://example.com/e", "validUntil": %s}' % raw).encode()
+    body = b'{"longUrl": "https://example.com/e", "validUntil": ' + raw.encode() + b"}"
     assert (await post(service, body))[0] == 400
 
 
