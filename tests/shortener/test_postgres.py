@@ -201,3 +201,60 @@ def test_export_never_stops_at_a_bad_row_on_postgresql(pg_db):
     assert len(rows) == 6  # the header and every link
     assert proc.stderr.count("warning:") == 3
     assert "exported 5 links" in proc.stderr
+
+
+async def test_two_instances_share_links_limits_and_visit_counts(pg_db, run_app):
+    from dustless.shortener import ShortenerConfig
+    from shortener.helpers import make_key, post
+
+    # A token every 1,000 s after a burst of 5: the bucket lives in PostgreSQL.
+    config = ShortenerConfig(db=pg_db, rate_limit=0.001, burst=5, base_url="https://sho.rt")
+    async with run_app(create_app(config)) as one, run_app(create_app(config)) as two:
+        key = await make_key(one.app.store, "shared")
+        statuses = []
+        for i in range(3):  # a burst at one instance, then a burst at the other
+            statuses.append((await post(one, {"longUrl": f"https://e.com/one/{i}"}, key))[0])
+        for i in range(3):
+            statuses.append((await post(two, {"longUrl": f"https://e.com/two/{i}"}, key))[0])
+        assert statuses == [201] * 5 + [429]
+        # A link made at one instance is served by the other at once.
+        other = await make_key(one.app.store, "other")
+        status, made, _ = await post(one, {"longUrl": "https://e.com/new", "maxVisits": 10}, other)
+        assert status == 201
+        assert (await two.get("/" + made["code"])).status == 302
+        # Visit limits hold across instances: 64 concurrent clicks, 10 allowed (one used).
+        clicks = [(one if i % 2 else two).get("/" + made["code"]) for i in range(64)]
+        answers = [r.status for r in await asyncio.gather(*clicks)]
+        assert (answers.count(302), answers.count(410)) == (9, 55)
+
+
+async def test_10000_clicks_over_two_instances_count_10000(pg_db, servers):
+    one = servers(pg_db, "--public", "--rate-limit", "0")
+    two = servers(pg_db, "--public", "--rate-limit", "0")
+    async with aiohttp.ClientSession() as session:
+        async with session.post(
+            one.base + "/api/v1/data", json={"longUrl": "https://example.com/popular"}
+        ) as resp:
+            code = (await resp.json())["code"]
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        for i in range(10_000):
+            queue.put_nowait((one if i % 2 else two).base + "/" + code)
+        counted = {302: 0}
+
+        async def clicker() -> None:
+            while not queue.empty():
+                url = queue.get_nowait()
+                async with session.get(url, allow_redirects=False) as resp:
+                    counted[resp.status] = counted.get(resp.status, 0) + 1
+
+        await asyncio.gather(*(clicker() for _ in range(32)))
+    assert counted == {302: 10_000}
+    one.stop()  # a clean stop writes each instance's last click batch
+    two.stop()
+    store = await open_store(pg_db)
+    try:
+        link = await store.get(code)
+        assert link is not None
+        assert (await store.stats(link)).total == 10_000
+    finally:
+        await store.close()
