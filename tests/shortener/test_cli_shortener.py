@@ -198,3 +198,75 @@ def test_export_reports_bad_rows_and_goes_on(capsys, tmp_path, db_url):
     assert run(capsys, "import", str(out), "--db", other)[0] == 0
     code, out_text, _ = run(capsys, "stats", lines[1].split(",")[0], "--db", other, "--json")
     assert json.loads(out_text)["validUntil"] is None
+
+
+def _subcommands(parser):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield name, sub
+                yield from ((f"{name} {n}", s) for n, s in _subcommands(sub))
+
+
+def test_every_subcommand_has_a_description_real_metavars_and_an_example(capsys):
+    import argparse
+
+    from dustless.shortener.cli import configure
+
+    parser = argparse.ArgumentParser(prog="dustless shortener")
+    configure(parser)
+    walked = []
+    for name, sub in _subcommands(parser):
+        walked.append(name)
+        with pytest.raises(SystemExit) as exc:
+            main(["shortener", *name.split(), "--help"])
+        assert exc.value.code == 0
+        text = capsys.readouterr().out
+        assert sub.description, name
+        assert "example:" in text, name
+        assert "dustless shortener " + name.split()[0] in text.split("example:", 1)[1], name
+        for action in sub._actions:
+            if action.option_strings and action.help is None:
+                raise AssertionError(f"{name} {action.option_strings[0]} has no help")
+            # argparse's fallback metavar is the dest in capitals (BASE_URL, RATE_LIMIT).
+            if action.option_strings and action.nargs != 0:
+                assert action.metavar is not None or action.choices, (name, action.dest)
+    assert {"serve", "add", "stats", "export", "import", "key create", "key revoke"} <= set(walked)
+    with pytest.raises(SystemExit):
+        main(["shortener", "add", "--help"])
+    assert "--redirect 301|302" in capsys.readouterr().out
+
+
+async def test_stats_json_has_the_apis_shape(db_url, run_app, capsys):
+    import asyncio
+
+    from dustless.shortener import create_app
+    from shortener.helpers import open_config
+
+    async with run_app(create_app(open_config(db=db_url, base_url="https://sho.rt"))) as srv:
+        _, made = await srv.shorten("https://example.com/same-shape")
+        await srv.get("/" + made["code"], headers={"User-Agent": "curl/8"})
+        await srv.get("/" + made["code"], headers={"Referer": "https://news.example/a"})
+        await srv.app.clicks.flush()
+        async with srv.session.get(f"{srv.base}/api/v1/{made['code']}/stats") as resp:
+            api = await resp.json()
+    code = await asyncio.to_thread(
+        main,
+        [
+            "shortener",
+            "stats",
+            made["code"],
+            "--json",
+            "--db",
+            db_url,
+            "--base-url",
+            "https://sho.rt",
+        ],
+    )
+    assert code == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli == api
+    assert isinstance(cli["byDay"], list)
+    assert {"key": "(direct)", "clicks": 1} in cli["referrers"]
