@@ -358,8 +358,8 @@ def start_postgres(work: Path) -> tuple[str, list[str], Path]:
     initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
     if not initdb or not pg_ctl:
         raise SystemExit("--pg auto needs PostgreSQL's initdb and pg_ctl on PATH")
-    root = work / "pg"
-    root.mkdir(exist_ok=True)
+    del work  # the work directory is private to root: the server's user could not enter it
+    root = Path(tempfile.mkdtemp(prefix="shortener-bench-pg-"))
     prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
     if prefix:
         entry = pwd.getpwnam("postgres")
@@ -587,6 +587,7 @@ def main() -> int:
         if args.pg == "auto":
             dsn, ctl, data = start_postgres(work)
             pg_stop = [*ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]
+            pg_root = data.parent
         else:
             dsn = args.pg
         try:
@@ -610,6 +611,7 @@ def main() -> int:
         finally:
             if pg_stop:
                 subprocess.run(pg_stop, capture_output=True, check=False)
+                shutil.rmtree(pg_root, ignore_errors=True)
 
     medians = {
         prefix: median_of(results, prefix)
