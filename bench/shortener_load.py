@@ -217,6 +217,7 @@ AGENTS = (
 )
 
 LUA_CREATE = """
+local auth = "%s"
 local i = 0
 local tag = ""
 local counter = 0
@@ -224,8 +225,9 @@ function setup(thread) counter = counter + 1; thread:set("tag", tostring(counter
 request = function()
   i = i + 1
   local body = '{"longUrl": "https://example.org/new/' .. tag .. '/' .. i .. '/page?x=1"}'
-  return wrk.format("POST", "/api/v1/data/shorten",
-                    {["Content-Type"] = "application/json", ["Authorization"] = "%s"}, body)
+  local headers = {["Content-Type"] = "application/json"}
+  if auth ~= "" then headers["Authorization"] = auth end
+  return wrk.format("POST", "/api/v1/data/shorten", headers, body)
 end
 """
 
