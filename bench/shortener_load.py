@@ -13,18 +13,30 @@ and drives ``wrk`` (Debian's ``/usr/bin/wrk``) at
 and the same hot/cold redirects against a bare uvicorn + Starlette app answering from a dict
 of the same million codes, measured in the same run (the peer to compare with).
 
+The features of a real deployment are measured against the plain service in the same run
+(goal: at least 0.9x):
+
+* keys on   — the server requires API keys (no ``--public``); redirects need none, creates
+  send one (``Authorization: Bearer``);
+* bots      — hot redirects whose User-Agents alternate between link-preview bots and
+  browsers (each click classified and counted apart);
+* baseline  — with ``--baseline-src DIR`` (a checkout of an earlier commit's tree, e.g.
+  ``git archive 7f8833d src | tar -x -C DIR``), that code's hot/cold redirects too;
+* PostgreSQL — with ``--pg auto`` (a throwaway server, initdb + pg_ctl) or ``--pg DSN``:
+  ``--pg-links`` links, hot and cold redirects with one instance (1 worker) and with two
+  instances (1 worker each, one ``wrk`` per instance, run at once: their sums and worst p99).
+
 Each redirect run is repeated ``--repeat`` times (hot and cold alternating), because one
 10-second run on a shared 2-core machine says little about a p99: the summary gives the
 median and the worst run, and the load average before each run.
 
     .venv/bin/python bench/shortener_load.py [--links 1000000] [--duration 10] [--repeat 3]
-                                             [--keep DIR]
+                                             [--keep DIR] [--baseline-src DIR] [--pg auto|DSN]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import http.client
 import json
 import os
@@ -103,18 +115,40 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def fill(db_path: Path, n: int) -> list[str]:
-    """Create the schema through the store, then bulk-insert ``n`` links; return the codes."""
+_COLUMNS = "id, code, long_url, url_key, redirect, created_at, expires_at, is_alias, shared"
+
+
+def codec_of(db: str, src: Path) -> object:
+    """Create the schema with the code of ``src`` (so an older tree gets its own schema) and
+    return its code key's codec (computed here with this tree's Codec: the same function)."""
+    code = (
+        "import asyncio, sys; sys.path.insert(0, sys.argv[1]);"
+        "from dustless.shortener import open_store\n"
+        "async def main():\n"
+        "    store = await open_store(sys.argv[2]); await store.close()\n"
+        "asyncio.run(main())"
+    )
+    subprocess.run([sys.executable, "-c", code, str(src), db], check=True)
     sys.path.insert(0, str(HERE.parent / "src"))
-    from dustless.shortener import open_store
+    from dustless.shortener.codes import Codec
 
-    async def key() -> object:
-        store = await open_store(f"sqlite:///{db_path}")
-        codec = store.codec
-        await store.close()
-        return codec
+    if db.startswith("sqlite:///"):
+        conn = sqlite3.connect(db[len("sqlite:///") :])
+        (key,) = conn.execute("SELECT value FROM meta WHERE name = 'code_key'").fetchone()
+        conn.close()
+    else:
+        import psycopg
 
-    codec = asyncio.run(key())
+        with psycopg.connect(db) as pg:
+            row = pg.execute("SELECT value FROM meta WHERE name = 'code_key'").fetchone()
+            assert row is not None
+            key = row[0]
+    return Codec(bytes.fromhex(key))
+
+
+def fill(db_path: Path, n: int, src: Path = HERE.parent / "src") -> list[str]:
+    """Create the schema (with ``src``'s code), then bulk-insert ``n`` links; the codes."""
+    codec = codec_of(f"sqlite:///{db_path}", src)
     codes = []
     conn = sqlite3.connect(db_path, isolation_level=None)
     conn.execute("BEGIN")
@@ -126,9 +160,9 @@ def fill(db_path: Path, n: int) -> list[str]:
         url = f"https://example.com/articles/{i}/a-fairly-typical-long-path?ref=bench"
         batch.append((i, code, url, url, 302, now, None, 0, 1))
         if len(batch) == 50_000:
-            conn.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
+            conn.executemany(f"INSERT INTO links ({_COLUMNS}) VALUES ({'?, ' * 8}?)", batch)
             batch.clear()
-    conn.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
+    conn.executemany(f"INSERT INTO links ({_COLUMNS}) VALUES ({'?, ' * 8}?)", batch)
     conn.execute("COMMIT")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
@@ -164,15 +198,26 @@ local width = %d
 local n = #blob / width
 local i = 0
 local offset = 0
+local agents = {%s}
 function setup(thread) thread:set("offset", math.random(0, n - 1)) end
 request = function()
   i = i + 1
   local k = ((i + offset) %% n) * width
-  return wrk.format("GET", blob:sub(k + 1, k + width))
+  if #agents == 0 then return wrk.format("GET", blob:sub(k + 1, k + width)) end
+  return wrk.format("GET", blob:sub(k + 1, k + width), {["User-Agent"] = agents[i %% #agents + 1]})
 end
 """
+# Half link-preview bots, half browsers: every click is classified (bot detection on).
+AGENTS = (
+    "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 "
+    "Safari/537.36",
+    "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+    "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0",
+)
 
 LUA_CREATE = """
+local auth = "%s"
 local i = 0
 local tag = ""
 local counter = 0
@@ -180,8 +225,9 @@ function setup(thread) counter = counter + 1; thread:set("tag", tostring(counter
 request = function()
   i = i + 1
   local body = '{"longUrl": "https://example.org/new/' .. tag .. '/' .. i .. '/page?x=1"}'
-  return wrk.format("POST", "/api/v1/data/shorten",
-                    {["Content-Type"] = "application/json"}, body)
+  local headers = {["Content-Type"] = "application/json"}
+  if auth ~= "" then headers["Authorization"] = auth end
+  return wrk.format("POST", "/api/v1/data/shorten", headers, body)
 end
 """
 
@@ -246,12 +292,13 @@ def redirect_runs(
     work: Path,
     args: argparse.Namespace,
     pid: int,
+    names: tuple[str, ...] = ("hot", "cold"),
 ) -> None:
     """``--repeat`` rounds of hot then cold (one ``wrk`` run each) as ``{server}_{name}_{k}``,
     each with the CPU seconds the workers' event loops and their other threads (the click and
     create writers) used during the run."""
     for k in range(1, args.repeat + 1):
-        for name in ("hot", "cold"):
+        for name in names:
             before = worker_threads_cpu(pid)
             result = run_wrk(base, work / f"{name}.lua", args.duration, args.connections)
             after = worker_threads_cpu(pid)
@@ -274,6 +321,131 @@ def _ms(text: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit]
 
 
+def start_shortener(
+    db: str, args: argparse.Namespace, env: dict[str, str], *extra: str, workers: int | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``dustless shortener serve`` on a free port (rate limits off); (process, base URL)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dustless",
+            "shortener",
+            "serve",
+            "--db",
+            db,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers or args.workers),
+            "--rate-limit",
+            "0",
+            "--log-level",
+            "warning",
+            "--click-interval",
+            str(args.click_interval),
+            *extra,
+        ],
+        env=env,
+    )
+    wait_ready(port, "/healthz", proc)
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def start_postgres(work: Path) -> tuple[str, list[str], Path]:
+    """A throwaway PostgreSQL server (as the tests start one); (DSN, pg_ctl prefix, datadir)."""
+    import pwd
+
+    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    if not initdb or not pg_ctl:
+        raise SystemExit("--pg auto needs PostgreSQL's initdb and pg_ctl on PATH")
+    del work  # the work directory is private to root: the server's user could not enter it
+    root = Path(tempfile.mkdtemp(prefix="shortener-bench-pg-"))
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    if prefix:
+        entry = pwd.getpwnam("postgres")
+        os.chown(root, entry.pw_uid, entry.pw_gid)
+    data = root / "data"
+    subprocess.run(
+        [*prefix, initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "--no-sync"],
+        check=True,
+        capture_output=True,
+        cwd=root,
+    )
+    port = free_port()
+    options = f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root}"
+    subprocess.run(
+        [*prefix, pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"],
+        check=True,
+        capture_output=True,
+        cwd=root,
+    )
+    return f"postgresql://postgres@127.0.0.1:{port}/postgres", [*prefix, pg_ctl], data
+
+
+def fill_postgres(dsn: str, n: int) -> list[str]:
+    import psycopg
+
+    codec = codec_of(dsn, HERE.parent / "src")
+    codes = []
+    now = time.time()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("TRUNCATE links, clicks")
+        with conn.cursor() as cur, cur.copy(f"COPY links ({_COLUMNS}) FROM STDIN") as copy:
+            for i in range(1, n + 1):
+                code = codec.encode(i)  # type: ignore[attr-defined]
+                codes.append(code)
+                url = f"https://example.com/articles/{i}/a-fairly-typical-long-path?ref=bench"
+                copy.write_row((i, code, url, url, 302, now, None, False, True))
+        conn.execute("SELECT setval('shortener_link_ids', %s)", (n,))
+        conn.execute("VACUUM ANALYZE links")
+    return codes
+
+
+def paired_runs(
+    results: dict[str, dict[str, float]],
+    prefix: str,
+    bases: list[str],
+    work: Path,
+    args: argparse.Namespace,
+) -> None:
+    """One ``wrk`` per instance at once (the connections split between them), hot then cold:
+    the sum of their rates and the worst of their p99s, as ``{prefix}_{name}_{k}``."""
+    import concurrent.futures
+
+    per = max(1, args.connections // len(bases))
+    for k in range(1, args.repeat + 1):
+        for name in ("hot", "cold"):
+            script = work / f"{name}.lua"
+            with concurrent.futures.ThreadPoolExecutor(len(bases)) as pool:
+                futures = [pool.submit(run_wrk, base, script, args.duration, per) for base in bases]
+                runs = [f.result() for f in futures]
+            merged = dict(runs[0])
+            merged["rps"] = sum(r["rps"] for r in runs)
+            merged["p99_ms"] = max(r["p99_ms"] for r in runs)
+            merged["p50_ms"] = max(r["p50_ms"] for r in runs)
+            merged["non_2xx_3xx"] = sum(r["non_2xx_3xx"] for r in runs)
+            results[f"{prefix}_{name}_{k}"] = merged
+
+
+def write_scripts(work: Path, tag: str, codes: list[str]) -> None:
+    """``{tag}hot.lua``/``{tag}cold.lua``: 100 hot codes, every code in random order."""
+    rng = random.Random(7)
+    hot = rng.sample(codes, 100)
+    cold = codes[:]
+    rng.shuffle(cold)
+    width = 1 + len(hot[0])
+    if any(len(c) + 1 != width for c in cold):
+        raise SystemExit("codes of different lengths: the wrk script needs fixed-width paths")
+    (work / f"{tag}hot.paths").write_text("".join(f"/{c}" for c in hot))
+    (work / f"{tag}cold.paths").write_text("".join(f"/{c}" for c in cold))
+    (work / f"{tag}hot.lua").write_text(LUA_PATHS % (work / f"{tag}hot.paths", width, ""))
+    (work / f"{tag}cold.lua").write_text(LUA_PATHS % (work / f"{tag}cold.paths", width, ""))
+    agents = ", ".join(json.dumps(a) for a in AGENTS)
+    (work / f"{tag}bots.lua").write_text(LUA_PATHS % (work / f"{tag}hot.paths", width, agents))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--links", type=int, default=1_000_000)
@@ -294,6 +466,13 @@ def main() -> int:
         help="directory prepended to PYTHONPATH of both servers (e.g. one with httptools and "
         "uvloop installed, which uvicorn then picks up)",
     )
+    parser.add_argument(
+        "--baseline-src",
+        help="an earlier tree's src/ directory: its shortener is measured in the same run",
+    )
+    parser.add_argument("--pg", help="'auto' (a throwaway server) or a DSN: the PostgreSQL runs")
+    parser.add_argument("--pg-links", type=int, default=200_000)
+    parser.add_argument("--skip-bare", action="store_true", help="leave out the bare dict app")
     args = parser.parse_args()
     if not os.path.exists(WRK):
         print("wrk not found (apt install wrk)", file=sys.stderr)
@@ -309,26 +488,15 @@ def main() -> int:
         t0 = time.perf_counter()
         codes = fill(db, args.links)
         print(f"filled {args.links:,} links in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-
-    rng = random.Random(7)
-    hot = rng.sample(codes, 100)
-    cold = codes[:]
-    rng.shuffle(cold)
-    width = 1 + len(hot[0])
-    if any(len(c) + 1 != width for c in cold):
-        raise SystemExit("codes of different lengths: the wrk script needs fixed-width paths")
-    (work / "hot.paths").write_text("".join(f"/{c}" for c in hot))
-    (work / "cold.paths").write_text("".join(f"/{c}" for c in cold))
+    write_scripts(work, "", codes)
     (work / "bare_codes.tsv").write_text(
         "".join(
             f"{c}\thttps://example.com/articles/{i}/a-fairly-typical-long-path?ref=bench\n"
             for i, c in enumerate(codes, start=1)
         )
     )
-    (work / "hot.lua").write_text(LUA_PATHS % (work / "hot.paths", width))
-    (work / "cold.lua").write_text(LUA_PATHS % (work / "cold.paths", width))
-    (work / "create.lua").write_text(LUA_CREATE)
-    del codes, cold
+    hot = codes[:1]
+    del codes
 
     results: dict[str, dict[str, float]] = {}
     paths = [args.extra_path] if args.extra_path else []
@@ -338,113 +506,173 @@ def main() -> int:
     )
     stack = "httptools+uvloop" if probe.returncode == 0 else "h11+asyncio"
 
-    # The shortener.
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "dustless",
-            "shortener",
-            "serve",
-            "--db",
-            f"sqlite:///{db}",
-            "--port",
-            str(port),
-            "--workers",
-            str(args.workers),
-            "--rate-limit",
-            "0",
-            "--log-level",
-            "warning",
-            "--click-interval",
-            str(args.click_interval),
-        ],
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
+    # The plain service (anyone may create, as before keys existed).
+    proc, base = start_shortener(f"sqlite:///{db}", args, env, "--public")
     try:
-        wait_ready(port, "/healthz", proc)
         redirect_runs(results, "shortener", base, work, args, proc.pid)
+        (work / "create.lua").write_text(LUA_CREATE % "")
         results["shortener_create"] = run_wrk(
             base, work / "create.lua", args.duration, args.connections
         )
     finally:
         stop(proc)
 
-    # The peer.
-    port = free_port()
-    bare = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import uvicorn; uvicorn.run('shortener_load:bare_factory', factory=True,"
-            f" host='127.0.0.1', port={port}, workers={args.workers}, log_level='warning',"
-            f" access_log=False, app_dir={str(HERE)!r})",
-        ],
-        env={**env, "BARE_CODES": str(work / "bare_codes.tsv")},
-    )
-    base = f"http://127.0.0.1:{port}"
+    # Keys on: the same database, creation needs a key (redirects never do).
+    key = (
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "dustless",
+                "shortener",
+                "key",
+                "create",
+                "bench",
+                "--db",
+                f"sqlite:///{db}",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        or "dls_unknown"
+    )  # a second run on a --keep database: the name exists
+    proc, base = start_shortener(f"sqlite:///{db}", args, env)
     try:
-        wait_ready(port, "/" + hot[0], bare)
-        redirect_runs(results, "bare", base, work, args, bare.pid)
+        redirect_runs(results, "keys", base, work, args, proc.pid, ("hot", "cold", "bots"))
+        (work / "create_key.lua").write_text(LUA_CREATE % f"Bearer {key}")
+        results["keys_create"] = run_wrk(
+            base, work / "create_key.lua", args.duration, args.connections
+        )
     finally:
-        stop(bare)
+        stop(proc)
 
-    s_hot, s_cold = median_of(results, "shortener_hot"), median_of(results, "shortener_cold")
-    b_hot, b_cold = median_of(results, "bare_hot"), median_of(results, "bare_cold")
-    worst_cold_p99 = max(r["p99_ms"] for k, r in results.items() if k.startswith("shortener_cold"))
-    create = results["shortener_create"]
+    if args.baseline_src:
+        base_db = work / "baseline.db"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{base_db}{suffix}").unlink(missing_ok=True)
+        base_codes = fill(base_db, args.links, Path(args.baseline_src))
+        write_scripts(work, "base_", base_codes)
+        del base_codes
+        base_env = {**env, "PYTHONPATH": os.pathsep.join([*paths, args.baseline_src])}
+        proc, base = start_shortener(f"sqlite:///{base_db}", args, base_env)
+        try:
+            for k in range(1, args.repeat + 1):
+                for name in ("hot", "cold"):
+                    results[f"baseline_{name}_{k}"] = run_wrk(
+                        base, work / f"base_{name}.lua", args.duration, args.connections
+                    )
+        finally:
+            stop(proc)
+
+    if not args.skip_bare:
+        port = free_port()
+        bare = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import uvicorn; uvicorn.run('shortener_load:bare_factory', factory=True,"
+                f" host='127.0.0.1', port={port}, workers={args.workers}, log_level='warning',"
+                f" access_log=False, app_dir={str(HERE)!r})",
+            ],
+            env={**env, "BARE_CODES": str(work / "bare_codes.tsv")},
+        )
+        try:
+            wait_ready(port, "/" + hot[0], bare)
+            redirect_runs(results, "bare", f"http://127.0.0.1:{port}", work, args, bare.pid)
+        finally:
+            stop(bare)
+
+    pg_stop: list[str] = []
+    if args.pg:
+        if args.pg == "auto":
+            dsn, ctl, data = start_postgres(work)
+            pg_stop = [*ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]
+            pg_root = data.parent
+        else:
+            dsn = args.pg
+        try:
+            pg_codes = fill_postgres(dsn, args.pg_links)
+            write_scripts(work, "pg_", pg_codes)
+            for name in ("hot", "cold"):
+                (work / f"{name}.lua").rename(work / f"sqlite_{name}.lua")
+                (work / f"pg_{name}.lua").rename(work / f"{name}.lua")
+            proc, base = start_shortener(dsn, args, env, "--public", workers=1)
+            try:
+                redirect_runs(results, "pg1", base, work, args, proc.pid)
+            finally:
+                stop(proc)
+            first, base1 = start_shortener(dsn, args, env, "--public", workers=1)
+            second, base2 = start_shortener(dsn, args, env, "--public", workers=1)
+            try:
+                paired_runs(results, "pg2", [base1, base2], work, args)
+            finally:
+                stop(first)
+                stop(second)
+        finally:
+            if pg_stop:
+                subprocess.run(pg_stop, capture_output=True, check=False)
+                shutil.rmtree(pg_root, ignore_errors=True)
+
+    medians = {
+        prefix: median_of(results, prefix)
+        for prefix in sorted({k.rsplit("_", 1)[0] for k in results if k[-1].isdigit()})
+    }
+    plain_hot, plain_cold = medians["shortener_hot"], medians["shortener_cold"]
+
+    def ratio(a: str, b: str) -> float | None:
+        if a in medians and b in medians:
+            return round(medians[a]["rps"] / medians[b]["rps"], 3)
+        return None
+
     summary = {
         "links": args.links,
         "workers": args.workers,
         "cores": os.cpu_count(),
         "uvicorn_stack": stack,
         "load_average_after": os.getloadavg(),
-        "results": results,
         "repeat": args.repeat,
-        "medians": {
-            "shortener_hot": s_hot,
-            "shortener_cold": s_cold,
-            "bare_hot": b_hot,
-            "bare_cold": b_cold,
+        "results": results,
+        "medians": medians,
+        "ratios": {
+            "keys_on_hot_vs_plain": ratio("keys_hot", "shortener_hot"),
+            "keys_on_cold_vs_plain": ratio("keys_cold", "shortener_cold"),
+            "bots_hot_vs_plain_hot": ratio("keys_bots", "shortener_hot"),
+            "plain_hot_vs_baseline": ratio("shortener_hot", "baseline_hot"),
+            "plain_cold_vs_baseline": ratio("shortener_cold", "baseline_cold"),
+            "keys_hot_vs_baseline": ratio("keys_hot", "baseline_hot"),
+            "keys_cold_vs_baseline": ratio("keys_cold", "baseline_cold"),
+            "bots_vs_baseline_hot": ratio("keys_bots", "baseline_hot"),
+            "hot_vs_bare": ratio("shortener_hot", "bare_hot"),
+            "cold_vs_bare": ratio("shortener_cold", "bare_cold"),
+            "pg_two_vs_one_hot": ratio("pg2_hot", "pg1_hot"),
+            "pg_two_vs_one_cold": ratio("pg2_cold", "pg1_cold"),
+            "keyed_creates_vs_plain": round(
+                results["keys_create"]["rps"] / results["shortener_create"]["rps"], 3
+            ),
         },
-        "worst_cold_p99_ms": worst_cold_p99,
-        "ratio_hot_vs_bare": round(s_hot["rps"] / b_hot["rps"], 3),
-        "ratio_cold_vs_bare": round(s_cold["rps"] / b_cold["rps"], 3),
         "targets": {
-            "redirects_per_s>=11600_hot": s_hot["rps"] >= 11_600,
-            "redirects_per_s>=11600_cold": s_cold["rps"] >= 11_600,
-            "p99<10ms_hot": s_hot["p99_ms"] < 10,
-            "p99<10ms_cold": s_cold["p99_ms"] < 10,
-            "p99<10ms_cold_every_run": worst_cold_p99 < 10,
-            "creates_per_s>=1160": create["rps"] >= 1_160,
+            "redirects_per_s>=11600_hot": plain_hot["rps"] >= 11_600,
+            "redirects_per_s>=11600_cold": plain_cold["rps"] >= 11_600,
+            "p99<10ms_hot": plain_hot["p99_ms"] < 10,
+            "p99<10ms_cold": plain_cold["p99_ms"] < 10,
+            "creates_per_s>=1160": results["shortener_create"]["rps"] >= 1_160,
         },
     }
     print(
-        f"{'run':<18}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'bad':>6}{'load':>7}\n"
+        f"{'run':<20}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'bad':>7}{'load':>7}\n"
         + "\n".join(
-            f"{name:<18}{r['rps']:>10.0f}{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}"
-            f"{int(r['non_2xx_3xx']):>6}{r['load1_before']:>7.2f}"
+            f"{name:<20}{r['rps']:>10.0f}{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}"
+            f"{int(r['non_2xx_3xx']):>7}{r['load1_before']:>7.2f}"
             for name, r in results.items()
         )
     )
-    print(
-        f"medians of {args.repeat} runs: shortener hot {s_hot['rps']:.0f}/s p99 "
-        f"{s_hot['p99_ms']:.2f} ms, cold {s_cold['rps']:.0f}/s p99 {s_cold['p99_ms']:.2f} ms "
-        f"(worst cold p99 {worst_cold_p99:.2f} ms); bare hot {b_hot['rps']:.0f}/s, "
-        f"cold {b_cold['rps']:.0f}/s"
-    )
-    print(
-        f"shortener workers' CPU in a cold run (median, {args.duration} s, click interval "
-        f"{args.click_interval:g} s): event loops {s_cold['loop_cpu_s']:.2f} s, other threads "
-        f"(click and create writers) {s_cold['other_threads_cpu_s']:.2f} s"
-    )
+    print(f"medians of {args.repeat} runs:")
+    for prefix, m in medians.items():
+        print(f"  {prefix:<16}{m['rps']:>10.0f}/s  p99 {m['p99_ms']:.2f} ms")
     print(f"uvicorn stack: {stack}; load average {os.getloadavg()}")
-    print(
-        f"ratio to bare uvicorn+Starlette dict: hot {summary['ratio_hot_vs_bare']}, "
-        f"cold {summary['ratio_cold_vs_bare']}"
-    )
+    print("ratios: " + ", ".join(f"{k} {v}" for k, v in summary["ratios"].items() if v))
     print(json.dumps(summary, indent=2))
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)

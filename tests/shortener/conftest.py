@@ -22,7 +22,8 @@ import pytest
 import uvicorn
 
 import support
-from dustless.shortener import ShortenerApp, ShortenerConfig, create_app
+from dustless.shortener import ShortenerApp, create_app
+from shortener.helpers import open_config
 
 
 def free_port() -> int:
@@ -107,7 +108,7 @@ def db_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 async def service(db_url: str) -> AsyncIterator[Running]:
-    config = ShortenerConfig(db=db_url, base_url="https://sho.rt", rate_limit=0)
+    config = open_config(db=db_url, base_url="https://sho.rt", rate_limit=0)
     async with running(create_app(config)) as srv:
         yield srv
 
@@ -205,6 +206,27 @@ def _drain(server: ServerProcess) -> None:
 class Postgres:
     dsn: str
     datadir: Path
+    prefix: list[str] = field(default_factory=list)  # runuser -u USER -- (when root)
+    options: str = ""  # the server's command-line options (port, socket directory …)
+
+    def stop(self) -> None:
+        self.ctl("-m", "fast", "-w", "stop")
+
+    def start(self) -> None:
+        log = self.datadir.parent / "log"
+        self.ctl("-o", self.options, "-l", str(log), "-w", "start")
+
+    def ctl(self, *args: str) -> None:
+        """``pg_ctl -D DATADIR ARGS…`` as the server's user (e.g. ``-m fast -w restart``);
+        ``-w`` makes it return once the server has stopped or accepts connections."""
+        pg_ctl = shutil.which("pg_ctl")
+        assert pg_ctl is not None
+        subprocess.run(
+            [*self.prefix, pg_ctl, "-D", str(self.datadir), *args],
+            check=True,
+            capture_output=True,
+            cwd=self.datadir.parent,
+        )
 
 
 def _as_postgres_user() -> list[str]:
@@ -281,7 +303,7 @@ def postgres() -> Iterator[Postgres]:
         shutil.rmtree(root, ignore_errors=True)
         support.require(False, f"could not start PostgreSQL: {exc.stderr.decode()[-300:]}")
     try:
-        yield Postgres(f"postgresql://postgres@127.0.0.1:{port}/postgres", datadir)
+        yield Postgres(f"postgresql://postgres@127.0.0.1:{port}/postgres", datadir, prefix, options)
     finally:
         subprocess.run(
             [*prefix, pg_ctl, "-D", str(datadir), "-m", "immediate", "-w", "stop"],

@@ -5,10 +5,13 @@ import json
 
 import pytest
 
-from dustless.shortener import ShortenerConfig, create_app
+from dustless.shortener import create_app
 from dustless.shortener.app import CSP
 from dustless.shortener.clicks import ClickRecorder
 from dustless.shortener.codes import is_code_shape
+from shortener.helpers import open_config
+
+JSON = {"Content-Type": "application/json"}
 
 
 async def test_create_then_redirect(service):
@@ -58,7 +61,7 @@ async def test_per_link_redirect_type(service):
 
 
 async def test_configured_default_301(db_url, run_app):
-    config = ShortenerConfig(db=db_url, redirect=301, rate_limit=0)
+    config = open_config(db=db_url, redirect=301, rate_limit=0)
     async with run_app(create_app(config)) as srv:
         _, body = await srv.shorten("https://example.org/")
         assert body["redirect"] == 301
@@ -78,16 +81,16 @@ async def test_unknown_codes_are_404_as_json_or_page(service):
     page.release()
 
 
-async def test_expired_links_are_404(service):
+async def test_expired_links_are_410_gone(service):
     _, body = await service.shorten("https://example.net/soon", expiresAt="2099-01-01T00:00:00Z")
     code = body["code"]
     assert body["expiresAt"] == "2099-01-01T00:00:00Z"
     assert (await service.get("/" + code)).status == 302
     service.app.now = lambda: 4_102_444_800.0 + 1  # just after 2100-01-01
     resp = await service.get("/" + code)
-    assert resp.status == 404
+    assert resp.status == 410  # an ended link is gone, not unknown
     resp = await service.get("/api/v1/" + code)
-    assert resp.status == 404
+    assert resp.status == 410
     # An expiring link is a link of its own, not the plain link of the same URL.
     status, plain = await service.shorten("https://example.net/soon")
     assert status == 201
@@ -136,17 +139,17 @@ async def test_bad_bodies_get_400_json(service):
         (b"{}", "malformed"),
         (b'{"longUrl": 5}', "type"),
     ):
-        async with service.session.post(url, data=data) as resp:
+        async with service.session.post(url, data=data, headers=JSON) as resp:
             assert resp.status == 400
             assert (await resp.json())["problem"] == problem
-    async with service.session.post(url, data=b"x" * 20_000) as resp:
+    async with service.session.post(url, data=b"x" * 20_000, headers=JSON) as resp:
         assert resp.status == 413
 
 
 async def test_blocklisted_urls_get_403(tmp_path, db_url, run_app):
     blocklist = tmp_path / "blocked.txt"
     blocklist.write_text("malware.example/\nexample.com/phish/\n")
-    config = ShortenerConfig(db=db_url, blocklist=str(blocklist), rate_limit=0)
+    config = open_config(db=db_url, blocklist=str(blocklist), rate_limit=0)
     async with run_app(create_app(config)) as srv:
         status, body = await srv.shorten("http://cdn.MALWARE.example/payload.exe")
         assert (status, body["problem"]) == (403, "blocked")
@@ -157,7 +160,7 @@ async def test_blocklisted_urls_get_403(tmp_path, db_url, run_app):
 
 
 async def test_rate_limit_burst_then_429_with_retry_after(db_url, run_app):
-    config = ShortenerConfig(db=db_url, rate_limit=1.0, burst=3)
+    config = open_config(db=db_url, rate_limit=1.0, public_rate_factor=1.0, public_burst=3)
     async with run_app(create_app(config)) as srv:
         clock = [1000.0]
         srv.app.now = lambda: clock[0]
@@ -180,7 +183,7 @@ async def test_rate_limit_burst_then_429_with_retry_after(db_url, run_app):
 
 async def test_rate_limit_zero_disables_it(db_url, run_app):
     # A burst of 1 would allow one create per second; rate 0 switches the limiter off.
-    config = ShortenerConfig(db=db_url, rate_limit=0, burst=1)
+    config = open_config(db=db_url, rate_limit=0, public_burst=1)
     async with run_app(create_app(config)) as srv:
         srv.app.now = lambda: 5000.0
         statuses = {(await srv.shorten(f"https://example.com/n{i}"))[0] for i in range(10)}
@@ -199,13 +202,19 @@ async def test_forwarded_for_is_trusted_only_from_configured_proxies(db_url, run
         ) as resp:
             return resp.status
 
-    config = ShortenerConfig(db=db_url, rate_limit=1.0, burst=1)
+    config = open_config(db=db_url, rate_limit=1.0, public_rate_factor=1.0, public_burst=1)
     async with run_app(create_app(config)) as srv:
         srv.app.now = lambda: 5000.0
         # Not trusted: both "clients" are 127.0.0.1 and share one bucket.
         assert await creates(srv, headers_a) == 201
         assert await creates(srv, headers_b) == 429
-    config = ShortenerConfig(db=db_url, rate_limit=1.0, burst=1, trusted_proxies=("127.0.0.1",))
+    config = open_config(
+        db=db_url,
+        rate_limit=1.0,
+        public_rate_factor=1.0,
+        public_burst=1,
+        trusted_proxies=("127.0.0.1",),
+    )
     async with run_app(create_app(config)) as srv:
         srv.app.now = lambda: 5000.0
         assert await creates(srv, headers_a) in (200, 201)
@@ -237,7 +246,11 @@ async def test_stats_count_clicks_by_day_referrer_and_browser(service):
         {"key": "news.example", "clicks": 3},
         {"key": "(direct)", "clicks": 1},
     ]
-    assert stats["userAgents"] == [{"key": "Chrome", "clicks": 3}, {"key": "curl", "clicks": 1}]
+    assert stats["userAgents"] == [
+        {"key": "Chrome", "clicks": 3, "potentialBot": False},
+        {"key": "curl", "clicks": 1, "potentialBot": True},
+    ]
+    assert (stats["humanClicks"], stats["potentialBotClicks"]) == (3, 1)
     async with service.session.get(f"{service.base}/api/v1/zzzzzzz/stats") as resp:
         assert resp.status == 404
 
@@ -310,7 +323,7 @@ async def test_hot_codes_are_served_from_the_cache(service):
 
 
 async def test_a_restarted_app_serves_every_link(db_url, run_app):
-    config = ShortenerConfig(db=db_url, rate_limit=0)
+    config = open_config(db=db_url, rate_limit=0)
     async with run_app(create_app(config)) as srv:
         links = [await srv.shorten(f"https://example.com/r/{i}") for i in range(50)]
         alias = await srv.shorten("https://example.com/aliased", alias="keep-me")

@@ -1,5 +1,6 @@
 """``dustless shortener`` admin commands: add, stats, export/import, and bad input."""
 
+import json
 import socket
 import subprocess
 import sys
@@ -52,7 +53,7 @@ def test_add_then_stats(capsys, db_url):
     [
         (["add", "javascript:alert(1)"], "scheme 'javascript' is not allowed"),
         (["add", "https://u:p@example.com/"], "credentials"),
-        (["add", "https://example.com/", "--alias", "a"], "alias must be"),
+        (["add", "https://example.com/", "--alias", "a"], "--slug must be 3 to 64"),
         (["add", "https://example.com/", "--expires", "2001-01-01T00:00:00Z"], "in the past"),
         (["stats", "nothere"], "no link 'nothere'"),
         (["import", "/nonexistent/links.csv"], "cannot read"),
@@ -96,7 +97,9 @@ def test_export_import_round_trip_keeps_codes(capsys, tmp_path, db_url):
     assert code == 0
     assert "exported 4 links" in err
     text = csv_path.read_text()
-    assert text.splitlines()[0] == "code,long_url,redirect,created_at,expires_at,alias"
+    assert text.splitlines()[0] == (
+        "code,long_url,redirect,created_at,expires_at,alias,max_visits,visits"
+    )
     other = f"sqlite:///{tmp_path / 'other.db'}"
     code, _, err = run(capsys, "import", str(csv_path), "--db", other)
     assert code == 0, err
@@ -168,3 +171,102 @@ def test_serve_options_reach_the_workers_config(monkeypatch, tmp_path):
     (config, rest) = seen[0]
     assert (config.click_interval, config.rate_limit, config.db) == (2.5, 0.0, db)
     assert rest[:3] == ("127.0.0.1", 8123, 3)
+
+
+def test_export_reports_bad_rows_and_goes_on(capsys, tmp_path, db_url):
+    import sqlite3
+
+    for i in range(4):
+        assert run(capsys, "add", f"https://example.com/b/{i}", "--db", db_url)[0] == 0
+    conn = sqlite3.connect(db_url.removeprefix("sqlite:///"))
+    # Values a request could store before expiries were checked, and a row that is no link.
+    conn.execute("UPDATE links SET expires_at = 1e300 WHERE long_url LIKE '%/0'")
+    conn.execute("UPDATE links SET expires_at = ? WHERE long_url LIKE '%/1'", (float("inf"),))
+    conn.execute("UPDATE links SET redirect = 7 WHERE long_url LIKE '%/2'")
+    conn.commit()
+    conn.close()
+    out = tmp_path / "backup.csv"
+    code, _, err = run(capsys, "export", "--db", db_url, "-o", str(out))
+    assert code == 1  # something was left out: a script must notice
+    assert "Traceback" not in err
+    lines = out.read_text().splitlines()
+    assert len(lines) == 4  # the header and three links: only the non-link is missing
+    assert err.count("warning:") == 3
+    assert "exported 3 links, 1 left out" in err
+    # The backup imports again, and the links that never ended still never end.
+    other = f"sqlite:///{tmp_path / 'restored.db'}"
+    assert run(capsys, "import", str(out), "--db", other)[0] == 0
+    code, out_text, _ = run(capsys, "stats", lines[1].split(",")[0], "--db", other, "--json")
+    assert json.loads(out_text)["validUntil"] is None
+
+
+def _subcommands(parser):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield name, sub
+                yield from ((f"{name} {n}", s) for n, s in _subcommands(sub))
+
+
+def test_every_subcommand_has_a_description_real_metavars_and_an_example(capsys):
+    import argparse
+
+    from dustless.shortener.cli import configure
+
+    parser = argparse.ArgumentParser(prog="dustless shortener")
+    configure(parser)
+    walked = []
+    for name, sub in _subcommands(parser):
+        walked.append(name)
+        with pytest.raises(SystemExit) as exc:
+            main(["shortener", *name.split(), "--help"])
+        assert exc.value.code == 0
+        text = capsys.readouterr().out
+        assert sub.description, name
+        assert "examples:" in text, name
+        assert "dustless shortener " + name.split()[0] in text.split("examples:", 1)[1], name
+        for action in sub._actions:
+            if action.option_strings and action.help is None:
+                raise AssertionError(f"{name} {action.option_strings[0]} has no help")
+            # argparse's fallback metavar is the dest in capitals (BASE_URL, RATE_LIMIT).
+            if action.option_strings and action.nargs != 0:
+                assert action.metavar is not None or action.choices, (name, action.dest)
+    assert {"serve", "add", "stats", "export", "import", "key create", "key revoke"} <= set(walked)
+    with pytest.raises(SystemExit):
+        main(["shortener", "add", "--help"])
+    assert "--redirect 301|302" in capsys.readouterr().out
+
+
+async def test_stats_json_has_the_apis_shape(db_url, run_app, capsys):
+    import asyncio
+
+    from dustless.shortener import create_app
+    from shortener.helpers import open_config
+
+    async with run_app(create_app(open_config(db=db_url, base_url="https://sho.rt"))) as srv:
+        _, made = await srv.shorten("https://example.com/same-shape")
+        await srv.get("/" + made["code"], headers={"User-Agent": "curl/8"})
+        await srv.get("/" + made["code"], headers={"Referer": "https://news.example/a"})
+        await srv.app.clicks.flush()
+        async with srv.session.get(f"{srv.base}/api/v1/{made['code']}/stats") as resp:
+            api = await resp.json()
+    code = await asyncio.to_thread(
+        main,
+        [
+            "shortener",
+            "stats",
+            made["code"],
+            "--json",
+            "--db",
+            db_url,
+            "--base-url",
+            "https://sho.rt",
+        ],
+    )
+    assert code == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli == api
+    assert isinstance(cli["byDay"], list)
+    assert {"key": "(direct)", "clicks": 1} in cli["referrers"]

@@ -7,9 +7,10 @@ import sys
 import aiohttp
 import pytest
 
-from dustless.shortener import AliasTaken, NewLink, Redirect, ShortenerConfig, create_app
+from dustless.shortener import AliasTaken, NewLink, Redirect, create_app
 from dustless.shortener.model import ClickKey
 from dustless.shortener.store import open_store
+from shortener.helpers import open_config
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +64,7 @@ async def test_concurrent_creates_across_connections_yield_one_link(pg_db):
 
 
 async def test_the_service_on_postgresql(pg_db, run_app):
-    config = ShortenerConfig(db=pg_db, rate_limit=0, base_url="https://sho.rt")
+    config = open_config(db=pg_db, rate_limit=0, base_url="https://sho.rt")
     async with run_app(create_app(config)) as srv:
         status, body = await srv.shorten("https://example.com/pg")
         assert status == 201
@@ -78,7 +79,7 @@ async def test_the_service_on_postgresql(pg_db, run_app):
 
 
 async def test_two_workers_on_postgresql_give_one_code_for_one_url(pg_db, servers):
-    server = servers(pg_db, "--rate-limit", "0", workers=2)
+    server = servers(pg_db, "--public", "--rate-limit", "0", workers=2)
     sessions = [aiohttp.ClientSession() for _ in range(20)]
 
     async def post(session):
@@ -137,3 +138,123 @@ def test_migration_from_sqlite_to_postgresql_keeps_every_code(tmp_path, pg_db):
     asyncio.run(check())
     again = dustless("import", "-", "--db", pg_db, stdin=exported.stdout)
     assert "imported 0 links (6 already present)" in again.stderr
+
+
+async def test_the_service_recovers_after_a_database_restart(postgres, pg_db, run_app):
+    config = open_config(db=pg_db, rate_limit=0, base_url="https://sho.rt")
+    async with run_app(create_app(config)) as srv:
+        status, made = await srv.shorten("https://example.com/before-restart")
+        assert status == 201
+        async with srv.session.get(srv.base + "/healthz") as resp:
+            assert (resp.status, (await resp.json())["ok"]) == (200, True)
+        postgres.stop()
+        try:
+            # /healthz asks the database: down is 503, not {"ok": true}.
+            async with srv.session.get(srv.base + "/healthz") as resp:
+                assert resp.status == 503
+                assert (await resp.json())["ok"] is False
+            assert (await srv.shorten("https://example.com/while-down"))[0] == 503
+        finally:
+            postgres.start()
+        # Every pooled connection was cut by the restart: the next requests get new ones.
+        async with srv.session.get(srv.base + "/healthz") as resp:
+            assert resp.status == 200
+        for i in range(8):  # more than the pool holds
+            status, body = await srv.shorten(f"https://example.com/after-restart/{i}")
+            assert status == 201, body
+        srv.app.cache.forget(made["code"])  # an uncached redirect: a read from the database
+        resp = await srv.get("/" + made["code"])
+        assert (resp.status, resp.headers["Location"]) == (302, made["longUrl"])
+        # A restart while idle, then an uncached redirect as the very first request.
+        postgres.stop()
+        postgres.start()
+        srv.app.cache.forget(made["code"])
+        assert (await srv.get("/" + made["code"])).status == 302
+
+
+def test_export_never_stops_at_a_bad_row_on_postgresql(pg_db):
+    import psycopg
+
+    async def fill():
+        store = await open_store(pg_db)
+        try:
+            for i in range(5):
+                await store.create(_new(f"https://example.com/x/{i}"))
+        finally:
+            await store.close()
+
+    asyncio.run(fill())
+    with psycopg.connect(pg_db, autocommit=True) as conn:
+        # What a request could store before expiries were checked.
+        conn.execute("UPDATE links SET expires_at = 'Infinity' WHERE long_url LIKE '%/1'")
+        conn.execute("UPDATE links SET expires_at = 'NaN' WHERE long_url LIKE '%/2'")
+        conn.execute("UPDATE links SET expires_at = 1e300 WHERE long_url LIKE '%/3'")
+    proc = subprocess.run(
+        [sys.executable, "-m", "dustless", "shortener", "export", "--db", pg_db],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    rows = proc.stdout.splitlines()
+    assert len(rows) == 6  # the header and every link
+    assert proc.stderr.count("warning:") == 3
+    assert "exported 5 links" in proc.stderr
+
+
+async def test_two_instances_share_links_limits_and_visit_counts(pg_db, run_app):
+    from dustless.shortener import ShortenerConfig
+    from shortener.helpers import make_key, post
+
+    # A token every 1,000 s after a burst of 5: the bucket lives in PostgreSQL.
+    config = ShortenerConfig(db=pg_db, rate_limit=0.001, burst=5, base_url="https://sho.rt")
+    async with run_app(create_app(config)) as one, run_app(create_app(config)) as two:
+        key = await make_key(one.app.store, "shared")
+        statuses = []
+        for i in range(3):  # a burst at one instance, then a burst at the other
+            statuses.append((await post(one, {"longUrl": f"https://e.com/one/{i}"}, key))[0])
+        for i in range(3):
+            statuses.append((await post(two, {"longUrl": f"https://e.com/two/{i}"}, key))[0])
+        assert statuses == [201] * 5 + [429]
+        # A link made at one instance is served by the other at once.
+        other = await make_key(one.app.store, "other")
+        status, made, _ = await post(one, {"longUrl": "https://e.com/new", "maxVisits": 10}, other)
+        assert status == 201
+        assert (await two.get("/" + made["code"])).status == 302
+        # Visit limits hold across instances: 64 concurrent clicks, 10 allowed (one used).
+        clicks = [(one if i % 2 else two).get("/" + made["code"]) for i in range(64)]
+        answers = [r.status for r in await asyncio.gather(*clicks)]
+        assert (answers.count(302), answers.count(410)) == (9, 55)
+
+
+async def test_10000_clicks_over_two_instances_count_10000(pg_db, servers):
+    one = servers(pg_db, "--public", "--rate-limit", "0")
+    two = servers(pg_db, "--public", "--rate-limit", "0")
+    async with aiohttp.ClientSession() as session:
+        async with session.post(
+            one.base + "/api/v1/data", json={"longUrl": "https://example.com/popular"}
+        ) as resp:
+            code = (await resp.json())["code"]
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        for i in range(10_000):
+            queue.put_nowait((one if i % 2 else two).base + "/" + code)
+        counted = {302: 0}
+
+        async def clicker() -> None:
+            while not queue.empty():
+                url = queue.get_nowait()
+                async with session.get(url, allow_redirects=False) as resp:
+                    counted[resp.status] = counted.get(resp.status, 0) + 1
+
+        await asyncio.gather(*(clicker() for _ in range(32)))
+    assert counted == {302: 10_000}
+    one.stop()  # a clean stop writes each instance's last click batch
+    two.stop()
+    store = await open_store(pg_db)
+    try:
+        link = await store.get(code)
+        assert link is not None
+        assert (await store.stats(link)).total == 10_000
+    finally:
+        await store.close()

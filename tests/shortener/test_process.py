@@ -19,7 +19,7 @@ async def _post(session, base, long_url):
 
 
 async def test_concurrent_creates_of_the_same_long_url_yield_one_code(db_url, servers):
-    server = servers(db_url, "--rate-limit", "0", workers=2)
+    server = servers(db_url, "--public", "--rate-limit", "0", workers=2)
     spellings = [
         "https://example.com/same/page?id=1",
         "HTTPS://EXAMPLE.COM/same/page?id=1",
@@ -42,7 +42,7 @@ async def test_concurrent_creates_of_the_same_long_url_yield_one_code(db_url, se
 
 
 async def test_kill_9_under_load_loses_no_acknowledged_link(db_url, servers):
-    server = servers(db_url, "--rate-limit", "0", workers=2)
+    server = servers(db_url, "--public", "--rate-limit", "0", workers=2)
     acknowledged: dict[str, str] = {}
     enough = asyncio.Event()
 
@@ -68,7 +68,7 @@ async def test_kill_9_under_load_loses_no_acknowledged_link(db_url, servers):
     await asyncio.wait_for(asyncio.gather(*tasks), 30)
     assert len(acknowledged) >= 150
 
-    restarted = servers(db_url, "--rate-limit", "0", workers=2)
+    restarted = servers(db_url, "--public", "--rate-limit", "0", workers=2)
     async with aiohttp.ClientSession() as session:
         lost = []
         for code, long_url in acknowledged.items():
@@ -83,11 +83,11 @@ async def test_kill_9_under_load_loses_no_acknowledged_link(db_url, servers):
 
 
 async def test_a_restart_serves_every_link_and_keeps_the_code_key(db_url, servers):
-    first = servers(db_url, "--rate-limit", "0")
+    first = servers(db_url, "--public", "--rate-limit", "0")
     async with aiohttp.ClientSession() as session:
         made = [await _post(session, first.base, f"https://example.org/{i}") for i in range(20)]
     first.stop()
-    second = servers(db_url, "--rate-limit", "0")
+    second = servers(db_url, "--public", "--rate-limit", "0")
     async with aiohttp.ClientSession() as session:
         for status, body in made:
             assert status == 201
@@ -99,7 +99,7 @@ async def test_a_restart_serves_every_link_and_keeps_the_code_key(db_url, server
 
 
 async def test_clicks_reach_the_database_in_batches(db_url, servers):
-    server = servers(db_url, "--rate-limit", "0")
+    server = servers(db_url, "--public", "--rate-limit", "0")
     async with aiohttp.ClientSession() as session:
         _, body = await _post(session, server.base, "https://example.org/clicked")
         for _ in range(5):

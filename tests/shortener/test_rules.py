@@ -94,7 +94,7 @@ def test_an_unreadable_blocklist_is_one_clear_error(tmp_path):
 def test_aliases_are_checked_and_reserved():
     assert check_alias("my-link_2") == "my-link_2"
     for bad in ("ab", "-x-y", "has space", "a" * 65, "slash/y", "ünï"):
-        with pytest.raises(Rejected, match="alias must be"):
+        with pytest.raises(Rejected, match="customSlug must be"):
             check_alias(bad)
     for reserved in ("api", "static", "openapi.json", "healthz"):
         with pytest.raises(Rejected):
@@ -166,7 +166,8 @@ def test_proxy_headers_count_only_from_trusted_proxies():
         ),
         ("Mozilla/5.0 ... Chrome/120.0 Safari/537.36 Edg/120.0", "Edge"),
         ("curl/8.5.0", "curl"),
-        ("Mozilla/5.0 (compatible; Googlebot/2.1)", "bot"),
+        ("Mozilla/5.0 (compatible; Googlebot/2.1)", "Googlebot"),
+        ("Mozilla/5.0 (compatible; SomeCrawler/1.0; +http://x.example/bot)", "bot"),
         ("", "(none)"),
         ("something else", "other"),
     ],

@@ -1,10 +1,13 @@
 """The in-process cache of hot codes (seed 003 ch. 8, URL 리디렉션 상세 설계).
 
 Reads outnumber writes ten to one (seed 003 개략적 추정: 11,600 reads/s against 1,160 writes/s),
-and a few links get most clicks, so ``code → link`` pairs are kept in each worker. Links never
-change once created (seed 003: no update, no delete), so an entry is never stale; an expired
-link stays cached and is answered 404 from its ``expires_at``. Unknown codes are not cached:
-a code may be created by another worker a moment later.
+and a few links get most clicks, so ``code → link`` pairs are kept in each worker. A link's
+target never changes once created (seed 003: no update, no delete), but its owner may end it
+or limit its visits, possibly through another instance: so an entry is trusted for
+``REVALIDATE`` seconds after it was read, then read again — one indexed read per hot code
+every few seconds, and an edit reaches every worker within that time. An expired link stays
+cached and is answered 410 from its ``expires_at``. Unknown codes are not cached: a code may
+be created by another worker a moment later.
 
 Two choices keep cold traffic — a stream of codes each clicked once — from hurting:
 
@@ -25,15 +28,19 @@ from typing import TypeAlias
 
 from .model import Link, Redirect
 
-__all__ = ["Entry", "LinkCache"]
+__all__ = ["REVALIDATE", "Entry", "LinkCache"]
 
-# (id, code, long_url, redirect status, created_at, expires_at, is_alias, Location bytes)
-Entry: TypeAlias = tuple[int, str, str, int, float, float | None, bool, bytes]
+# (id, code, long_url, redirect status, created_at, expires_at, is_alias, Location bytes,
+#  owner, max_visits, the time it was read)
+Entry: TypeAlias = tuple[
+    int, str, str, int, float, float | None, bool, bytes, int, int | None, float
+]
+REVALIDATE = 5.0  # seconds an entry is served before the link is read again
 
 _REDIRECTS = {int(r): r for r in Redirect}
 
 
-def to_entry(link: Link) -> Entry:
+def to_entry(link: Link, now: float = 0.0) -> Entry:
     return (
         link.id,
         link.code,
@@ -43,12 +50,25 @@ def to_entry(link: Link) -> Entry:
         link.expires_at,
         link.is_alias,
         link.long_url.encode("ascii"),
+        link.owner,
+        link.max_visits,
+        now,
     )
 
 
 def to_link(entry: Entry) -> Link:
-    link_id, code, long_url, redirect, created_at, expires_at, is_alias, _ = entry
-    return Link(link_id, code, long_url, _REDIRECTS[redirect], created_at, expires_at, is_alias)
+    link_id, code, long_url, redirect, created_at, expires_at, is_alias, _, owner, limit, _ = entry
+    return Link(
+        link_id,
+        code,
+        long_url,
+        _REDIRECTS[redirect],
+        created_at,
+        expires_at,
+        is_alias,
+        owner,
+        limit,
+    )
 
 
 class LinkCache:
@@ -83,9 +103,9 @@ class LinkCache:
         entry = self.entry(code)
         return None if entry is None else to_link(entry)
 
-    def put(self, link: Link) -> Entry:
-        """Admit ``link`` (to probation unless already cached); returns its entry."""
-        entry = to_entry(link)
+    def put(self, link: Link, now: float = 0.0) -> Entry:
+        """Admit ``link``, read at ``now`` (to probation unless already cached); its entry."""
+        entry = to_entry(link, now)
         if self.capacity <= 0:
             return entry
         code = link.code
@@ -111,6 +131,10 @@ class LinkCache:
                 new[demoted] = old
                 if len(new) > self.new_capacity:
                     new.popitem(last=False)
+
+    def forget(self, code: str) -> None:
+        self._hot.pop(code, None)
+        self._new.pop(code, None)
 
     def __contains__(self, code: str) -> bool:
         return code in self._hot or code in self._new

@@ -16,109 +16,168 @@ from dustless.errors import InvalidOption, UsageError
 from .config import ShortenerConfig
 from .model import AliasTaken, NewLink, Redirect
 from .store import DEFAULT_DB, Store, open_store
-from .validate import Rejected, UrlChecker, check_alias, parse_expiry
+from .validate import Rejected, UrlChecker, check_alias, parse_expiry, parse_max_visits
 
 __all__ = ["HELP", "configure", "run"]
 
 HELP = "the URL shortener service (seed 003 ch. 8) and its admin commands"
 
+_DESCRIPTION = """\
+The URL shortener of seed 003 ch. 8: 7-character codes, 301/302 redirects, click statistics
+(people and potential bots apart), API keys, links that end, QR codes. 'serve' runs the HTTP
+service and its web page; the other actions work on the database directly."""
+
 _EPILOG = """examples:
-  dustless shortener serve                              # http://127.0.0.1:8000, one worker per core
+  dustless shortener key create alice               # prints a new API key, once
+  dustless shortener serve                          # http://127.0.0.1:8000, one worker per core
   dustless shortener serve --db postgresql://app@db/short --port 8080 \\
       --base-url https://sho.rt --redirect 301 --blocklist blocked.txt --rate-limit 2
   dustless shortener add https://example.com/a/very/long/path
-  dustless shortener add https://example.com/ --alias home --redirect 301
-  dustless shortener stats 3fK9xQa
+  dustless shortener add https://example.com/ --slug home --redirect 301 --max-visits 100
+  dustless shortener stats 3fK9xQa --json
   dustless shortener export > links.csv
   dustless shortener import --db postgresql://app@db/short links.csv
 """
 
+_FMT = argparse.RawDescriptionHelpFormatter
 
-def _positive_int(text: str) -> int:
+
+def _number(text: str, kind: type[int] | type[float], low: float, what: str) -> float:
     try:
-        value = int(text)
+        value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= low or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be {what}: {text}")
     return value
 
 
+def _positive_int(text: str) -> int:
+    return int(_number(text, int, 1, "at least 1"))
+
+
 def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value <= 65535:
+    value = int(_number(text, int, 0, "a port number from 0 to 65535"))
+    if value > 65535:
         raise argparse.ArgumentTypeError(f"port out of range: {text}")
     return value
 
 
 def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value < 0 or value != value:
-        raise argparse.ArgumentTypeError(f"must be >= 0 (0 disables it): {text}")
-    return value
+    return _number(text, float, 0, ">= 0 (0 disables it)")
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
+    value = _number(text, float, 0, "a number of seconds > 0")
+    if value == 0:
         raise argparse.ArgumentTypeError(f"must be a number of seconds > 0: {text}")
     return value
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = _EPILOG
-    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def db_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--db",
-            default=DEFAULT_DB,
-            help=f"sqlite:///PATH or postgresql://… (default {DEFAULT_DB})",
-        )
-
-    def base_url_option(p: argparse.ArgumentParser, default: str | None) -> None:
-        p.add_argument(
-            "--base-url",
-            default=default,
-            help="what short URLs start with (default http://HOST:PORT)",
-        )
-
-    fmt = argparse.RawDescriptionHelpFormatter
-    serve = sub.add_parser(
-        "serve",
-        help="serve the HTTP API and the web page",
-        formatter_class=fmt,
-        epilog="example:\n  dustless shortener serve --port 8080 --workers 2 --redirect 301",
+def _db_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        default=DEFAULT_DB,
+        metavar="URL",
+        help=f"sqlite:///PATH or postgresql://USER@HOST/DB (default {DEFAULT_DB})",
     )
-    db_option(serve)
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
-    serve.add_argument(
-        "--workers", type=_positive_int, default=None, help="processes (default: number of cores)"
+
+
+def _base_url_option(p: argparse.ArgumentParser, default: str | None) -> None:
+    p.add_argument(
+        "--base-url",
+        default=default,
+        metavar="URL",
+        help="what short URLs start with, e.g. https://sho.rt "
+        f"(default {default or 'http://HOST:PORT'})",
     )
-    serve.add_argument(
+
+
+def _redirect_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
         "--redirect",
         type=int,
         choices=(301, 302),
         default=302,
-        help="default redirect: 302 counts every click, 301 is cached by browsers (default 302)",
+        metavar="301|302",
+        help=f"{what}: 302 sends every click through the service (all counted), 301 is "
+        "cached by browsers (repeat clicks not counted) (default 302)",
     )
-    base_url_option(serve, None)
-    serve.add_argument("--blocklist", help="file of Safe Browsing expressions to refuse (403)")
+
+
+def _action(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    help_text: str,
+    description: str,
+    example: str,
+) -> argparse.ArgumentParser:
+    return sub.add_parser(
+        name,
+        help=help_text,
+        description=description,
+        formatter_class=_FMT,
+        epilog="examples:\n  " + example,
+    )
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = _DESCRIPTION
+    parser.epilog = _EPILOG
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    serve = _action(
+        sub,
+        "serve",
+        "serve the HTTP API and the web page",
+        "Serve the shortener's HTTP API, redirects and web page with uvicorn. Creating links "
+        "needs an API key (see 'key create') unless --public is given.",
+        "dustless shortener serve --port 8080 --workers 2 --base-url https://sho.rt",
+    )
+    _db_option(serve)
+    serve.add_argument(
+        "--host", default="127.0.0.1", metavar="ADDRESS", help="address to listen on"
+    )
+    serve.add_argument(
+        "--port", type=_port, default=8000, metavar="PORT", help="port (default 8000)"
+    )
+    serve.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="processes (default: number of cores)",
+    )
+    _redirect_option(serve, "default redirect of new links")
+    _base_url_option(serve, None)
+    serve.add_argument(
+        "--blocklist", metavar="FILE", help="file of Safe Browsing expressions to refuse (403)"
+    )
     serve.add_argument(
         "--rate-limit",
         type=_rate,
         default=1.0,
-        help="creates per second per client after a burst of 100; 0 disables (default 1)",
+        metavar="R",
+        help="creates per second per API key after a burst of 100; without a key (--public) "
+        "a tenth of it per address, burst 10; 0 disables both (default 1)",
+    )
+    serve.add_argument(
+        "--public",
+        action="store_true",
+        help="let anyone create links without an API key (limited harder, per address)",
+    )
+    serve.add_argument(
+        "--public-stats",
+        action="store_true",
+        help="let anyone read any link's statistics (by default only its key and admin keys)",
+    )
+    serve.add_argument(
+        "--miss-limit",
+        type=_rate,
+        default=1.0,
+        metavar="R",
+        help="unknown codes (404) per second per address after a burst of 30, then 429; "
+        "0 disables (default 1)",
     )
     serve.add_argument(
         "--trust-proxy",
@@ -128,7 +187,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="believe X-Forwarded-For from this proxy address or network (repeatable)",
     )
     serve.add_argument(
-        "--policy", default="rfc3986", help="normalization policy for 'same long URL'"
+        "--own-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name that reaches this service; long URLs to it are refused (repeatable)",
+    )
+    serve.add_argument(
+        "--allow-private-targets",
+        action="store_true",
+        help="accept long URLs to private addresses (10/8, 192.168/16 …; never loopback)",
+    )
+    serve.add_argument(
+        "--policy",
+        default="rfc3986",
+        metavar="POLICY",
+        help="normalization policy deciding when two long URLs are the same (default rfc3986)",
     )
     serve.add_argument(
         "--click-interval",
@@ -138,54 +212,105 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="seconds between two batches of click counts; a crash loses at most the last "
         "(default 1)",
     )
-    serve.add_argument("--log-level", default="info", help="uvicorn log level")
+    serve.add_argument(
+        "--log-level", default="info", metavar="LEVEL", help="uvicorn log level (default info)"
+    )
 
-    add = sub.add_parser(
+    add = _action(
+        sub,
         "add",
-        help="shorten one URL in a local database",
-        formatter_class=fmt,
-        epilog="example:\n  dustless shortener add https://example.com/long --alias ex",
+        "shorten one URL in the database",
+        "Shorten one URL directly in the database (no server needed); prints the short URL.",
+        "dustless shortener add https://example.com/long --slug ex --max-visits 10",
     )
-    add.add_argument("url", help="the long URL (http or https)")
-    db_option(add)
-    add.add_argument("--alias", help="custom code (3-64 of A-Z a-z 0-9 _ -)")
-    add.add_argument("--redirect", type=int, choices=(301, 302), default=302)
-    add.add_argument("--expires", help="expiry, RFC 3339 (e.g. 2030-01-01T00:00:00Z)")
-    base_url_option(add, "http://127.0.0.1:8000")
-    add.add_argument("--policy", default="rfc3986", help="normalization policy")
+    add.add_argument("url", metavar="URL", help="the long URL (http or https)")
+    _db_option(add)
+    add.add_argument(
+        "--slug",
+        "--alias",
+        dest="alias",
+        metavar="SLUG",
+        help="custom code: 3-64 of A-Z a-z 0-9 _ -, not 7 letters and digits alone",
+    )
+    _redirect_option(add, "how the link redirects")
+    add.add_argument(
+        "--valid-until",
+        "--expires",
+        dest="expires",
+        metavar="TIME",
+        help="when the link ends (410 Gone after it), RFC 3339, e.g. 2030-01-01T00:00:00Z",
+    )
+    add.add_argument(
+        "--max-visits",
+        type=_positive_int,
+        metavar="N",
+        help="the link ends (410 Gone) after N redirects",
+    )
+    _base_url_option(add, "http://127.0.0.1:8000")
+    add.add_argument(
+        "--policy",
+        default="rfc3986",
+        metavar="POLICY",
+        help="normalization policy (default rfc3986)",
+    )
 
-    stats = sub.add_parser(
+    stats = _action(
+        sub,
         "stats",
-        help="a link's clicks by day, referrer hosts and browsers",
-        formatter_class=fmt,
-        epilog="example:\n  dustless shortener stats 3fK9xQa --json",
+        "a link's clicks by day, referrer hosts and browsers",
+        "A link's clicks (people and potential bots apart) by day, referrer host and browser "
+        "family; --json prints the same object as GET /api/v1/CODE/stats.",
+        "dustless shortener stats 3fK9xQa --json",
     )
-    stats.add_argument("code", help="the code or alias")
-    db_option(stats)
-    stats.add_argument("--json", action="store_true", help="print JSON")
+    stats.add_argument("code", metavar="CODE", help="the code or custom slug")
+    _db_option(stats)
+    _base_url_option(stats, "http://127.0.0.1:8000")
+    stats.add_argument("--json", action="store_true", help="print JSON (the API's shape)")
 
-    export = sub.add_parser(
+    export = _action(
+        sub,
         "export",
-        help="write every link as CSV",
-        formatter_class=fmt,
-        epilog="example:\n  dustless shortener export --db sqlite:///./old.db > links.csv",
+        "write every link as CSV",
+        "Write every link as CSV (a backup, or a move to another database). A bad row is "
+        "reported on stderr and never stops the export.",
+        "dustless shortener export --db sqlite:///./old.db > links.csv",
     )
-    db_option(export)
-    export.add_argument("--output", "-o", help="file to write (default stdout)")
+    _db_option(export)
+    export.add_argument("--output", "-o", metavar="FILE", help="file to write (default stdout)")
 
-    imp = sub.add_parser(
+    imp = _action(
+        sub,
         "import",
-        help="read links from CSV (as written by export), keeping their codes",
-        formatter_class=fmt,
-        epilog="example:\n  dustless shortener import --db postgresql://app@db/short links.csv",
+        "read links from CSV (as written by export), keeping their codes",
+        "Read links from CSV as written by 'export', keeping their codes. Every row is checked "
+        "first: a bad row names its line and nothing is imported.",
+        "dustless shortener import --db postgresql://app@db/short links.csv",
     )
-    imp.add_argument("file", help="CSV file, or - for stdin")
-    db_option(imp)
-    imp.add_argument("--policy", default="rfc3986", help="normalization policy")
+    imp.add_argument("file", metavar="FILE", help="CSV file, or - for stdin")
+    _db_option(imp)
+    imp.add_argument(
+        "--policy",
+        default="rfc3986",
+        metavar="POLICY",
+        help="normalization policy (default rfc3986)",
+    )
+
+    from .cli_keys import configure_keys
+
+    configure_keys(
+        _action(
+            sub,
+            "key",
+            "create, list and revoke API keys",
+            "API keys: who may create links, and whose links a request sees. The key is shown "
+            "once, when it is made; the database keeps only its SHA-256.",
+            "dustless shortener key create alice && dustless shortener key revoke alice",
+        )
+    )
 
 
 @contextlib.asynccontextmanager
-async def _store(db: str) -> AsyncIterator[Store]:
+async def store_for(db: str) -> AsyncIterator[Store]:
     store = await open_store(db)
     try:
         yield store
@@ -206,13 +331,13 @@ async def _add(args: argparse.Namespace) -> int:
             Redirect(args.redirect),
             now,
             alias,
-            parse_expiry(args.expires, now),
+            parse_expiry(args.expires, now, "--valid-until"),
+            max_visits=parse_max_visits(args.max_visits),
         )
     except Rejected as exc:
-        raise UsageError(
-            str(exc).replace("longUrl", "URL").replace("expiresAt", "--expires")
-        ) from None
-    async with _store(args.db) as store:
+        message = str(exc).replace("longUrl", "URL").replace("customSlug", "--slug")
+        raise UsageError(message) from None
+    async with store_for(args.db) as store:
         try:
             result = await store.create(new)
         except AliasTaken as exc:
@@ -224,29 +349,23 @@ async def _add(args: argparse.Namespace) -> int:
 
 
 async def _stats(args: argparse.Namespace) -> int:
-    async with _store(args.db) as store:
+    from .views import DIRECT, stats_json
+
+    config = ShortenerConfig(base_url=args.base_url)
+    async with store_for(args.db) as store:
         link = await store.get(args.code)
         if link is None:
             raise UsageError(f"no link '{args.code}' in {args.db}")
         stats = await store.stats(link)
+    now = time.time()
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "code": link.code,
-                    "longUrl": link.long_url,
-                    "redirect": int(link.redirect),
-                    "clicks": stats.total,
-                    "byDay": dict(stats.by_day),
-                    "referrers": dict(stats.referrers),
-                    "userAgents": dict(stats.user_agents),
-                },
-                indent=2,
-            )
-        )
+        print(json.dumps(stats_json(stats, config.short_prefix, now), indent=2))
         return 0
     print(f"{link.code} → {link.long_url}")
-    print(f"redirect {int(link.redirect)}, {stats.total} clicks")
+    print(
+        f"redirect {int(link.redirect)}, {stats.total} clicks: {stats.human} by people, "
+        f"{stats.bots} by potential bots; {link.ended(now).value}"
+    )
     if link.redirect is Redirect.MOVED_PERMANENTLY:
         print("(301 is cached by browsers: repeat clicks are not counted)")
     for title, rows in (
@@ -257,22 +376,26 @@ async def _stats(args: argparse.Namespace) -> int:
         if rows:
             print(f"{title}:")
             for key, n in rows:
-                print(f"  {key or '(direct)'}\t{n}")
+                print(f"  {key or DIRECT}\t{n}")
     return 0
 
 
 async def _export(args: argparse.Namespace) -> int:
     from .csvio import write_links
 
-    async with _store(args.db) as store:
-        links = await store.export_links()
+    def report(problem: str) -> None:
+        print(f"dustless shortener export: warning: {problem}", file=sys.stderr)
+
+    async with store_for(args.db) as store:
+        rows = await store.export_rows()
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="") as out:
-            n = write_links(links, out)
+            written, skipped = write_links(rows, out, report)
     else:
-        n = write_links(links, sys.stdout)
-    print(f"exported {n} links", file=sys.stderr)
-    return 0
+        written, skipped = write_links(rows, sys.stdout, report)
+    left_out = f", {skipped} left out (see above)" if skipped else ""
+    print(f"exported {written} links{left_out}", file=sys.stderr)
+    return 1 if skipped else 0
 
 
 async def _import(args: argparse.Namespace) -> int:
@@ -288,33 +411,48 @@ async def _import(args: argparse.Namespace) -> int:
                 rows = list(read_links(source, args.file, checker))
         except OSError as exc:
             raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
-    async with _store(args.db) as store:
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{args.file}: not UTF-8 text ({exc.reason})") from None
+    async with store_for(args.db) as store:
         added = await store.import_links(rows)
     print(f"imported {added} links ({len(rows) - added} already present)", file=sys.stderr)
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from .server import serve
+
+    if args.blocklist and not os.path.isfile(args.blocklist):
+        raise InvalidOption(f"--blocklist {args.blocklist}: no such file")
+    base_url = args.base_url or f"http://{args.host}:{args.port}"
+    config = ShortenerConfig(
+        db=args.db,
+        base_url=base_url,
+        redirect=Redirect(args.redirect),
+        policy=args.policy,
+        blocklist=args.blocklist,
+        rate_limit=args.rate_limit,
+        public=args.public,
+        public_stats=args.public_stats,
+        miss_rate_limit=args.miss_limit,
+        trusted_proxies=tuple(args.trust_proxy),
+        own_hosts=tuple(args.own_host),
+        allow_private_targets=args.allow_private_targets,
+        click_interval=args.click_interval,
+    )
+    UrlChecker(config.policy, ())  # an unknown --policy fails here (InvalidPolicy)
+    _check_proxies(config.trusted_proxies)
+    serve(config, args.host, args.port, args.workers, args.log_level)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     if args.action == "serve":
-        from .server import serve
+        return _serve(args)
+    if args.action == "key":
+        from .cli_keys import run_keys
 
-        if args.blocklist and not os.path.isfile(args.blocklist):
-            raise InvalidOption(f"--blocklist {args.blocklist}: no such file")
-        base_url = args.base_url or f"http://{args.host}:{args.port}"
-        config = ShortenerConfig(
-            db=args.db,
-            base_url=base_url,
-            redirect=Redirect(args.redirect),
-            policy=args.policy,
-            blocklist=args.blocklist,
-            rate_limit=args.rate_limit,
-            trusted_proxies=tuple(args.trust_proxy),
-            click_interval=args.click_interval,
-        )
-        UrlChecker(config.policy, ())  # an unknown --policy fails here (InvalidPolicy)
-        _check_proxies(config.trusted_proxies)
-        serve(config, args.host, args.port, args.workers, args.log_level)
-        return 0
+        return asyncio.run(run_keys(args))
     actions = {"add": _add, "stats": _stats, "export": _export, "import": _import}
     return asyncio.run(actions[args.action](args))
 

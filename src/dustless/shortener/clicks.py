@@ -13,12 +13,12 @@ import contextlib
 import functools
 import logging
 import random
-import re
 import time
 
 from dustless.errors import DustlessError, InvalidURL
 from dustless.url import host_of
 
+from .bots import ua_family
 from .model import ClickKey
 from .store import GroupedClickStore, Store
 
@@ -26,32 +26,8 @@ __all__ = ["ClickRecorder", "referrer_host", "ua_family"]
 
 log = logging.getLogger(__name__)
 
-# Ordered: Edge and Opera also say "Chrome", Chrome also says "Safari".
-_FAMILIES = (
-    ("bot", re.compile(r"bot\b|crawl|spider|slurp|facebookexternalhit", re.I)),
-    ("Edge", re.compile(r"\bEdg(e|A|iOS)?/")),
-    ("Opera", re.compile(r"\bOPR/|\bOpera\b")),
-    ("Samsung Internet", re.compile(r"SamsungBrowser/")),
-    ("Firefox", re.compile(r"\b(Firefox|FxiOS)/")),
-    ("Chrome", re.compile(r"\b(Chrome|Chromium|CriOS|HeadlessChrome)/")),
-    ("Safari", re.compile(r"\bSafari/")),
-    ("curl", re.compile(r"^curl/")),
-    ("Wget", re.compile(r"^Wget/", re.I)),
-    ("Python", re.compile(r"python|aiohttp|httpx", re.I)),
-)
 _MAX_FIELD = 512  # long headers are truncated before they become dict keys
 _MAX_CACHED = 10_000  # distinct Referer / User-Agent values remembered
-
-
-@functools.lru_cache(maxsize=4096)
-def ua_family(user_agent: str) -> str:
-    """The browser family of a ``User-Agent`` header: ``Chrome``, ``Firefox``, … or ``other``."""
-    if not user_agent:
-        return "(none)"
-    for name, pattern in _FAMILIES:
-        if pattern.search(user_agent):
-            return name
-    return "other"
 
 
 @functools.lru_cache(maxsize=4096)

@@ -9,14 +9,21 @@ from typing import NamedTuple
 from dustless.errors import UsageError
 
 __all__ = [
+    "ANONYMOUS",
     "AliasTaken",
+    "ApiKey",
     "ClickKey",
     "CreateResult",
+    "Ended",
     "Link",
+    "LinkPage",
     "LinkStats",
     "NewLink",
     "Redirect",
 ]
+
+# The owner of links made without an API key (public mode, the CLI, imports).
+ANONYMOUS = 0
 
 
 class Redirect(enum.IntEnum):
@@ -27,20 +34,38 @@ class Redirect(enum.IntEnum):
     FOUND = 302
 
 
+class Ended(enum.Enum):
+    """Whether a link still redirects; an ended link answers 410 Gone."""
+
+    ACTIVE = "active"
+    EXPIRED = "expired"  # its validUntil has passed
+    VISIT_LIMIT = "visit-limit"  # its maxVisits redirects were all served
+
+
 @dataclass(frozen=True, slots=True)
 class Link:
-    """One stored short link. ``code`` is the generated code or the custom alias."""
+    """One stored short link. ``code`` is the generated code or the custom slug."""
 
     id: int
     code: str
     long_url: str  # the URL as stored: its rfc3986 form, what ``Location`` carries
     redirect: Redirect
     created_at: float  # seconds since the epoch
-    expires_at: float | None = None
+    expires_at: float | None = None  # the API's validUntil
     is_alias: bool = False
+    owner: int = ANONYMOUS  # the id of the API key that made it
+    max_visits: int | None = None
+    visits: int = 0  # redirects served, counted only for links with max_visits
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and now >= self.expires_at
+
+    def ended(self, now: float) -> Ended:
+        if self.expired(now):
+            return Ended.EXPIRED
+        if self.max_visits is not None and self.visits >= self.max_visits:
+            return Ended.VISIT_LIMIT
+        return Ended.ACTIVE
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +78,14 @@ class NewLink:
     created_at: float
     alias: str | None = None
     expires_at: float | None = None
+    owner: int = ANONYMOUS
+    max_visits: int | None = None
 
     @property
     def dedup(self) -> bool:
-        """Only plain requests share a code: an alias or an expiry asks for a link of its own."""
-        return self.alias is None and self.expires_at is None
+        """Only plain requests share a code: a slug, an end or a limit asks for a link of its
+        own. Sharing is per owner, so a request never learns another owner's link."""
+        return self.alias is None and self.expires_at is None and self.max_visits is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +95,7 @@ class CreateResult:
 
 
 class AliasTaken(UsageError):
-    """The requested alias already names a link to another URL (HTTP 409)."""
+    """The requested slug already names a link to another URL (HTTP 409)."""
 
 
 class ClickKey(NamedTuple):
@@ -85,7 +113,38 @@ class ClickKey(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class LinkStats:
     link: Link
-    total: int
+    total: int  # every click, people and potential bots
     by_day: tuple[tuple[str, int], ...]
     referrers: tuple[tuple[str, int], ...]
     user_agents: tuple[tuple[str, int], ...]
+    bots: int = 0  # clicks whose User-Agent family is a bot, preview fetcher or script
+
+    @property
+    def human(self) -> int:
+        return self.total - self.bots
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """An API key as stored: only its SHA-256 is kept, never the key itself."""
+
+    id: int
+    name: str
+    admin: bool  # sees and manages every link; an author key only its own
+    created_at: float
+    revoked_at: float | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkPage:
+    """One page of a link list, with the counts the page shows."""
+
+    total: int  # links matching the search
+    links: tuple[Link, ...]
+    # link id -> ((day, human clicks, bot clicks), ...) over the last days, oldest first
+    daily: dict[int, tuple[tuple[str, int, int], ...]]
+    clicks: dict[int, tuple[int, int]]  # link id -> (all clicks, bot clicks)

@@ -13,9 +13,10 @@ _ERROR = {
         "error": {"type": "string", "description": "what is wrong, for people"},
         "problem": {
             "type": "string",
-            "description": "a short tag for programs: malformed, scheme, credentials, "
-            "too-long, own-domain, blocked, alias, alias-reserved, alias-taken, expires, "
-            "rate-limited, not-found, expired, body",
+            "description": "a short tag for programs: malformed, control, scheme, "
+            "credentials, too-long, own-domain, blocked, alias, alias-reserved, alias-shape, "
+            "alias-taken, expires, max-visits, redirect, unauthorized, media-type, "
+            "rate-limited, not-found, expired, visit-limit, body, query, edit, store",
         },
     },
 }
@@ -46,7 +47,9 @@ _SHORTEN = {
     "responses": {
         "201": _link_response("created (the row is committed before this is sent)"),
         "200": _link_response("this long URL (or alias) already had this link"),
-        "400": _error("invalid long URL, alias, redirect or expiry"),
+        "400": _error("invalid long URL, slug, redirect, validUntil or maxVisits"),
+        "401": _error("an API key is required (the server runs without --public) or unknown"),
+        "415": _error("the body is not sent as application/json"),
         "403": _error("the long URL is on the blocklist"),
         "409": _error("the alias names another URL"),
         "413": _error("request body over 16 KiB"),
@@ -66,7 +69,9 @@ _REDIRECT = {
     "responses": {
         "301": {"description": "redirect (cached by browsers: repeat clicks not counted)"},
         "302": {"description": "redirect (every click counted)"},
-        "404": _error("unknown or expired code"),
+        "404": _error("unknown code"),
+        "410": _error("the link ended: validUntil passed or maxVisits used up"),
+        "429": _error("too many unknown codes from this client; see Retry-After"),
     },
 }
 
@@ -87,8 +92,58 @@ _PATHS: dict[str, Any] = {
                         "application/json": {"schema": {"$ref": "#/components/schemas/Stats"}}
                     },
                 },
-                "404": _error("unknown code"),
+                "401": _error("no or unknown API key (without --public-stats)"),
+                "404": _error("unknown code, or a link of another key"),
             },
+        }
+    },
+    "/api/v1/links": {
+        "get": {
+            "summary": "The key's links (an admin key: every link), newest first",
+            "operationId": "listLinks",
+            "parameters": [
+                {"name": "search", "in": "query", "schema": {"type": "string"}},
+                {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                {
+                    "name": "pageSize",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 100},
+                },
+            ],
+            "responses": {
+                "200": {"description": "links with totals, clicks and 30 days of daily clicks"},
+                "401": _error("an API key is required"),
+            },
+        }
+    },
+    "/api/v1/links/{code}": {
+        "patch": {
+            "summary": "End a link or limit its visits (validUntil, maxVisits; null clears)",
+            "operationId": "editLink",
+            "parameters": [_CODE],
+            "responses": {
+                "200": _link_response("the link as changed"),
+                "404": _error("unknown code, or a link of another key"),
+            },
+        }
+    },
+    "/{code}/qr": {
+        "get": {
+            "summary": "QR code of the short URL",
+            "operationId": "qr",
+            "parameters": [
+                _CODE,
+                {"name": "format", "in": "query", "schema": {"enum": ["svg", "png"]}},
+                {"name": "scale", "in": "query", "schema": {"type": "integer"}},
+            ],
+            "responses": {"200": {"description": "image/svg+xml or image/png"}},
+        }
+    },
+    "/api/v1/info": {
+        "get": {
+            "summary": "Whether keys are required and statistics public",
+            "operationId": "info",
+            "responses": {"200": {"description": "keysRequired, publicStats, shortPrefix"}},
         }
     },
 }
@@ -108,10 +163,16 @@ _SCHEMAS: dict[str, Any] = {
         "required": ["longUrl"],
         "properties": {
             "longUrl": {"type": "string", "maxLength": 2048, "description": "http or https"},
-            "alias": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{2,63}$"},
+            "customSlug": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{2,63}$"},
+            "alias": {"type": "string", "description": "the older name of customSlug"},
+            "maxVisits": {"type": "integer", "minimum": 1},
+            "validUntil": {
+                "description": "RFC 3339 date-time or Unix seconds; in the future",
+                "oneOf": [{"type": "string", "format": "date-time"}, {"type": "number"}],
+            },
             "redirect": {"type": "integer", "enum": [301, 302]},
             "expiresAt": {
-                "description": "RFC 3339 date-time or Unix seconds; must be in the future",
+                "description": "the older name of validUntil",
                 "oneOf": [{"type": "string", "format": "date-time"}, {"type": "number"}],
             },
         },
@@ -124,8 +185,13 @@ _SCHEMAS: dict[str, Any] = {
             "shortUrl": {"type": "string"},
             "longUrl": {"type": "string", "description": "as stored (its rfc3986 form)"},
             "redirect": {"type": "integer", "enum": [301, 302]},
-            "createdAt": {"type": "string", "format": "date-time"},
+            "createdAt": {"type": ["string", "null"], "format": "date-time"},
+            "validUntil": {"type": ["string", "null"], "format": "date-time"},
             "expiresAt": {"type": ["string", "null"], "format": "date-time"},
+            "maxVisits": {"type": ["integer", "null"]},
+            "visits": {"type": ["integer", "null"]},
+            "status": {"enum": ["active", "expired", "visit-limit"]},
+            "qrUrl": {"type": "string"},
         },
     },
     "Stats": {
@@ -135,6 +201,8 @@ _SCHEMAS: dict[str, Any] = {
             "longUrl": {"type": "string"},
             "redirect": {"type": "integer"},
             "clicks": {"type": "integer"},
+            "humanClicks": {"type": "integer"},
+            "potentialBotClicks": {"type": "integer"},
             "countsEveryClick": {"type": "boolean"},
             "byDay": _COUNTS,
             "referrers": _COUNTS,
@@ -155,5 +223,12 @@ def openapi_spec(base_url: str) -> dict[str, Any]:
         },
         "servers": [{"url": base_url.rstrip("/")}],
         "paths": _PATHS,
-        "components": {"schemas": _SCHEMAS},
+        "components": {
+            "schemas": _SCHEMAS,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "apiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
+            },
+        },
+        "security": [{"bearer": []}, {"apiKey": []}, {}],
     }

@@ -3,97 +3,165 @@
 Seed 003 ch. 8 (마무리: 웹 서버의 규모 확장) — the web tier is stateless, so any number of
 servers may create links at once. The race "two clients shorten the same long URL at the
 same moment" is settled by the database, not by us: both transactions ``INSERT … ON CONFLICT
-DO NOTHING`` against the partial unique index on ``(url_key, redirect)``; the second waits for
-the first to commit, inserts nothing, and then reads the winner's row (READ COMMITTED gives
-the next statement a fresh snapshot).
+DO NOTHING`` against the partial unique index on ``(owner, url_key, redirect)``; the second
+waits for the first to commit, inserts nothing, and then reads the winner's row (READ
+COMMITTED gives the next statement a fresh snapshot).
+
+Connections come from a ``psycopg_pool`` pool, so a database restart costs the requests in
+flight, not the service: a connection the server closed while it sat idle is noticed when it
+is taken (its socket has become readable: PostgreSQL sends the reason before it closes, or
+the kernel an end of file), closed and replaced, without a round trip on the healthy path.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import secrets
+import select
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 import psycopg
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from dustless.errors import StoreError
+from dustless.errors import StoreError, UsageError
 
 from .codes import MAX_ID, Codec
-from .model import AliasTaken, ClickKey, CreateResult, Link, LinkStats, NewLink
-from .store import LINK_COLUMNS, SCHEMA_VERSION, row_to_link
+from .model import AliasTaken, ApiKey, ClickKey, CreateResult, Link, LinkPage, LinkStats, NewLink
+from .pg_schema import init_schema
+from .store import (
+    KEY_COLUMNS,
+    LINK_COLUMNS,
+    ClickGroups,
+    like_pattern,
+    link_page,
+    make_stats,
+    new_link,
+    row_to_key,
+    row_to_link,
+    same_slug_request,
+)
 
 __all__ = ["PostgresStore"]
 
 _POOL_SIZE = 4
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE SEQUENCE IF NOT EXISTS shortener_link_ids",
-    """CREATE TABLE IF NOT EXISTS links (
-        id BIGINT PRIMARY KEY,
-        code TEXT NOT NULL UNIQUE,
-        long_url TEXT NOT NULL,
-        url_key TEXT NOT NULL,
-        redirect SMALLINT NOT NULL,
-        created_at DOUBLE PRECISION NOT NULL,
-        expires_at DOUBLE PRECISION,
-        is_alias BOOLEAN NOT NULL DEFAULT FALSE,
-        shared BOOLEAN NOT NULL DEFAULT FALSE)""",
-    "CREATE UNIQUE INDEX IF NOT EXISTS links_same_url ON links (url_key, redirect) WHERE shared",
-    """CREATE TABLE IF NOT EXISTS clicks (
-        link_id BIGINT NOT NULL,
-        day TEXT NOT NULL,
-        referrer_host TEXT NOT NULL,
-        ua_family TEXT NOT NULL,
-        n BIGINT NOT NULL,
-        PRIMARY KEY (link_id, day, referrer_host, ua_family))""",
-)
+_WAIT = 5.0  # seconds a request waits for a connection before it answers 503
+_BUCKET_IDLE = 86_400.0  # a bucket untouched this long is full again for any rate ≥ burst/day
 _INSERT = (
     "INSERT INTO links (id, code, long_url, url_key, redirect, created_at, expires_at,"
-    " is_alias, shared) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " is_alias, shared, owner, max_visits, visits)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
     " ON CONFLICT DO NOTHING RETURNING id"
 )
-_SCHEMA_LOCK = 0x5D0C7  # advisory lock id: serialises schema creation across processes
+# One round trip per create: the bucket is refilled for the time since its last use, a token
+# taken if there is one, and the answer returned, in one statement that holds the row's lock —
+# so the instances sharing the table never both spend the same token. The clock is the
+# database's: the instances' own clocks may disagree.
+_TAKE_TOKEN = """
+INSERT INTO rate_buckets AS b (name, tokens, updated, granted)
+VALUES (%(name)s, %(burst)s - 1, extract(epoch FROM clock_timestamp()), TRUE)
+ON CONFLICT (name) DO UPDATE SET
+    tokens = CASE
+        WHEN least(%(burst)s, b.tokens + greatest(0, excluded.updated - b.updated) * %(rate)s) >= 1
+        THEN least(%(burst)s, b.tokens + greatest(0, excluded.updated - b.updated) * %(rate)s) - 1
+        ELSE least(%(burst)s, b.tokens + greatest(0, excluded.updated - b.updated) * %(rate)s)
+    END,
+    granted =
+        least(%(burst)s, b.tokens + greatest(0, excluded.updated - b.updated) * %(rate)s) >= 1,
+    updated = greatest(b.updated, excluded.updated)
+RETURNING tokens, granted
+"""
+_UPSERT_CLICKS = (
+    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, n)"
+    " SELECT unnest(%s::bigint[]), %s, %s, %s, unnest(%s::bigint[])"
+    " ON CONFLICT (link_id, day, referrer_host, ua_family)"
+    " DO UPDATE SET n = clicks.n + excluded.n"
+)
+
+
+def _dead(conn: psycopg.AsyncConnection) -> bool:
+    """True when an idle connection can no longer be used (see the module's docstring)."""
+    if conn.closed or conn.broken:
+        return True
+    try:
+        poller = select.poll()
+        poller.register(conn.pgconn.socket, select.POLLIN)
+    except (psycopg.Error, OSError, ValueError):
+        return True
+    return bool(poller.poll(0))
 
 
 class PostgresStore:
     """The :class:`~dustless.shortener.store.Store` on a PostgreSQL database."""
 
-    def __init__(self, conns: Sequence[psycopg.AsyncConnection], codec: Codec) -> None:
-        self._pool: asyncio.Queue[psycopg.AsyncConnection] = asyncio.Queue()
-        for conn in conns:
-            self._pool.put_nowait(conn)
-        self._all = tuple(conns)
+    def __init__(self, pool: AsyncConnectionPool, codec: Codec) -> None:
+        self._pool = pool
         self.codec = codec
+        self._takes = 0
 
     @classmethod
     async def open(cls, dsn: str) -> PostgresStore:
-        conns: list[psycopg.AsyncConnection] = []
         try:
-            for _ in range(_POOL_SIZE):
-                conns.append(await psycopg.AsyncConnection.connect(dsn, autocommit=True))
-            key = await _init_schema(conns[0])
+            # One plain connection first: its error names what is wrong (the pool's would
+            # only say that it timed out).
+            async with await psycopg.AsyncConnection.connect(
+                dsn, autocommit=True, connect_timeout=10
+            ) as conn:
+                key = await init_schema(conn)
         except psycopg.Error as exc:
-            for conn in conns:
-                await conn.close()
             raise StoreError(f"cannot open PostgreSQL store: {_one_line(exc)}") from exc
-        return cls(conns, Codec(key))
+        pool = AsyncConnectionPool(
+            dsn,
+            min_size=_POOL_SIZE,
+            max_size=_POOL_SIZE,
+            kwargs={"autocommit": True, "connect_timeout": 5},
+            timeout=_WAIT,
+            open=False,
+            name="shortener",
+        )
+        try:
+            await pool.open(wait=True, timeout=30)
+        except PoolTimeout as exc:
+            await pool.close()
+            raise StoreError("cannot open PostgreSQL store: no connection in 30 s") from exc
+        return cls(pool, Codec(key))
+
+    async def _checkout(self) -> psycopg.AsyncConnection:
+        while True:
+            try:
+                conn = await self._pool.getconn()
+            except PoolTimeout:
+                raise StoreError(f"postgresql: no connection within {_WAIT:g} s") from None
+            if not _dead(conn):
+                return conn
+            # Closed by the server while idle (a restart): the pool drops it and connects a
+            # new one in the background; try the next.
+            await conn.close()
+            await self._pool.putconn(conn)
 
     @contextlib.asynccontextmanager
     async def _conn(self) -> AsyncIterator[psycopg.AsyncConnection]:
-        conn = await self._pool.get()
+        conn = await self._checkout()
         try:
             yield conn
         except psycopg.Error as exc:
             raise StoreError(f"postgresql: {_one_line(exc)}") from exc
         finally:
-            self._pool.put_nowait(conn)
+            await self._pool.putconn(conn)  # a broken one is discarded and replaced
 
     async def get(self, code: str) -> Link | None:
-        async with self._conn() as conn:
-            cur = await conn.execute(f"SELECT {LINK_COLUMNS} FROM links WHERE code = %s", (code,))
-            row = await cur.fetchone()
-        return None if row is None else row_to_link(row)
+        for attempt in (1, 2):
+            try:
+                async with self._conn() as conn:
+                    cur = await conn.execute(
+                        f"SELECT {LINK_COLUMNS} FROM links WHERE code = %s", (code,)
+                    )
+                    row = await cur.fetchone()
+                return None if row is None else row_to_link(row)
+            except StoreError as exc:
+                # A read is safe to repeat: once, on another connection, when this one broke
+                # under us (the server went away after the readability check).
+                if attempt == 2 or not isinstance(exc.__cause__, psycopg.OperationalError):
+                    raise
+        raise AssertionError("not reached")
 
     async def create(self, new: NewLink) -> CreateResult:
         async with self._conn() as conn:
@@ -122,21 +190,15 @@ class PostgresStore:
                             new.expires_at,
                             new.alias is not None,
                             new.dedup,
+                            new.owner,
+                            new.max_visits,
+                            0,
                         ),
                     )
                     inserted = await cur.fetchone()
                 # Leaving the transaction block committed it: only now is 201 allowed.
                 if inserted is not None:
-                    link = Link(
-                        link_id,
-                        code,
-                        new.long_url,
-                        new.redirect,
-                        new.created_at,
-                        new.expires_at,
-                        new.alias is not None,
-                    )
-                    return CreateResult(link, created=True)
+                    return CreateResult(new_link(link_id, code, new), created=True)
                 if new.dedup:
                     existing = await _same_url(conn, new)
                     if existing is not None:  # a concurrent create of the same URL won
@@ -148,56 +210,132 @@ class PostgresStore:
                     taken = await cur.fetchone()
                     if taken is not None:
                         link = row_to_link(taken)
-                        if link.is_alias and link.long_url == new.long_url:
+                        if same_slug_request(link, new):
                             return CreateResult(link, created=False)
-                        raise AliasTaken(f"alias '{new.alias}' is taken")
+                        raise AliasTaken(f"slug '{new.alias}' is taken")
                 # A generated code an imported link already uses: try the next id.
 
-    async def add_clicks(self, counts: Mapping[ClickKey, int]) -> None:
-        rows = [(k.link_id, k.day, k.referrer_host, k.ua_family, n) for k, n in counts.items()]
-        if not rows:
-            return
-        async with self._conn() as conn, conn.transaction(), conn.cursor() as cur:
-            await cur.executemany(
-                "INSERT INTO clicks (link_id, day, referrer_host, ua_family, n)"
-                " VALUES (%s, %s, %s, %s, %s)"
-                " ON CONFLICT (link_id, day, referrer_host, ua_family)"
-                " DO UPDATE SET n = clicks.n + excluded.n",
-                rows,
+    async def take_visit(self, link_id: int) -> Link | None:
+        async with self._conn() as conn:
+            # The row lock orders concurrent visits from every instance: no overshoot.
+            cur = await conn.execute(
+                "UPDATE links SET visits = visits + 1"
+                " WHERE id = %s AND max_visits IS NOT NULL AND visits < max_visits"
+                f" RETURNING {LINK_COLUMNS}",
+                (link_id,),
             )
+            row = await cur.fetchone()
+        return None if row is None else row_to_link(row)
+
+    async def update_link(
+        self, link_id: int, expires_at: float | None, max_visits: int | None
+    ) -> Link | None:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "UPDATE links SET expires_at = %s, max_visits = %s,"
+                " shared = shared AND %s::float8 IS NULL AND %s::bigint IS NULL"
+                f" WHERE id = %s RETURNING {LINK_COLUMNS}",
+                (expires_at, max_visits, expires_at, max_visits, link_id),
+            )
+            row = await cur.fetchone()
+        return None if row is None else row_to_link(row)
+
+    async def take_token(self, bucket: str, rate: float, burst: int) -> float:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                _TAKE_TOKEN, {"name": bucket, "rate": rate, "burst": float(burst)}
+            )
+            row = await cur.fetchone()
+            self._takes += 1
+            if self._takes % 1024 == 0:  # forget buckets that are long full again
+                await conn.execute(
+                    "DELETE FROM rate_buckets"
+                    " WHERE updated < extract(epoch FROM clock_timestamp()) - %s",
+                    (_BUCKET_IDLE,),
+                )
+        assert row is not None
+        tokens, granted = float(row[0]), bool(row[1])
+        return 0.0 if granted else (1.0 - tokens) / rate
+
+    async def add_clicks(self, counts: Mapping[ClickKey, int]) -> None:
+        groups: dict[tuple[str, str, str], dict[int, int]] = {}
+        for key, n in counts.items():
+            group = groups.setdefault((key.day, key.referrer_host, key.ua_family), {})
+            group[key.link_id] = group.get(key.link_id, 0) + n
+        await self.add_click_groups(groups)
+
+    async def add_click_groups(self, groups: ClickGroups) -> None:
+        if not any(groups.values()):
+            return
+        # One statement per group, groups and ids in a fixed order: two instances upserting
+        # the same rows take their locks in the same order and cannot deadlock.
+        async with self._conn() as conn, conn.transaction():
+            for (day, host, family), counts in sorted(groups.items()):
+                ids = sorted(counts)
+                if ids:
+                    await conn.execute(
+                        _UPSERT_CLICKS, (ids, day, host, family, [counts[i] for i in ids])
+                    )
 
     async def stats(self, link: Link, top: int = 10) -> LinkStats:
         async with self._conn() as conn:
 
-            async def query(sql: str, *args: object) -> tuple[tuple[str, int], ...]:
-                cur = await conn.execute(sql, (link.id, *args))
-                return tuple((str(a), int(b)) for a, b in await cur.fetchall())
+            async def query(sql: str) -> list[tuple[str, int]]:
+                cur = await conn.execute(sql, (link.id,))
+                return [(str(a), int(b)) for a, b in await cur.fetchall()]
 
             by_day = await query(
                 "SELECT day, SUM(n) FROM clicks WHERE link_id = %s GROUP BY day ORDER BY day"
             )
             refs = await query(
                 "SELECT referrer_host, SUM(n) AS c FROM clicks WHERE link_id = %s"
-                " GROUP BY referrer_host ORDER BY c DESC, referrer_host LIMIT %s",
-                top,
+                " GROUP BY referrer_host ORDER BY c DESC, referrer_host"
             )
             uas = await query(
                 "SELECT ua_family, SUM(n) AS c FROM clicks WHERE link_id = %s"
-                " GROUP BY ua_family ORDER BY c DESC, ua_family LIMIT %s",
-                top,
+                " GROUP BY ua_family ORDER BY c DESC, ua_family"
             )
-        return LinkStats(link, sum(n for _, n in by_day), by_day, refs, uas)
+        return make_stats(link, by_day, refs, uas, top)
 
-    async def export_links(self) -> list[Link]:
+    async def list_links(
+        self, owner: int | None, search: str, offset: int, limit: int, since_day: str
+    ) -> LinkPage:
+        clauses: list[str] = []
+        args: list[object] = []
+        if owner is not None:
+            clauses.append("owner = %s")
+            args.append(owner)
+        if search:
+            clauses.append("(code LIKE %s OR long_url LIKE %s)")  # backslash is the escape
+            args += [like_pattern(search)] * 2
+        where = " WHERE " + " AND ".join(clauses) if clauses else ""
+        async with self._conn() as conn:
+            cur = await conn.execute(f"SELECT COUNT(*) FROM links{where}", args)
+            row = await cur.fetchone()
+            total = int(row[0]) if row else 0
+            cur = await conn.execute(
+                f"SELECT {LINK_COLUMNS} FROM links{where} ORDER BY id DESC LIMIT %s OFFSET %s",
+                [*args, limit, offset],
+            )
+            links = [row_to_link(r) for r in await cur.fetchall()]
+            cur = await conn.execute(
+                "SELECT link_id, day, ua_family, SUM(n) FROM clicks"
+                " WHERE link_id = ANY(%s) GROUP BY link_id, day, ua_family",
+                ([link.id for link in links],),
+            )
+            clicks = await cur.fetchall()
+        return link_page(total, links, clicks, since_day)
+
+    async def export_rows(self) -> list[tuple[object, ...]]:
         async with self._conn() as conn:
             cur = await conn.execute(f"SELECT {LINK_COLUMNS} FROM links ORDER BY id")
-            return [row_to_link(r) for r in await cur.fetchall()]
+            return [tuple(r) for r in await cur.fetchall()]
 
     async def import_links(self, links: Sequence[tuple[Link, str]]) -> int:
         added = 0
         async with self._conn() as conn, conn.transaction():
             for link, key in links:
-                shared = not link.is_alias and link.expires_at is None
+                shared = not link.is_alias and link.expires_at is None and link.max_visits is None
                 for share in (True, False) if shared else (False,):
                     cur = await conn.execute("SELECT nextval('shortener_link_ids')")
                     row = await cur.fetchone()
@@ -214,6 +352,9 @@ class PostgresStore:
                             link.expires_at,
                             link.is_alias,
                             share,
+                            link.owner,
+                            link.max_visits,
+                            link.visits,
                         ),
                     )
                     if await cur.fetchone() is not None:
@@ -230,38 +371,57 @@ class PostgresStore:
             row = await cur.fetchone()
         return int(row[0]) if row else 0
 
+    async def ping(self) -> None:
+        async with self._conn() as conn:
+            await conn.execute("SELECT 1")
+
+    async def add_key(self, name: str, key_hash: str, admin: bool, now: float) -> ApiKey:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "INSERT INTO api_keys (name, key_hash, admin, created_at)"
+                " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
+                (name, key_hash, admin, now),
+            )
+            row = await cur.fetchone()
+        if row is None:
+            raise UsageError(f"a key named {name!r} exists already")
+        return ApiKey(int(row[0]), name, admin, now)
+
+    async def key_for_hash(self, key_hash: str) -> ApiKey | None:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE key_hash = %s", (key_hash,)
+            )
+            row = await cur.fetchone()
+        return None if row is None else row_to_key(row)
+
+    async def list_keys(self) -> list[ApiKey]:
+        async with self._conn() as conn:
+            cur = await conn.execute(f"SELECT {KEY_COLUMNS} FROM api_keys ORDER BY id")
+            return [row_to_key(r) for r in await cur.fetchall()]
+
+    async def revoke_key(self, name: str, now: float) -> ApiKey | None:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, %s)"
+                f" WHERE name = %s RETURNING {KEY_COLUMNS}",
+                (now, name),
+            )
+            row = await cur.fetchone()
+        return None if row is None else row_to_key(row)
+
     async def close(self) -> None:
-        for conn in self._all:
-            await conn.close()
+        await self._pool.close()
 
 
 async def _same_url(conn: psycopg.AsyncConnection, new: NewLink) -> Link | None:
     cur = await conn.execute(
-        f"SELECT {LINK_COLUMNS} FROM links WHERE url_key = %s AND redirect = %s AND shared",
-        (new.key, int(new.redirect)),
+        f"SELECT {LINK_COLUMNS} FROM links"
+        " WHERE owner = %s AND url_key = %s AND redirect = %s AND shared",
+        (new.owner, new.key, int(new.redirect)),
     )
     row = await cur.fetchone()
     return None if row is None else row_to_link(row)
-
-
-async def _init_schema(conn: psycopg.AsyncConnection) -> bytes:
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-        for statement in _SCHEMA:
-            await conn.execute(statement)
-        for name, value in (
-            ("code_key", secrets.token_hex(32)),
-            ("schema_version", str(SCHEMA_VERSION)),
-        ):
-            await conn.execute(
-                "INSERT INTO meta (name, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                (name, value),
-            )
-        cur = await conn.execute("SELECT name, value FROM meta")
-        meta: dict[str, str] = {str(k): str(v) for k, v in await cur.fetchall()}
-    if int(meta["schema_version"]) > SCHEMA_VERSION:
-        raise StoreError(f"database schema {meta['schema_version']} is newer than this dustless")
-    return bytes.fromhex(meta["code_key"])
 
 
 def _one_line(exc: BaseException) -> str:

@@ -5,8 +5,10 @@ service down. Each client gets a bucket of ``burst`` tokens refilled at ``rate``
 a create takes one token, an empty bucket answers ``429`` with ``Retry-After``. Time is
 passed in (``now``), so the buckets are tested with a fake clock.
 
-Buckets live in each worker process: with N workers a client spread over all of them could
-get up to N times the rate. Put a shared limiter (or sticky balancing) in front for more.
+These buckets live in each worker process: with N workers (or N instances) a client spread
+over all of them could get up to N times the rate. On PostgreSQL the create buckets are kept
+in the database instead (``SharedBuckets``), exact across every instance; the buckets of 404
+misses stay here, because a redirect must never wait for the database to be limited.
 """
 
 from __future__ import annotations
@@ -50,6 +52,17 @@ class RateLimiter:
             self._buckets.popitem(last=False)
         return wait
 
+    def peek(self, client: str, now: float) -> float:
+        """The seconds until ``client`` has a token (0.0: it has one); takes nothing."""
+        if not self.enabled:
+            return 0.0
+        bucket = self._buckets.get(client)
+        if bucket is None:
+            return 0.0
+        tokens, last = bucket
+        tokens = min(float(self.burst), tokens + max(0.0, now - last) * self.rate)
+        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+
     @staticmethod
     def retry_after(wait: float) -> str:
         """The ``Retry-After`` value (whole seconds, at least 1) for a wait."""
@@ -76,6 +89,14 @@ class ClientResolver:
         except ValueError:
             return False
         return any(ip in net for net in self._networks)
+
+    def resolve_raw(self, peer: str | None, headers: Iterable[tuple[bytes, bytes]]) -> str:
+        """:meth:`resolve` on an ASGI scope's raw headers (the redirect path's form)."""
+        client = peer or "unknown"
+        if not self._trusted(client):
+            return client
+        forwarded = b", ".join(v for k, v in headers if k == b"x-forwarded-for")
+        return self.resolve(client, {"x-forwarded-for": forwarded.decode("latin-1")})
 
     def resolve(self, peer: str | None, headers: Mapping[str, str]) -> str:
         client = peer or "unknown"

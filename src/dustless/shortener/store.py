@@ -5,16 +5,25 @@ database rather than an in-memory hash table (memory is finite and costly). Two 
 implement :class:`Store`: SQLite in WAL mode (the default, one machine) and PostgreSQL
 (``postgresql://…``, many web servers — seed 003's stateless web tier).
 
-Schema, shared by both (types differ a little):
+Schema (version 2), shared by both (types differ a little):
 
 * ``links(id, code UNIQUE, long_url, url_key, redirect, created_at, expires_at, is_alias,
-  shared)`` — ``code`` is ``Codec.encode(id)`` for generated links or the alias; lookups go
-  through the unique index on ``code``. ``shared`` marks the links a later request for the
-  same long URL may reuse; a partial unique index on ``(url_key, redirect) WHERE shared``
-  makes "concurrent creates of the same long URL yield one code" a database guarantee.
+  shared, owner, max_visits, visits)`` — ``code`` is ``Codec.encode(id)`` for generated links
+  or the custom slug; lookups go through the unique index on ``code``. ``owner`` is the id of
+  the API key that made the link (0: none). ``shared`` marks the links a later request of the
+  same owner for the same long URL may reuse; a partial unique index on ``(owner, url_key,
+  redirect) WHERE shared`` makes "concurrent creates of the same long URL yield one code" a
+  database guarantee, and keeps one owner from learning another's code. ``expires_at`` is the
+  API's ``validUntil``; ``visits`` counts the redirects of links with ``max_visits``.
 * ``clicks(link_id, day, referrer_host, ua_family, n)`` — aggregated counts, upserted in
-  batches (seed 003 ch. 8 마무리: 데이터 분석 솔루션).
+  batches (seed 003 ch. 8 마무리: 데이터 분석 솔루션). Bots are told apart by ``ua_family``.
+* ``api_keys(id, name UNIQUE, key_hash UNIQUE, admin, created_at, revoked_at)`` — SHA-256 of
+  each key, never the key.
 * ``meta(name, value)`` — the code key (random, made once per database) and schema version.
+* PostgreSQL only: ``rate_buckets(name, tokens, updated)`` — the token buckets every instance
+  shares (an UNLOGGED table: losing them in a crash only refills them).
+
+Version 1 databases (no owners, keys or visit limits) are migrated when opened.
 """
 
 from __future__ import annotations
@@ -24,22 +33,29 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 from dustless.errors import UsageError
 
+from .bots import is_bot_family
 from .codes import Codec
-from .model import ClickKey, CreateResult, Link, LinkStats, NewLink, Redirect
+from .model import ApiKey, ClickKey, CreateResult, Link, LinkPage, LinkStats, NewLink, Redirect
 
 __all__ = [
     "DEFAULT_DB",
     "ClickGroups",
     "GroupedClickStore",
+    "SharedBuckets",
     "Store",
     "open_store",
+    "row_to_key",
     "row_to_link",
 ]
 
 DEFAULT_DB = "sqlite:///./shortener.db"
-SCHEMA_VERSION = 1
-# The columns every "give me a link" query selects, in LinkRow order.
-LINK_COLUMNS = "id, code, long_url, redirect, created_at, expires_at, is_alias"
+SCHEMA_VERSION = 2
+# The columns every "give me a link" query selects, in row_to_link's order.
+LINK_COLUMNS = (
+    "id, code, long_url, redirect, created_at, expires_at, is_alias, owner, max_visits, visits"
+)
+# How many days of clicks a link list shows per link (its small chart).
+CHART_DAYS = 30
 
 
 class Store(Protocol):
@@ -48,14 +64,23 @@ class Store(Protocol):
     codec: Codec
 
     async def get(self, code: str) -> Link | None:
-        """The link named ``code`` (expired or not), or None."""
+        """The link named ``code`` (ended or not), or None."""
         ...
 
     async def create(self, new: NewLink) -> CreateResult:
-        """Store ``new`` — or return the existing link for the same long URL or alias.
+        """Store ``new`` — or return the same owner's existing link for the same long URL or
+        slug. Returns only once the row is durably committed. Raises ``AliasTaken``."""
+        ...
 
-        Returns only once the row is durably committed. Raises ``AliasTaken``.
-        """
+    async def take_visit(self, link_id: int) -> Link | None:
+        """Count one redirect of a link with ``max_visits``, atomically across every process
+        and instance; the link as counted, or None when its visits are used up."""
+        ...
+
+    async def update_link(
+        self, link_id: int, expires_at: float | None, max_visits: int | None
+    ) -> Link | None:
+        """Set a link's end (validUntil) and visit limit; the updated link, or None."""
         ...
 
     async def add_clicks(self, counts: Mapping[ClickKey, int]) -> None:
@@ -64,7 +89,17 @@ class Store(Protocol):
 
     async def stats(self, link: Link, top: int = 10) -> LinkStats: ...
 
-    async def export_links(self) -> list[Link]: ...
+    async def list_links(
+        self, owner: int | None, search: str, offset: int, limit: int, since_day: str
+    ) -> LinkPage:
+        """Links of ``owner`` (None: every link), newest first, whose code or long URL contains
+        ``search``; with their clicks and their daily clicks from ``since_day`` on."""
+        ...
+
+    async def export_rows(self) -> list[tuple[object, ...]]:
+        """Every link as a raw ``LINK_COLUMNS`` row (converted by the caller, row by row, so
+        that one bad value never stops a backup)."""
+        ...
 
     async def import_links(self, links: Sequence[tuple[Link, str]]) -> int:
         """Insert ``(link, url_key)`` pairs keeping their codes; returns how many were new."""
@@ -72,7 +107,30 @@ class Store(Protocol):
 
     async def count(self) -> int: ...
 
+    async def ping(self) -> None:
+        """Ask the database something; raises ``StoreError`` when it cannot answer."""
+        ...
+
+    async def add_key(self, name: str, key_hash: str, admin: bool, now: float) -> ApiKey:
+        """Store a new API key's hash; ``UsageError`` if the name is taken."""
+        ...
+
+    async def key_for_hash(self, key_hash: str) -> ApiKey | None: ...
+
+    async def list_keys(self) -> list[ApiKey]: ...
+
+    async def revoke_key(self, name: str, now: float) -> ApiKey | None: ...
+
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class SharedBuckets(Protocol):
+    """A store that keeps token buckets every instance shares (PostgreSQL)."""
+
+    async def take_token(self, bucket: str, rate: float, burst: int) -> float:
+        """Take a token from ``bucket``: 0.0 when granted, else seconds until one is."""
+        ...
 
 
 # (day YYYY-MM-DD, referrer host, UA family) -> {link id: clicks}: a click batch as the
@@ -90,7 +148,9 @@ class GroupedClickStore(Protocol):
 
 
 def row_to_link(row: Sequence[object]) -> Link:
-    link_id, code, long_url, redirect, created_at, expires_at, is_alias = row
+    """A ``LINK_COLUMNS`` row as a Link; ``ValueError``/``TypeError`` for a value that is
+    not one (a corrupt or hand-edited row)."""
+    link_id, code, long_url, redirect, created_at, expires_at, is_alias, owner, limit, visits = row
     return Link(
         id=int(link_id),  # type: ignore[call-overload]
         code=str(code),
@@ -99,7 +159,30 @@ def row_to_link(row: Sequence[object]) -> Link:
         created_at=float(created_at),  # type: ignore[arg-type]
         expires_at=None if expires_at is None else float(expires_at),  # type: ignore[arg-type]
         is_alias=bool(is_alias),
+        owner=int(owner),  # type: ignore[call-overload]
+        max_visits=None if limit is None else int(limit),  # type: ignore[call-overload]
+        visits=int(visits),  # type: ignore[call-overload]
     )
+
+
+def row_to_key(row: Sequence[object]) -> ApiKey:
+    key_id, name, admin, created_at, revoked_at = row
+    return ApiKey(
+        int(key_id),  # type: ignore[call-overload]
+        str(name),
+        bool(admin),
+        float(created_at),  # type: ignore[arg-type]
+        None if revoked_at is None else float(revoked_at),  # type: ignore[arg-type]
+    )
+
+
+KEY_COLUMNS = "id, name, admin, created_at, revoked_at"
+
+
+def like_pattern(search: str) -> str:
+    """``search`` as a LIKE pattern matching it anywhere, its wildcards escaped with ``\\``."""
+    escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 def sqlite_path(db: str) -> str | None:
@@ -134,3 +217,62 @@ async def open_store(db: str = DEFAULT_DB, *, durable: bool = True) -> Store:
 
         return await PostgresStore.open(db)
     raise UsageError(f"bad --db {db!r}: expected sqlite:///PATH or postgresql://…")
+
+
+def link_page(
+    total: int, links: Sequence[Link], rows: Sequence[Sequence[object]], since_day: str
+) -> LinkPage:
+    """A LinkPage from the links and their ``(link_id, day, ua_family, clicks)`` rows of every
+    day (the totals); the daily series keep the days from ``since_day`` on."""
+    per_day: dict[int, dict[str, list[int]]] = {}
+    clicks: dict[int, tuple[int, int]] = {link.id: (0, 0) for link in links}
+    for link_id, day, family, n in rows:
+        lid, count = int(link_id), int(n)  # type: ignore[call-overload]
+        bot = is_bot_family(str(family))
+        everything, bots = clicks.get(lid, (0, 0))
+        clicks[lid] = (everything + count, bots + (count if bot else 0))
+        if str(day) >= since_day:
+            cell = per_day.setdefault(lid, {}).setdefault(str(day), [0, 0])
+            cell[1 if bot else 0] += count
+    daily = {
+        lid: tuple((day, h, b) for day, (h, b) in sorted(days.items()))
+        for lid, days in per_day.items()
+    }
+    return LinkPage(total, tuple(links), daily, clicks)
+
+
+def make_stats(
+    link: Link,
+    by_day: Sequence[tuple[str, int]],
+    referrers: Sequence[tuple[str, int]],
+    families: Sequence[tuple[str, int]],
+    top: int,
+) -> LinkStats:
+    """LinkStats from every day, referrer and family count (sorted by count); the referrers
+    and families cut to ``top``. Bots are counted over every family, not only the top ones."""
+    total = sum(n for _, n in by_day)
+    bots = sum(n for family, n in families if is_bot_family(family))
+    return LinkStats(
+        link, total, tuple(by_day), tuple(referrers[:top]), tuple(families[:top]), bots
+    )
+
+
+def new_link(link_id: int, code: str, new: NewLink) -> Link:
+    """The Link that storing ``new`` as ``link_id`` with ``code`` made."""
+    return Link(
+        link_id,
+        code,
+        new.long_url,
+        new.redirect,
+        new.created_at,
+        new.expires_at,
+        new.alias is not None,
+        new.owner,
+        new.max_visits,
+    )
+
+
+def same_slug_request(link: Link, new: NewLink) -> bool:
+    """A slug asked for again by its owner for the same URL gets its link back (200); anyone
+    else gets 409 and learns nothing about the link."""
+    return link.is_alias and link.owner == new.owner and link.long_url == new.long_url

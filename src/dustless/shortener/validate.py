@@ -7,6 +7,7 @@ so the API answers ``400 {"error": ..., "problem": ...}`` and the CLI prints one
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,14 +21,19 @@ from dustless.url import (
     split_url,
 )
 
+from .codes import is_code_shape
+from .targets import TargetGuard, web_host
+
 __all__ = [
     "MAX_URL_LENGTH",
+    "MAX_VISITS",
     "RESERVED_ALIASES",
     "Blocklist",
     "Rejected",
     "UrlChecker",
     "check_alias",
     "parse_expiry",
+    "parse_max_visits",
 ]
 
 MAX_URL_LENGTH = 2048
@@ -44,9 +50,25 @@ RESERVED_ALIASES = frozenset(
         "robots.txt",
         "healthz",
         "index.html",
+        # API paths under /api/v1/ that the redirect path must leave alone
+        "links",
+        "info",
+        "keys",
+        # names a visitor could take for the service's own pages
+        "qr",
+        "admin",
+        "login",
     }
 )
+# A custom slug (Shlink's customSlug): base62 and '-', '_', starting with a letter or digit.
 _ALIAS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{2,63}")
+# Control characters (C0 and DEL): CR and LF in a Location header would split the response
+# (RFC 9110 §5.5 forbids them in field values), the others never belong in a link.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# The last instant datetime can write (9999-12-31T23:59:59Z): a later validUntil could be
+# stored but neither shown nor exported.
+MAX_TIMESTAMP = 253_402_300_799.0
+MAX_VISITS = 10**12
 
 
 class Rejected(UsageError):
@@ -62,6 +84,7 @@ class Rejected(UsageError):
 class CheckedURL:
     stored: str  # rfc3986 form: equivalent to the input by RFC 3986 §6.2.2, ASCII only
     key: str  # the configured policy's form: what "the same long URL" compares
+    host: str  # the host as a browser reads it (WHATWG): ``2130706433`` is ``127.0.0.1``
 
 
 class Blocklist:
@@ -131,11 +154,17 @@ class UrlChecker:
         policy: str = "rfc3986",
         own_hosts: Iterable[str] = (),
         blocklist: Blocklist | None = None,
+        *,
+        allow_private: bool = False,
     ) -> None:
         self._stored = Normalizer("rfc3986")
         self._key = self._stored if policy == "rfc3986" else Normalizer(policy)
-        self._own_hosts = frozenset(h.lower().rstrip(".") for h in own_hosts if h)
+        self._guard = TargetGuard(own_hosts, allow_private=allow_private)
         self._blocklist = blocklist or Blocklist()
+
+    @property
+    def guard(self) -> TargetGuard:
+        return self._guard
 
     def check(self, value: object) -> CheckedURL:
         if not isinstance(value, str):
@@ -143,6 +172,21 @@ class UrlChecker:
         url = value.strip()
         if not url:
             raise Rejected("longUrl is empty", "empty")
+        try:
+            url.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            # JSON's \\ud800 escapes make lone surrogates: text no URL can be written in.
+            raise Rejected(
+                f"longUrl has a lone surrogate (U+{ord(url[exc.start]):04X}) at {exc.start}",
+                "malformed",
+            ) from None
+        control = _CONTROL.search(url)
+        if control is not None:
+            raise Rejected(
+                f"longUrl has a control character (U+{ord(control.group()):04X}) at "
+                f"{control.start()}",
+                "control",
+            )
         if len(url) > MAX_URL_LENGTH:
             raise Rejected(
                 f"longUrl has {len(url)} characters; at most {MAX_URL_LENGTH} are allowed",
@@ -159,7 +203,7 @@ class UrlChecker:
             parts = split_url(url)
             stored = self._stored.normalize(url)
             key = stored if self._key is self._stored else self._key.normalize(url)
-        except InvalidURL as exc:
+        except (InvalidURL, UnicodeError) as exc:
             raise Rejected(f"malformed URL: {exc}", "malformed") from exc
         if parts.userinfo is not None:
             raise Rejected("credentials (user:password@) in the URL are not allowed", "credentials")
@@ -173,47 +217,79 @@ class UrlChecker:
                 f"at most {MAX_URL_LENGTH} are allowed",
                 "too-long",
             )
-        host = split_url(stored).host.lower().rstrip(".")
-        if host in self._own_hosts:
-            raise Rejected("longUrl points to this shortener (a redirect loop)", "own-domain")
+        host = web_host(stored)
+        if host is None:
+            raise Rejected("malformed URL: a browser could not follow it", "malformed")
+        refusal = self._guard.refusal(host)
+        if refusal is not None:
+            raise Rejected(f"longUrl {refusal}", "own-domain")
         blocked = self._blocklist.match(stored)
         if blocked is not None:
             raise Rejected(f"longUrl is on the blocklist ({blocked})", "blocked", status=403)
-        return CheckedURL(stored=stored, key=key)
+        return CheckedURL(stored=stored, key=key, host=host)
 
 
-def check_alias(value: object) -> str:
-    """A custom alias: 3–64 of ``A-Z a-z 0-9 _ -``, starting with a letter or digit."""
+def check_alias(value: object, *, imported: bool = False) -> str:
+    """A custom slug: 3–64 of ``A-Z a-z 0-9 _ -``, starting with a letter or digit, not a
+    reserved word, and not shaped like a generated code (7 base62 characters) — so a slug
+    can never take the code a future link's id will have. ``imported`` slugs (from an
+    export) keep whatever shape they had: new codes skip them."""
     if not isinstance(value, str):
-        raise Rejected("alias must be a string", "alias")
+        raise Rejected("customSlug must be a string", "alias")
     if not _ALIAS.fullmatch(value):
         raise Rejected(
-            "alias must be 3 to 64 characters of A-Z, a-z, 0-9, '_' and '-', "
+            "customSlug must be 3 to 64 characters of A-Z, a-z, 0-9, '_' and '-', "
             "starting with a letter or digit",
             "alias",
         )
     if value.lower() in RESERVED_ALIASES:
-        raise Rejected(f"alias '{value}' is reserved", "alias-reserved")
+        raise Rejected(f"customSlug '{value}' is reserved", "alias-reserved")
+    if not imported and is_code_shape(value):
+        raise Rejected(
+            f"customSlug '{value}' has the shape of a generated code (7 letters and digits); "
+            "add a '-' or '_', or use another length",
+            "alias-shape",
+        )
     return value
 
 
-def parse_expiry(value: object, now: float) -> float | None:
+def parse_expiry(value: object, now: float, name: str = "validUntil") -> float | None:
+    """A link's end: an RFC 3339 date-time with a time zone, or Unix seconds; finite, in the
+    future and no later than the year 9999. Anything else is refused before it is stored."""
     if value is None:
         return None
     if isinstance(value, bool):
-        raise Rejected("expiresAt must be an RFC 3339 date-time or Unix seconds", "expires")
+        raise Rejected(f"{name} must be an RFC 3339 date-time or Unix seconds", "expires")
     if isinstance(value, int | float):
-        ts = float(value)
+        try:
+            ts = float(value)
+        except OverflowError:  # an integer too large for a float (JSON allows 1e999 digits)
+            ts = math.inf
+        if not math.isfinite(ts):  # JSON's NaN and Infinity, and 1e999
+            raise Rejected(f"{name} must be a finite number of seconds", "expires")
     elif isinstance(value, str):
         try:
             parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            raise Rejected(f"expiresAt is not a date-time: {value[:40]!r}", "expires") from None
+            raise Rejected(f"{name} is not a date-time: {value[:40]!r}", "expires") from None
         if parsed.tzinfo is None:
-            raise Rejected("expiresAt needs a time zone (e.g. ...Z)", "expires")
+            raise Rejected(f"{name} needs a time zone (e.g. ...Z)", "expires")
         ts = parsed.timestamp()
     else:
-        raise Rejected("expiresAt must be an RFC 3339 date-time or Unix seconds", "expires")
+        raise Rejected(f"{name} must be an RFC 3339 date-time or Unix seconds", "expires")
     if ts <= now:
-        raise Rejected("expiresAt is in the past", "expires")
+        raise Rejected(f"{name} is in the past", "expires")
+    if ts > MAX_TIMESTAMP:
+        raise Rejected(f"{name} is after the year 9999", "expires")
     return ts
+
+
+def parse_max_visits(value: object) -> int | None:
+    """A visit limit: a whole number from 1 to 10^12, or null for none."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Rejected("maxVisits must be a whole number", "max-visits")
+    if not 1 <= value <= MAX_VISITS:
+        raise Rejected(f"maxVisits must be between 1 and {MAX_VISITS}", "max-visits")
+    return value

@@ -1,0 +1,106 @@
+"""The SQLite schema of the shortener, and its migration from version 1.
+
+Version 1 had no owners, API keys or visit limits, and shared one link per long URL among
+everyone; version 2 adds the columns (every old link belongs to no key, owner 0) and makes
+the "same long URL" index per owner.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+
+from dustless.errors import StoreError
+
+from .store import SCHEMA_VERSION
+
+__all__ = ["init_schema"]
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS links (
+    id INTEGER PRIMARY KEY,
+    code TEXT NOT NULL UNIQUE,
+    long_url TEXT NOT NULL,
+    url_key TEXT NOT NULL,
+    redirect INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL,
+    is_alias INTEGER NOT NULL DEFAULT 0,
+    shared INTEGER NOT NULL DEFAULT 0,
+    owner INTEGER NOT NULL DEFAULT 0,
+    max_visits INTEGER,
+    visits INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS clicks (
+    link_id INTEGER NOT NULL,
+    day TEXT NOT NULL,
+    referrer_host TEXT NOT NULL,
+    ua_family TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (link_id, day, referrer_host, ua_family)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS api_keys (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    key_hash TEXT NOT NULL UNIQUE,
+    admin INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    revoked_at REAL
+)
+"""
+
+# Run after the migration: they name columns a version 1 table gets only then.
+_INDEXES = """
+CREATE UNIQUE INDEX IF NOT EXISTS links_same_owner_url
+    ON links (owner, url_key, redirect) WHERE shared = 1;
+CREATE INDEX IF NOT EXISTS links_by_owner ON links (owner, id)
+"""
+
+_FROM_1 = """
+ALTER TABLE links ADD COLUMN owner INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE links ADD COLUMN max_visits INTEGER;
+ALTER TABLE links ADD COLUMN visits INTEGER NOT NULL DEFAULT 0;
+DROP INDEX IF EXISTS links_same_url
+"""
+
+
+def _run(conn: sqlite3.Connection, script: str) -> None:
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def init_schema(conn: sqlite3.Connection) -> bytes:
+    """Create or migrate the tables (any number of processes may race here); the code key."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        fresh = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'links'").fetchone() is None
+        _run(conn, _TABLES)
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (name, value) VALUES ('code_key', ?)",
+            (secrets.token_hex(32),),
+        )
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION if fresh else 1),),
+        )
+        key_hex = conn.execute("SELECT value FROM meta WHERE name = 'code_key'").fetchone()[0]
+        version = int(
+            conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()[0]
+        )
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"database schema {version} is newer than this dustless ({SCHEMA_VERSION})"
+            )
+        if version == 1:
+            _run(conn, _FROM_1)
+            conn.execute(
+                "UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(SCHEMA_VERSION),)
+            )
+        _run(conn, _INDEXES)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return bytes.fromhex(key_hex)
