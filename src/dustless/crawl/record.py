@@ -19,6 +19,7 @@ from rbloom import Bloom
 
 from dustless.fetch import FetchResult
 from dustless.store import (
+    CdxjIndex,
     CrawlStore,
     FetchRecord,
     HostInfo,
@@ -71,6 +72,9 @@ class Recorder:
         # Every payload hash stored: a Bloom "no" spares the DB lookup for a new payload
         # (most of them); a "maybe" asks the DB, so a false positive costs a query only.
         self._sha1s = Bloom(_CONTENT_CAPACITY, 0.01)
+        # [cdxj] The CDXJ index beside the WARC files (OUTDIR/indexes), synced after every
+        # durable commit; a resumed crawl's first commit catches up what a crash left out.
+        self.index = CdxjIndex.beside(warc.directory)
         if resumed:
             for (sha1,) in store.query(
                 "SELECT DISTINCT content_sha1 FROM fetches WHERE content_sha1 IS NOT NULL"
@@ -164,5 +168,6 @@ class Recorder:
         """Make everything durable: WARC fsync, then the DB commit."""
         self.write()
         durable_commit(self.store, self.warc)
+        self.index.sync(wait=False)  # [cdxj] after the commit: lines for what is on disk
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
