@@ -113,6 +113,7 @@ class StreamReader(Generic[E]):
         self._gzip: zlib._Decompress | None = None
         self._is_gzip = False
         self._sniffed = False  # the first two bytes were checked for the gzip magic
+        self._zin = 0  # compressed bytes inflated so far
         self._mode = ""  # "" undecided, "xml", "text"
         self._xml: expat.XMLParserType | None = None
         self._line = bytearray()  # text mode: the line being read
@@ -204,6 +205,9 @@ class StreamReader(Generic[E]):
                 out = d.decompress(data, lim.chunk)
             except zlib.error as exc:
                 raise _Stop(SourceState.BAD_GZIP, f"corrupt gzip: {exc}") from None
+            # The ratio counts the compressed bytes this output came from, not the whole
+            # network chunk: a bomb is seen after ~ratio_floor bytes, whatever the chunking.
+            self._zin += len(data) - len(d.unconsumed_tail) - len(d.unused_data)
             data = d.unconsumed_tail
             if d.eof:
                 rest = d.unused_data
@@ -211,11 +215,11 @@ class StreamReader(Generic[E]):
                 data = rest if self._gzip is not None else b""
             if out:
                 after = self._bytes_out + len(out)
-                if after > lim.ratio_floor and after > lim.max_ratio * max(1, self._bytes_in):
+                if after > lim.ratio_floor and after > lim.max_ratio * max(1, self._zin):
                     raise _Stop(
                         SourceState.BOMB,
                         f"gzip expands more than {lim.max_ratio:g}x "
-                        f"({after} bytes from {self._bytes_in})",
+                        f"({after} bytes from {self._zin})",
                     )
                 self._plain(out, False)
         if final:
