@@ -7,7 +7,6 @@ RSS (``ru_maxrss``) is this work's alone.
 
 from __future__ import annotations
 
-import resource
 import sys
 import zlib
 
@@ -60,7 +59,10 @@ def main(files: int, urls: int) -> None:
         assert outcome.ok, outcome
         assert not parser.tail
         parsed += outcome.entries
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across execve, so a child of a big pytest
+    # process would report its parent's peak; VmHWM belongs to this process's memory map.
+    with open("/proc/self/status") as f:
+        peak_kib = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
     # A Bloom "maybe" (0.1%) would be checked against the DB's unique index in the crawl.
     print(parsed, admitted, peak_kib)
 
