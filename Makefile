@@ -4,6 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
+# pywb (replay) and py-wacz (WACZ validation) are test-only tools with dependencies that
+# clash with ours (constraints-replay.txt says which): they get a venv of their own, which
+# the archive tests run as subprocesses.
+REPLAY := .venv-replay
+REPLAY_STAMP := $(REPLAY)/.installed
 
 .PHONY: install test lint typecheck pytest bench demo clean
 
@@ -14,6 +19,12 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+$(REPLAY_STAMP): constraints-replay.txt
+	test -x $(REPLAY)/bin/python || $(PYTHON) -m venv $(REPLAY)
+	$(REPLAY)/bin/python -m pip install --quiet --upgrade pip
+	$(REPLAY)/bin/python -m pip install --quiet -c constraints-replay.txt pywb wacz
 	touch $@
 
 $(BENCH_STAMP): $(STAMP)
@@ -27,7 +38,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy src
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(REPLAY_STAMP)
 	$(BIN)/python -m pytest
 
 test: lint typecheck pytest
@@ -40,4 +51,4 @@ demo: $(STAMP)
 	$(BIN)/python -m dustless.demo
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(REPLAY) .mypy_cache .ruff_cache .pytest_cache

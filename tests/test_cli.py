@@ -75,6 +75,7 @@ def test_export_into_a_path_under_a_file_is_one_line(tmp_path, capsys):
 
 # -- every command's --help ------------------------------------------------------------------
 
+
 # The shortener's sub-command texts are written in src/dustless/shortener/cli.py, by its own
 # change; until that lands its sub-commands are only checked to print their help.
 def _walk(parser, path):

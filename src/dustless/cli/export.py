@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-HELP = "export crawled documents as files with crawl-info XML"
+HELP = "export crawled documents as files with crawl-info XML, or the crawl as one WACZ"
 
 _EPILOG = """\
 --format files writes every document of the crawl (one per URL: its last 2xx fetch) as a
@@ -23,7 +23,13 @@ id, page list/detail/other, categoryName the name the crawl read). With --script
 (repeatable), site is the script's site title, and URLs the crawl did not label get the
 script's labels (seed 002 §3.2).
 
+--format wacz writes the crawl as one WACZ 1.1.1 file (a ZIP web archivists replay in
+pywb or ReplayWeb.page): its WARC files under archive/, the CDXJ index of their response
+and revisit records as indexes/index.cdxj, every 2xx HTML page in pages/pages.jsonl, and
+datapackage.json with the sha256 of each file (docs/archives.md). OUT must not exist.
+
 examples:
+  dustless export crawl1 --format wacz -o crawl1.wacz
   dustless export crawl1 --format files -o crawl1-files
   dustless export crawl1 --format files -o out --script web.xml"""
 
@@ -32,9 +38,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
     parser.add_argument("crawl_dir", metavar="DIR", help="crawl directory (crawl.db + warc/)")
     parser.add_argument(
-        "--format", choices=["files"], default="files", help="output format (default files)"
+        "--format",
+        choices=["files", "wacz"],
+        default="files",
+        help="output format (default files)",
     )
-    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="directory to write")
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="directory (files) or file (wacz)"
+    )
     parser.add_argument(
         "--script",
         action="append",
@@ -45,6 +56,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.format == "wacz":
+        from dustless.export import export_wacz
+
+        if args.script:
+            from dustless.errors import InvalidOption
+
+            raise InvalidOption("--script applies to --format files only")
+        w = export_wacz(Path(args.crawl_dir), Path(args.output))
+        print(
+            f"wrote {w.path}: {w.warcs} WARC files, {w.index_lines} index lines, "
+            f"{w.pages} pages, {w.bytes} bytes"
+        )
+        return 0
     from dustless.export import export_files
     from dustless.rules import RuleSet, load_script
 

@@ -26,6 +26,7 @@ from rbloom import Bloom
 from dustless.fetch import FetchResult
 from dustless.states import NetState
 from dustless.store import (
+    CdxjIndex,
     ContentRef,
     CrawlStore,
     FetchRecord,
@@ -82,6 +83,10 @@ class Recorder:
         # Every payload hash stored: a Bloom "no" spares the DB lookup for a new payload
         # (most of them); a "maybe" asks the DB, so a false positive costs a query only.
         self._sha1s = Bloom(_CONTENT_CAPACITY, 0.01)
+        # The CDXJ index beside the WARC files (OUTDIR/indexes), synced after every durable
+        # commit (docs/archives.md); a resumed crawl's first commit catches up what a crash
+        # left out. At that moment every record on disk is one the DB's commit covers.
+        self.index = CdxjIndex.beside(warc.directory)
         if resumed and not self._shared:
             for chunk in store.iter_content_sha1s():
                 self._sha1s.update(chunk)
@@ -205,6 +210,7 @@ class Recorder:
         self.warc.flush_durable()
         self.store.warc_committed(self.warc.written_ends())
         self.store.commit()
+        self.index.sync(wait=False)  # lines for the records this commit covers
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
         self._known.clear()

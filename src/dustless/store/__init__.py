@@ -22,6 +22,8 @@ guarantees; ``docs/internals.md`` the signatures.
 
 from __future__ import annotations
 
+from dustless.store._cdxj import CdxjEntry, cdx_timestamp, entry_from_head, scan_entries
+from dustless.store._index import INDEX_DIR, CdxjIndex
 from dustless.store._protocol import CrawlStore
 from dustless.store._recover import (
     RecoveryResult,
@@ -33,6 +35,7 @@ from dustless.store._recover import (
 from dustless.store._schema import SCHEMA_VERSION
 from dustless.store._seen import UrlSeen
 from dustless.store._sqlite import DB_NAME, LOCAL_WORKER, SQLiteStore, url_hash
+from dustless.store._surt import surt_key
 from dustless.store._types import (
     URL_KINDS,
     AdmitResult,
@@ -70,6 +73,7 @@ from dustless.store._warc import (
 __all__ = [
     "DB_NAME",
     "DEFAULT_MAX_SIZE",
+    "INDEX_DIR",
     "LOCAL_WORKER",
     "REVISIT_PROFILE",
     "SCHEMA_VERSION",
@@ -79,6 +83,8 @@ __all__ = [
     "AdmitURL",
     "Admitted",
     "Batch",
+    "CdxjEntry",
+    "CdxjIndex",
     "ContentRef",
     "CrawlStore",
     "FetchRecord",
@@ -104,11 +110,15 @@ __all__ = [
     "WarcWriter",
     "WorkLeft",
     "WorkerRow",
+    "cdx_timestamp",
     "durable_commit",
+    "entry_from_head",
     "iter_records",
     "read_record",
     "recover_warc",
+    "scan_entries",
     "sha1_digest",
+    "surt_key",
     "url_hash",
     "warc_date",
 ]

@@ -41,6 +41,7 @@ class Profile(enum.Enum):
     DIRTY = "dirty"  # every aliasing personality
     HOSTILE = "hostile"  # traps and misbehaviour
     MIXED = "mixed"  # all of them
+    SITEMAPS = "sitemaps"  # sitemaps and feeds, good and hostile (testweb/_sitemaps.py)
 
 
 @dataclass(frozen=True, slots=True)

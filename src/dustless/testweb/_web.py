@@ -24,6 +24,7 @@ from dustless.testweb._personality import (
     Personality,
     Www,
 )
+from dustless.testweb._sitemaps import sitemap_sites
 from dustless.testweb._sites import GeneratedSite
 
 __all__ = ["TruthRow", "Web", "build_web"]
@@ -120,6 +121,8 @@ def _personalities(profile: Profile) -> tuple[Personality, ...]:
 
 def build_web(cfg: WebConfig) -> Web:
     """Generate the web ``cfg`` describes; deterministic in ``cfg``."""
+    if cfg.profile is Profile.SITEMAPS:
+        return Web(cfg, sitemap_sites(cfg))
     kinds = _personalities(cfg.profile)
     n = max(1, cfg.sites)
     names = [f"site{i}" for i in range(1, n + 1)]

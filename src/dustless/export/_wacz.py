@@ -1,0 +1,270 @@
+"""``export_wacz``: a crawl as one WACZ 1.1.1 file, and ``check_wacz``, our validator of one.
+
+WACZ 1.1.1 (https://specs.webrecorder.net/wacz/1.1.1/) is a ZIP holding:
+
+* ``archive/*.warc.gz`` — the crawl's WARC files, as they are;
+* ``indexes/index.cdxj`` — one sorted CDXJ index of their response and revisit records
+  (the segments of ``OUTDIR/indexes`` merged; ``filename`` names a file of ``archive/``);
+* ``pages/pages.jsonl`` — a header line ``{"format": "json-pages-1.0", …}`` then one line
+  per page (``url``, ``ts``, ``title`` when known): every 2xx HTML fetch of the crawl;
+* ``datapackage.json`` — a Frictionless data package (``profile: data-package``) listing
+  every file above with its ``bytes`` and ``hash`` (``sha256:`` hex), ``wacz_version``;
+* ``datapackage-digest.json`` — the sha256 of ``datapackage.json`` (signing is optional).
+
+Every member is stored, not deflated: the spec asks that WARCs and indexes be readable by
+byte range inside the ZIP (ReplayWeb.page reads them that way).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from dustless.errors import InvalidOption
+
+__all__ = ["WACZ_VERSION", "WaczSummary", "check_wacz", "export_wacz"]
+
+WACZ_VERSION = "1.1.1"
+_INDEX = "indexes/index.cdxj"
+_PAGES = "pages/pages.jsonl"
+_PAGES_HEADER = {"format": "json-pages-1.0", "id": "pages", "title": "All Pages"}
+_REQUIRED = ("datapackage.json", "datapackage-digest.json", _PAGES)
+_COPY = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class WaczSummary:
+    path: Path
+    warcs: int
+    index_lines: int
+    pages: int
+    bytes: int
+
+
+def _iso(ts: float) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class _Hashing:
+    """A file-like sink that hashes and counts what the ZIP writer passes through."""
+
+    def __init__(self, raw: zipfile.ZipFile, name: str) -> None:
+        info = zipfile.ZipInfo(name, _dt.datetime.now(_dt.UTC).timetuple()[:6])
+        info.compress_type = zipfile.ZIP_STORED
+        self._f = raw.open(info, "w", force_zip64=True)
+        self.sha = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        self._f.write(data)
+        self.sha.update(data)
+        self.size += len(data)
+
+    def close(self) -> None:
+        self._f.close()
+
+
+def _add(z: zipfile.ZipFile, name: str, chunks: Iterable[bytes]) -> dict[str, object]:
+    sink = _Hashing(z, name)
+    try:
+        for chunk in chunks:
+            sink.write(chunk)
+    finally:
+        sink.close()
+    return {
+        "name": name.rsplit("/", 1)[-1].lower(),
+        "path": name,
+        "hash": "sha256:" + sink.sha.hexdigest(),
+        "bytes": sink.size,
+    }
+
+
+def _file_chunks(path: Path, limit: int) -> Iterator[bytes]:
+    with open(path, "rb") as f:
+        while limit > 0 and (chunk := f.read(min(_COPY, limit))):
+            limit -= len(chunk)
+            yield chunk
+
+
+def _page_lines(crawl_dir: Path) -> Iterator[bytes]:
+    from dustless.store import SQLiteStore
+
+    yield (json.dumps(_PAGES_HEADER) + "\n").encode()
+    with SQLiteStore(crawl_dir) as store:
+        for row in store.iter_fetches():
+            if row.warc is None or row.status is None or not 200 <= row.status < 300:
+                continue
+            if row.mime not in ("text/html", "application/xhtml+xml"):
+                continue
+            page = {"id": f"{row.id}", "url": row.url, "ts": _iso(row.fetched_at)}
+            yield (json.dumps(page, ensure_ascii=False) + "\n").encode()
+
+
+def export_wacz(crawl_dir: Path, out: Path, *, title: str | None = None) -> WaczSummary:
+    """Write ``out`` (a new ``.wacz`` file) from the crawl in ``crawl_dir``."""
+    from dustless.store import DB_NAME, INDEX_DIR, WARC_DIR, CdxjIndex
+
+    if not (crawl_dir / DB_NAME).exists():
+        raise InvalidOption(f"{crawl_dir} holds no crawl (no {DB_NAME})")
+    if out.exists():
+        raise InvalidOption(f"{out} exists; choose another -o")
+    warc_dir = crawl_dir / WARC_DIR
+    index = CdxjIndex(crawl_dir / INDEX_DIR, warc_dir)
+    tmp = out.with_name(out.name + ".tmp")
+    resources: list[dict[str, object]] = []
+    lines = pages = 0
+    # A crawl killed since its last commit: the index catches up first (synced).
+    with index.synced():
+        warcs = sorted(p for p in warc_dir.iterdir() if p.name.endswith((".warc.gz", ".warc")))
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+            for p in warcs:
+                # Only the bytes the index covers: a crawl still writing may have more.
+                chunks = _file_chunks(p, index.ends.get(p.name, 0))
+                resources.append(_add(z, f"archive/{p.name}", chunks))
+
+            def index_bytes() -> Iterator[bytes]:
+                nonlocal lines
+                for line in index.lines():
+                    lines += 1
+                    yield line.encode("utf-8")
+
+            resources.append(_add(z, _INDEX, index_bytes()))
+
+            def page_bytes() -> Iterator[bytes]:
+                nonlocal pages
+                for i, line in enumerate(_page_lines(crawl_dir)):
+                    pages += i > 0
+                    yield line
+
+            resources.append(_add(z, _PAGES, page_bytes()))
+            now = _iso(_dt.datetime.now(_dt.UTC).timestamp())
+            package = {
+                "profile": "data-package",
+                "wacz_version": WACZ_VERSION,
+                "title": title or crawl_dir.resolve().name,
+                "created": now,
+                "modified": now,
+                "software": "dustless/0.1",
+                "resources": resources,
+            }
+            data = json.dumps(package, indent=2, ensure_ascii=False).encode("utf-8")
+            _add(z, "datapackage.json", [data])
+            digest = {"path": "datapackage.json", "hash": "sha256:" + _sha256(data)}
+            _add(z, "datapackage-digest.json", [json.dumps(digest, indent=2).encode()])
+    os.replace(tmp, out)
+    return WaczSummary(out, len(warcs), lines, pages, out.stat().st_size)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def check_wacz(path: Path) -> list[str]:
+    """What is wrong with the WACZ at ``path`` against the 1.1.1 spec; ``[]`` when valid.
+
+    Checks the required files, that every member is stored (not deflated), that
+    ``datapackage.json`` lists every file with its size and sha256, that the digest file
+    matches, the pages file's format, and that every index line points at a record of an
+    archived WARC file whose URL it names.
+    """
+    problems: list[str] = []
+    try:
+        z = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as exc:
+        return [f"not a ZIP file: {exc}"]
+    with z:
+        names = set(z.namelist())
+        for name in _REQUIRED:
+            if name not in names:
+                problems.append(f"missing {name}")
+        if not any(n.startswith("archive/") and ".warc" in n for n in names):
+            problems.append("no WARC file in archive/")
+        if not any(n.startswith("indexes/") for n in names):
+            problems.append("no index in indexes/")
+        if problems:
+            return problems
+        for info in z.infolist():
+            if info.compress_type != zipfile.ZIP_STORED:
+                problems.append(f"{info.filename} is compressed in the ZIP (must be stored)")
+        raw = z.read("datapackage.json")
+        package = json.loads(raw)
+        if package.get("profile") != "data-package":
+            problems.append("datapackage.json: profile is not data-package")
+        if package.get("wacz_version") != WACZ_VERSION:
+            problems.append(f"datapackage.json: wacz_version is not {WACZ_VERSION}")
+        listed = {r["path"]: r for r in package.get("resources", [])}
+        for name in sorted(names - {"datapackage.json", "datapackage-digest.json"}):
+            res = listed.get(name)
+            if res is None:
+                problems.append(f"{name} is not listed in datapackage.json")
+                continue
+            sha, size = hashlib.sha256(), 0
+            with z.open(name) as f:
+                while chunk := f.read(_COPY):
+                    sha.update(chunk)
+                    size += len(chunk)
+            if res.get("hash") != "sha256:" + sha.hexdigest():
+                problems.append(f"{name}: sha256 differs from datapackage.json")
+            if res.get("bytes") != size:
+                problems.append(f"{name}: size differs from datapackage.json")
+        for name in sorted(set(listed) - names):
+            problems.append(f"datapackage.json lists {name}, which is not in the ZIP")
+        digest = json.loads(z.read("datapackage-digest.json"))
+        if digest.get("path") != "datapackage.json" or digest.get("hash") != (
+            "sha256:" + _sha256(raw)
+        ):
+            problems.append("datapackage-digest.json does not match datapackage.json")
+        problems += _check_pages(z.read(_PAGES).decode("utf-8").splitlines())
+        problems += _check_index(z, names)
+    return problems
+
+
+def _check_pages(lines: list[str]) -> list[str]:
+    if not lines:
+        return [f"{_PAGES} is empty"]
+    head = json.loads(lines[0])
+    out = [] if head.get("format") == "json-pages-1.0" and "id" in head else [f"{_PAGES} header"]
+    for n, line in enumerate(lines[1:], 2):
+        page = json.loads(line)
+        if "url" not in page or "ts" not in page:
+            out.append(f"{_PAGES} line {n}: url and ts are required")
+    return out
+
+
+def _check_index(z: zipfile.ZipFile, names: set[str]) -> list[str]:
+    import gzip
+
+    from dustless.store import entry_from_head, surt_key
+
+    out: list[str] = []
+    index = [n for n in names if n.startswith("indexes/") and n.endswith((".cdxj", ".cdx"))]
+    for name in index:
+        with z.open(name) as f:
+            for n, raw in enumerate(f, 1):
+                key, stamp, data = raw.decode("utf-8").split(" ", 2)
+                rec = json.loads(data)
+                member = "archive/" + rec["filename"]
+                if member not in names:
+                    out.append(f"{name} line {n}: {rec['filename']} is not in archive/")
+                    continue
+                offset, length = int(rec["offset"]), int(rec["length"])
+                with z.open(member) as w:
+                    w.seek(offset)
+                    blob = w.read(length)
+                try:
+                    head = gzip.decompress(blob)[: 1 << 16]
+                except (OSError, EOFError):
+                    out.append(f"{name} line {n}: no whole gzip member at {offset}")
+                    continue
+                entry = entry_from_head(head, rec["filename"], offset, length)
+                if key != surt_key(rec["url"]):
+                    out.append(f"{name} line {n}: key {key} is not the SURT of {rec['url']}")
+                if entry is None or entry.url != rec["url"] or entry.timestamp != stamp:
+                    out.append(f"{name} line {n}: the record at {offset} is not {rec['url']}")
+    return out

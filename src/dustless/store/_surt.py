@@ -1,0 +1,132 @@
+"""SURT keys: the sort key of a CDXJ line, as web archives compute it.
+
+A replay tool (pywb, OpenWayback, the Wayback Machine) looks a URL up by canonicalizing it
+and reversing its host into a SURT ("Sort-friendly URI Reordering Transform"):
+``http://www.Example.com:8080/A/b/?q=2&p=1#x`` → ``com,example:8080)/a/b?p=1&q=2``. Our key
+must equal theirs, or a replay finds nothing; the steps are the Internet Archive's default
+canonicalization, which pywb applies through the ``surt`` package:
+
+* Google's safe-browsing clean-up: drop the fragment, unescape percent-escapes repeatedly,
+  then escape once what is outside printable ASCII (and ``%``, ``#``); resolve ``.`` and
+  ``..`` path segments; lowercase the host; dotted IPv4 forms as four decimals;
+* then the IA's: strip ``www``/``wwwN.``, user info and the default port; lowercase path and
+  query; drop ``jsessionid``/``phpsessid``/``sid``/ASP session ids; drop a trailing slash
+  (but not the root's); sort the query's ``name=value`` pairs.
+
+``tests/store/test_cdxj.py`` checks ours against the ``surt`` package on a list of URLs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
+
+__all__ = ["surt_key"]
+
+_SAFE = b"!\"$&'()*+,-./:;<=>?@[\\]^_`{|}~"
+_WWW = re.compile(rb"www\d*\.")
+_SPACES = re.compile(rb"[\t\r\n]")
+_QUERY_SESSION = [
+    re.compile(rb"^(.*)(?:jsessionid=[0-9a-zA-Z]{32})(?:&(.*))?$", re.I),
+    re.compile(rb"^(.*)(?:phpsessid=[0-9a-zA-Z]{32})(?:&(.*))?$", re.I),
+    re.compile(rb"^(.*)(?:sid=[0-9a-zA-Z]{32})(?:&(.*))?$", re.I),
+    re.compile(rb"^(.*)(?:ASPSESSIONID[a-zA-Z]{8}=[a-zA-Z]{24})(?:&(.*))?$", re.I),
+    re.compile(rb"^(.*)(?:cfid=[^&]+&cftoken=[^&]+)(?:&(.*))?$", re.I),
+]
+_PATH_SESSION = [
+    re.compile(rb"^(.*/)(\((?:[a-z]\([0-9a-z]{24}\))+\)/)([^\?]+\.aspx.*)$", re.I),
+    re.compile(rb"^(.*/)(\([0-9a-z]{24}\)/)([^\?]+\.aspx.*)$", re.I),
+]
+_DEFAULT_PORT = {b"http": 80, b"https": 443}
+
+
+def _unescape(data: bytes) -> bytes:
+    while True:
+        un = unquote_to_bytes(data)
+        if un == data:
+            return data
+        data = un
+
+
+def _escape(data: bytes) -> bytes:
+    return quote_from_bytes(data, safe=_SAFE).encode("ascii")
+
+
+def _dot_segments(path: bytes) -> bytes:
+    kept: list[bytes] = []
+    for seg in path.split(b"/")[1:]:
+        if seg == b".":
+            continue
+        if seg == b"..":
+            if kept:
+                kept.pop()
+            else:
+                kept.append(seg)
+            continue
+        kept.append(seg)
+    if not kept:
+        return b"/"
+    # Empty segments collapse, except the last one (a trailing slash).
+    return b"/" + b"".join(s + b"/" for s in kept[:-1] if s) + kept[-1]
+
+
+def _sorted_query(query: bytes) -> bytes:
+    pairs = sorted(tuple(arg.split(b"=", 1)) for arg in query.split(b"&"))
+    return b"&".join(b"=".join(p) for p in pairs)
+
+
+def surt_key(url: str) -> str:
+    """The SURT key of ``url`` (no scheme, as CDXJ keys are written)."""
+    # UTF-8 bytes seen as latin-1 text: urlsplit wants ASCII bytes, and this round-trips.
+    raw = _SPACES.sub(b"", url.strip().encode("utf-8")).decode("latin-1")
+    try:
+        parts = urlsplit(raw)
+        port = parts.port
+    except ValueError:
+        return url
+    scheme = parts.scheme.lower().encode("latin-1")
+    host = (parts.hostname or "").encode("latin-1")
+    if not host:
+        return url
+    # Google canonicalization: host.
+    host = _unescape(host)
+    try:
+        host.decode("ascii")
+    except UnicodeDecodeError:
+        with contextlib.suppress(UnicodeError):
+            host = host.decode("utf-8", "ignore").encode("idna")
+    host = host.replace(b"..", b".").strip(b".")
+    if host.isdigit():
+        n = int(host) & 0xFFFFFFFF
+        host = b".".join(str(n >> s & 255).encode() for s in (24, 16, 8, 0))
+    else:
+        host = _escape(host.lower())
+    # Google canonicalization: path and query.
+    path = _escape(_dot_segments(_unescape(parts.path.encode("latin-1"))))
+    query = _escape(_unescape(parts.query.encode("latin-1"))) if parts.query else b""
+    # IA canonicalization.
+    if m := _WWW.match(host):
+        host = host[m.end() :]
+    if port == _DEFAULT_PORT.get(scheme):
+        port = None
+    path = path.lower()
+    for pattern in _PATH_SESSION:
+        if pm := pattern.match(path):
+            path = pm.group(1) + pm.group(3)
+    if len(path) > 1 and path.endswith(b"/"):
+        path = path[:-1]
+    if query:
+        for pattern in _QUERY_SESSION:
+            if qm := pattern.match(query):
+                query = qm.group(1) + (qm.group(2) or b"")
+        query = query.lower()
+        if len(query) > 1:
+            query = _sorted_query(query)
+    key = b",".join(reversed(host.split(b".")))
+    if port is not None:
+        key += b":%d" % port
+    key += b")" + path
+    if query:
+        key += b"?" + query
+    return key.decode("utf-8", "replace")
