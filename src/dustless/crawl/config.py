@@ -60,6 +60,9 @@ class CrawlConfig:
     rules: tuple[str, ...] = ()  # --rules: site-rules for identities only
     scripts: tuple[str, ...] = ()  # --script: also filtering, javascript links, priorities
     commit_interval: float = 1.0  # the store records fetches at least this often (crash safety)
+    # Many machines: seconds a host lease lasts unrenewed — how long a killed worker's hosts
+    # wait before another worker takes them over (renewed every quarter of it).
+    lease_ttl: float = 60.0
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -77,6 +80,8 @@ class CrawlConfig:
                 raise InvalidOption(f"--{name.replace('_', '-')} must be >= 0, not {value}")
         if not self.user_agent.strip():
             raise InvalidOption("--user-agent must not be empty")
+        if not (self.lease_ttl > 0 and math.isfinite(self.lease_ttl)):
+            raise InvalidOption(f"--lease-ttl must be > 0 seconds, not {self.lease_ttl}")
         if not 0 < self.commit_interval <= 1.0:
             raise InvalidOption("commit interval must be in (0, 1] s: issue 4's crash rule")
         self.url_filter()  # validates the deny patterns and the length

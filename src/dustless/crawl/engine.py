@@ -71,6 +71,11 @@ _BACKLOG_PAGES = 1000
 _NOT_STORED = Stored(None, None, None, None, False)
 _MAINTAIN_EVERY = 1.0  # seconds between lease renewals / lease rounds
 _IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold all the work
+# Many machines: on a shared store the payloads of a batch of pages are asked about in one
+# round trip (``_prefetch``), so a small batch waits for company while fetches are out — at
+# most this long, or until this many pages have come.
+_HOLD_SECONDS = 0.1
+_HOLD_PAGES = 64
 
 
 def strict_mode() -> bool:
@@ -134,6 +139,7 @@ class Crawler:
             c.politeness(),
             agent=c.user_agent,
             conditional=conditional_batch(batch.config),
+            lease_ttl=c.lease_ttl,  # many machines: how soon a dead worker's hosts come back
         )
         self.record = Recorder(store, warc, batch.number, resumed=resumed)
         self.admission = Admission(
@@ -147,6 +153,11 @@ class Crawler:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
+        self._done_since = 0.0  # when the oldest of _done finished (many machines: _take_done)
+        # Many machines: hosts with a page handled since the last commit. Until its fetch row
+        # is in the DB the host is not given away (its URL is in flight there: had this
+        # worker died, the next owner would not know to fetch it again).
+        self._uncommitted: set[str] = set()
         self._wake: asyncio.Future[None] | None = None
         self._stop = 0  # 1: finish in-flight fetches and flush; 2: cancel them
         self._last_commit = clock()
@@ -225,6 +236,8 @@ class Crawler:
                 # page has been processed, so its next request can overlap that work.
                 r = done.results[0]
                 self.hosts.page_done(done.item, self.clock(), r.elapsed, failed=_trouble(r))
+        if not self._done:
+            self._done_since = self.clock()
         self._done.append(task)
         self._poke()
 
@@ -235,7 +248,7 @@ class Crawler:
         while True:
             # The fetches finished so far, one batch: new completions wait for the next
             # round, so that commits (crash safety) and the display are never starved.
-            batch = [self._done.popleft() for _ in range(len(self._done))]
+            batch = self._take_done(clock())
             self._prefetch(batch)
             for task in batch:
                 self._handle(task)
@@ -254,8 +267,13 @@ class Crawler:
                 self._commit(now)
             if now >= self._next_maintain:
                 self._next_maintain = now + _MAINTAIN_EVERY
+                if self.store.shared and self._uncommitted:
+                    # Many machines: the fetch rows go to the DB first, so that the lease
+                    # round may give any host without a request out to a worker that has
+                    # fewer (it replaces the commit due about now).
+                    self._commit(now)
                 self.hosts.maintain(now, self.wall())
-                self.hosts.lease(now, self.wall())
+                self.hosts.lease(now, self.wall(), keep=self._unsettled())
             wait: float = interval
             if self._stop:
                 if not self._tasks and not self._done:
@@ -274,14 +292,47 @@ class Crawler:
             if self.progress is not None and now - self._last_progress >= 0.25:
                 self._last_progress = now
                 self._show(now)
-            if self._done:
+            held = self._held_for(now)  # many machines: a small batch waiting (_take_done)
+            if self._done and held is None:
                 await asyncio.sleep(0)  # let I/O and timers run between two batches
                 continue
+            if held is not None:
+                wait = min(wait, held)
             wake = self._wake = loop.create_future()
             timer = loop.call_later(max(0.0, min(wait, interval)), self._poke)
             await wake
             timer.cancel()
             self._wake = None
+
+    # -- many machines: handling finished fetches in batches worth a round trip -------------
+
+    def _held_for(self, now: float) -> float | None:
+        """Seconds the finished fetches still wait for company (``None``: handle them now)."""
+        if (
+            not self._done
+            or not self.store.shared
+            or self._stop
+            or len(self._done) >= _HOLD_PAGES
+            or now >= self._next_maintain  # a lease round next: settle what is waiting
+        ):
+            return None
+        left = self._done_since + _HOLD_SECONDS - now
+        return left if left > 0 else None
+
+    def _unsettled(self) -> set[str]:
+        """Hosts whose fetches are not all in the DB: handled since the last commit, or
+        waiting to be handled. A lease round must not give them away."""
+        waiting = {
+            t.result().item.host for t in self._done if not t.cancelled() and not t.exception()
+        }
+        return self._uncommitted | waiting
+
+    def _take_done(self, now: float) -> list[asyncio.Task[Any]]:
+        """The finished fetches to handle in this round: all of them, unless a shared
+        store's small batch waits for company (``_held_for``)."""
+        if self._held_for(now) is not None:
+            return []
+        return [self._done.popleft() for _ in range(len(self._done))]
 
     def _idle(self, now: float) -> float | None:
         """Nothing held is ready and nothing is in flight: find work (0.0), wait for other
@@ -292,6 +343,7 @@ class Crawler:
             return 0.0
         if hosts.refill(force=True):
             return 0.0
+        self._commit(now)  # many machines: the fetch rows in the DB before hosts are released
         hosts.release_idle(now, wall)
         if hosts.lease(now, wall) or hosts.refill(force=True):
             return 0.0
@@ -312,6 +364,7 @@ class Crawler:
             if r is None or isinstance(r, float):
                 return r
             if isinstance(r, Denied):
+                self._uncommitted.add(r.page.host)
                 self._record_state(r.page.url_id, NetState.robots)
             elif isinstance(r, RobotsItem):
                 self._robots_in_flight += 1
@@ -383,6 +436,7 @@ class Crawler:
         done: _Done = task.result()
         self._backlog_bytes -= sum(len(r.body) for r in done.results)
         item = done.item
+        self._uncommitted.add(item.host)
         if isinstance(item, RobotsItem):
             self._robots_in_flight -= 1
         try:
@@ -502,6 +556,7 @@ class Crawler:
     def _commit(self, now: float) -> None:
         self.admission.flush()
         self.record.commit()
+        self._uncommitted.clear()
         self.stats.commits += 1
         self._last_commit = now
 

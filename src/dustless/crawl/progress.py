@@ -73,6 +73,7 @@ class CrawlStats:
     # Hosts the address policy refused (loopback, private, …), with the reason: the summary
     # says how to allow them.
     refused_hosts: dict[str, str] = field(default_factory=dict)
+    db_round_trips: int | None = None  # a shared (PostgreSQL) store: its network round trips
 
     def count_state(self, state: str, status: int | None = None) -> None:
         self.states[state] = self.states.get(state, 0) + 1

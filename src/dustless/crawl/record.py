@@ -138,6 +138,9 @@ class Recorder:
         """A shared store: ask about the payloads of a batch of pages in one round trip."""
         if not self._shared:
             return
+        # The answers serve this batch of pages (a commit in its middle must not drop them:
+        # each page would then ask on its own).
+        self._known.clear()
         ask = []
         for body in bodies:
             if body:
@@ -213,4 +216,3 @@ class Recorder:
         self.index.sync(wait=False)  # lines for the records this commit covers
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
-        self._known.clear()

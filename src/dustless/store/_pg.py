@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from dustless.errors import StoreError
-from dustless.store._pg_conn import Conn, PgConnection, Read, reader
+from dustless.store._pg_conn import Conn, PgConnection, Read, display_dsn, reader
 from dustless.store._pg_read import PgReads
 from dustless.store._pg_schema import LOCK_BATCH, LOCK_CLASS, PG_MIGRATIONS, PgMigration, migrate
 from dustless.store._pg_work import PgWork
@@ -148,6 +148,11 @@ class PostgresCrawlStore(PgReads, PgWork):
     @property
     def dsn(self) -> str:
         return self._db.dsn
+
+    @property
+    def where(self) -> str:
+        """``host:port/dbname``: the DB as messages name it (never with a password)."""
+        return display_dsn(self._db.dsn)
 
     def commit(self) -> None:
         self._db.commit()

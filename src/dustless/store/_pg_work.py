@@ -84,8 +84,8 @@ WHERE w.host = mine.host
 """
 _WORK_LEFT = """
 SELECT
-    count(*) FILTER (WHERE (queued > 0 AND (owner IS NULL OR owner = %(me)s
-        OR lease_until < %(now)s)) OR (owner <> %(me)s AND lease_until < %(now)s)),
+    count(*) FILTER (WHERE (queued > 0 AND (owner IS NULL OR lease_until < %(now)s))
+        OR (owner <> %(me)s AND lease_until < %(now)s)),
     count(*) FILTER (WHERE owner <> %(me)s AND lease_until >= %(now)s)
 FROM host_work WHERE queued > 0 OR owner IS NOT NULL
 """

@@ -238,13 +238,14 @@ class SQLiteWork:
     def work_left(self, now: float) -> WorkLeft:
         me = self._worker
         with self._lock:
+            # This worker's live leases are its own business (``HostTable`` holds them).
             queued, elsewhere = self._db.execute(
                 "SELECT "
-                "coalesce(sum((queued > 0 AND (owner IS NULL OR owner = ? OR lease_until < ?)) "
+                "coalesce(sum((queued > 0 AND (owner IS NULL OR lease_until < ?)) "
                 "OR (owner IS NOT NULL AND owner != ? AND lease_until < ?)), 0), "
                 "coalesce(sum(owner IS NOT NULL AND owner != ? AND lease_until >= ?), 0) "
                 "FROM host_work WHERE queued > 0 OR owner IS NOT NULL",
-                (me, now, me, now, me, now),
+                (now, me, now, me, now),
             ).fetchone()
         return WorkLeft(int(queued), int(elsewhere))
 
