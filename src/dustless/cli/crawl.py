@@ -290,10 +290,9 @@ def _no_seeds_message(out: Path, seeds_given: bool) -> str:
 
 def _check_db(args: argparse.Namespace) -> str | None:
     """``--db``'s URL (or ``None``: SQLite in DIR); the options that need it, checked."""
-    from dustless.store._dsn import is_postgres_url
-
     db: str | None = args.db
-    if db is not None and not is_postgres_url(db):
+    # As dustless.store.is_postgres_url, without importing the store (checks come first).
+    if db is not None and not db.startswith(("postgresql://", "postgres://")):
         raise InvalidOption(
             f"--db wants a PostgreSQL URL (postgresql://USER@HOST/DBNAME), not {db!r}; "
             "without --db the crawl DB is DIR/crawl.db"
