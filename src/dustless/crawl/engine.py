@@ -28,7 +28,7 @@ import math
 import os
 import signal
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -74,7 +74,7 @@ _IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold
 # Many machines: on a shared store the payloads of a batch of pages are asked about in one
 # round trip (``_prefetch``), so a small batch waits for company while fetches are out — at
 # most this long, or until this many pages have come.
-_HOLD_SECONDS = 0.1
+_HOLD_SECONDS = 0.25
 _HOLD_PAGES = 64
 
 
@@ -154,10 +154,12 @@ class Crawler:
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
         self._done_since = 0.0  # when the oldest of _done finished (many machines: _take_done)
-        # Many machines: hosts with a page handled since the last commit. Until its fetch row
-        # is in the DB the host is not given away (its URL is in flight there: had this
-        # worker died, the next owner would not know to fetch it again).
-        self._uncommitted: set[str] = set()
+        # Many machines: per host, the fetches that ended and are not in the DB yet (waiting
+        # to be handled, or handled since the last commit). Such a host is not given away:
+        # its URL is in flight in the DB, and had this worker died, the next owner would
+        # not know to fetch it again. ``_handled``: those handled since the last commit.
+        self._open: Counter[str] = Counter()
+        self._handled: list[str] = []
         self._wake: asyncio.Future[None] | None = None
         self._stop = 0  # 1: finish in-flight fetches and flush; 2: cancel them
         self._last_commit = clock()
@@ -231,6 +233,7 @@ class Crawler:
         if not task.cancelled() and task.exception() is None:
             done: _Done = task.result()
             self._backlog_bytes += sum(len(r.body) for r in done.results)
+            self._open[done.item.host] += 1
             if isinstance(done.item, QueuedURL):
                 # The request is over: start the host's politeness clock now, not when the
                 # page has been processed, so its next request can overlap that work.
@@ -265,15 +268,8 @@ class Crawler:
             now = clock()
             if now - self._last_commit >= interval:
                 self._commit(now)
-            if now >= self._next_maintain:
-                self._next_maintain = now + _MAINTAIN_EVERY
-                if self.store.shared and self._uncommitted:
-                    # Many machines: the fetch rows go to the DB first, so that the lease
-                    # round may give any host without a request out to a worker that has
-                    # fewer (it replaces the commit due about now).
-                    self._commit(now)
-                self.hosts.maintain(now, self.wall())
-                self.hosts.lease(now, self.wall(), keep=self._unsettled())
+            if now >= self._next_maintain:  # (usually done by the commit just before)
+                self._maintain(now)
             wait: float = interval
             if self._stop:
                 if not self._tasks and not self._done:
@@ -320,12 +316,9 @@ class Crawler:
         return left if left > 0 else None
 
     def _unsettled(self) -> set[str]:
-        """Hosts whose fetches are not all in the DB: handled since the last commit, or
-        waiting to be handled. A lease round must not give them away."""
-        waiting = {
-            t.result().item.host for t in self._done if not t.cancelled() and not t.exception()
-        }
-        return self._uncommitted | waiting
+        """Hosts whose fetches are not all in the DB (``_open``): a lease round must not give
+        them away."""
+        return set(self._open)
 
     def _take_done(self, now: float) -> list[asyncio.Task[Any]]:
         """The finished fetches to handle in this round: all of them, unless a shared
@@ -364,7 +357,8 @@ class Crawler:
             if r is None or isinstance(r, float):
                 return r
             if isinstance(r, Denied):
-                self._uncommitted.add(r.page.host)
+                self._open[r.page.host] += 1
+                self._handled.append(r.page.host)
                 self._record_state(r.page.url_id, NetState.robots)
             elif isinstance(r, RobotsItem):
                 self._robots_in_flight += 1
@@ -436,7 +430,7 @@ class Crawler:
         done: _Done = task.result()
         self._backlog_bytes -= sum(len(r.body) for r in done.results)
         item = done.item
-        self._uncommitted.add(item.host)
+        self._handled.append(item.host)  # its rows are written at the next commit
         if isinstance(item, RobotsItem):
             self._robots_in_flight -= 1
         try:
@@ -556,7 +550,23 @@ class Crawler:
     def _commit(self, now: float) -> None:
         self.admission.flush()
         self.record.commit()
-        self._uncommitted.clear()
+        open_ = self._open
+        for host in self._handled:
+            open_[host] -= 1
+            if open_[host] <= 0:
+                del open_[host]
+        self._handled.clear()
+        if now >= self._next_maintain:
+            # Many machines: the lease round right after a commit, when every fetch handled
+            # is in the DB, so that it may give any host without a request out to a worker
+            # that has fewer.
+            self._maintain(now)
+
+    def _maintain(self, now: float) -> None:
+        """Lease renewals and a lease round (a shared store: the fair share of hosts)."""
+        self._next_maintain = now + _MAINTAIN_EVERY
+        self.hosts.maintain(now, self.wall())
+        self.hosts.lease(now, self.wall(), keep=self._unsettled())
         self.stats.commits += 1
         self._last_commit = now
 

@@ -129,10 +129,7 @@ class HostTable:
         self._robots_rows: list[RobotsRow] = []  # fetched robots.txt, stored at the commit
         self._next_renew = -math.inf
         self._keys: dict[str, tuple[str, str, int]] = {}  # origin -> its robots key
-        # Many machines: the workers alive, asked now and then (not at every lease round),
-        # and the hosts being given back (``_shed``) with their real politeness clocks.
-        self._workers = 1
-        self._next_count = -math.inf
+        # Many machines: the hosts being given back (``_shed``), with their real clocks.
         self._giving: dict[str, float] = {}
 
     # -- leases --------------------------------------------------------------------------------
@@ -144,12 +141,17 @@ class HostTable:
         a worker holding well over it (it started first, another joined) gives the excess
         back, so a worker that joins mid-crawl gets hosts to crawl — never one in ``keep``
         (hosts whose fetch rows are not all in the DB yet) or with a request out."""
+        if self.store.shared:
+            # A host done here counts in no share: given back now, not when this worker
+            # runs out of work altogether (the DB may hold more for it: a claim asks).
+            self.release_idle(mono, wall, keep)
         want = self.max_hosts - len(self._held)
         if self.store.shared:
             # -- many machines: the fair share, and the excess given back ------------------
-            left = self.store.work_left(wall)
+            # The workers seen within a TTL (each one's lease calls are its heartbeat).
+            left = self.store.work_left(wall, alive_within=self.lease_ttl)
             total = left.queued_hosts + left.leased_elsewhere + len(self._held)
-            share = math.ceil(total / self._alive(wall))
+            share = math.ceil(total / max(1, left.workers))
             want = min(want, share - len(self._held))
             if -want > max(1, share // 8):
                 self._shed(-want, mono, wall, keep)
@@ -170,7 +172,13 @@ class HostTable:
         return len(leases)
 
     def maintain(self, mono: float, wall: float) -> None:
-        """Renew the leases now and then; hosts another worker took over are dropped."""
+        """Renew the leases now and then; hosts another worker took over are dropped.
+
+        Also refill the windows that ran low: ``next`` claims only when no host is ready,
+        and while others keep the slots busy a host whose window ran dry would wait —
+        to be crawled alone, at its politeness pace, at the end of the crawl."""
+        if self._low:
+            self.refill()
         if wall < self._next_renew or not self._held:
             return
         self._next_renew = wall + self.lease_ttl / 4
@@ -181,9 +189,14 @@ class HostTable:
             self._drop(host)
             self.frontier.forget(host)
 
-    def release_idle(self, mono: float, wall: float) -> int:
-        """Give back the hosts with nothing left to fetch here; how many were released."""
-        idle = [h for h, held in self._held.items() if held.queued <= 0 and not self._busy(h)]
+    def release_idle(self, mono: float, wall: float, keep: Collection[str] = ()) -> int:
+        """Give back the hosts with nothing left to fetch here (but those in ``keep``, whose
+        fetch rows are not all in the DB yet); how many were released."""
+        idle = [
+            h
+            for h, held in self._held.items()
+            if held.queued <= 0 and not self._busy(h) and h not in keep
+        ]
         if not idle:
             return 0
         # The DB may have more for them (another worker's links): a claim tells.
@@ -195,17 +208,7 @@ class HostTable:
             self.frontier.forget(h)
         return len(gone)
 
-    # -- many machines: workers alive, and hosts given back to them --------------------------
-
-    def _alive(self, wall: float) -> int:
-        """Workers seen within a lease's TTL (each one's lease calls are its heartbeat); asked
-        every quarter TTL (5 s at most): a worker that joins or dies changes the share that
-        late at most."""
-        if wall >= self._next_count:
-            self._next_count = wall + min(self.lease_ttl / 4, 5.0)
-            seen = wall - self.lease_ttl
-            self._workers = max(1, sum(1 for w in self.store.workers() if w.seen_at >= seen))
-        return self._workers
+    # -- many machines: hosts given back to the other workers ------------------------------
 
     def _shed(self, n: int, mono: float, wall: float, keep: Collection[str]) -> None:
         """Give ``n`` hosts back to the crawl. A host is first *drained* — no new request

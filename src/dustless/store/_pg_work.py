@@ -86,7 +86,8 @@ _WORK_LEFT = """
 SELECT
     count(*) FILTER (WHERE (queued > 0 AND (owner IS NULL OR lease_until < %(now)s))
         OR (owner <> %(me)s AND lease_until < %(now)s)),
-    count(*) FILTER (WHERE owner <> %(me)s AND lease_until >= %(now)s)
+    count(*) FILTER (WHERE owner <> %(me)s AND lease_until >= %(now)s),
+    (SELECT count(*) FROM workers WHERE seen_at >= %(since)s)
 FROM host_work WHERE queued > 0 OR owner IS NOT NULL
 """
 _HEARTBEAT = "UPDATE workers SET seen_at = greatest(seen_at, %s) WHERE name = %s"
@@ -266,15 +267,16 @@ class PgWork:
                 {"me": self._worker, "hosts": list(ready_at), "ready": list(ready_at.values())},
             )
 
-    def work_left(self, now: float) -> WorkLeft:
+    def work_left(self, now: float, alive_within: float | None = None) -> WorkLeft:
         me = self._worker
+        since = None if alive_within is None else now - alive_within
 
         def send(conn: Conn) -> Read[Rows]:
             conn.execute(_HEARTBEAT, (now, me))
-            return reader(conn.execute(_WORK_LEFT, {"me": me, "now": now}))
+            return reader(conn.execute(_WORK_LEFT, {"me": me, "now": now, "since": since}))
 
-        ((queued, elsewhere),) = self._db.exchange(send)
-        return WorkLeft(int(queued), int(elsewhere))
+        ((queued, elsewhere, alive),) = self._db.exchange(send)
+        return WorkLeft(int(queued), int(elsewhere), int(alive))
 
     def requeue_in_flight(self) -> int:
         me = self._worker

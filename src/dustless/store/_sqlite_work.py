@@ -235,7 +235,7 @@ class SQLiteWork:
                 [(when, host, self._worker) for host, when in ready_at.items()],
             )
 
-    def work_left(self, now: float) -> WorkLeft:
+    def work_left(self, now: float, alive_within: float | None = None) -> WorkLeft:
         me = self._worker
         with self._lock:
             # This worker's live leases are its own business (``HostTable`` holds them).
@@ -247,7 +247,12 @@ class SQLiteWork:
                 "FROM host_work WHERE queued > 0 OR owner IS NOT NULL",
                 (now, me, now, me, now),
             ).fetchone()
-        return WorkLeft(int(queued), int(elsewhere))
+            alive = 0
+            if alive_within is not None:
+                (alive,) = self._db.execute(
+                    "SELECT count(*) FROM workers WHERE seen_at >= ?", (now - alive_within,)
+                ).fetchone()
+        return WorkLeft(int(queued), int(elsewhere), int(alive))
 
     def requeue_in_flight(self) -> int:
         me = self._worker
