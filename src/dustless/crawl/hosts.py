@@ -153,8 +153,9 @@ class HostTable:
             total = left.queued_hosts + left.leased_elsewhere + len(self._held)
             share = math.ceil(total / max(1, left.workers))
             want = min(want, share - len(self._held))
-            if -want > max(1, share // 8):
-                self._shed(-want, mono, wall, keep)
+            # Shed only well over the share; below that, hosts being drained are resumed
+            # (the share grew back: a worker left, or the work left shrank).
+            self._shed(-want if -want > max(1, share // 8) else 0, mono, wall, keep)
         if want <= 0:
             return 0
         leases = self.store.lease_hosts(min(want, _LEASE_BATCH), now=wall, ttl=self.lease_ttl)
@@ -216,6 +217,10 @@ class HostTable:
         has no request out and every fetch of it is in the DB (not in ``keep``): its window
         goes back to the DB queue, its politeness clock to its next owner (``ready_at``)."""
         frontier = self.frontier
+        for host in list(self._giving)[n:]:
+            # No longer to be given: its clock back as it was, its window refilled.
+            frontier.resume(host, self._giving.pop(host))
+            self.note_low(host)
         for host in list(self._held):
             if len(self._giving) >= n:
                 break
