@@ -71,6 +71,7 @@ _BACKLOG_PAGES = 1000
 _NOT_STORED = Stored(None, None, None, None, False)
 _MAINTAIN_EVERY = 1.0  # seconds between lease renewals / lease rounds
 _IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold all the work
+_EAGER_FLUSH = 0.02  # seconds between two admissions made because slots were idle
 
 
 def strict_mode() -> bool:
@@ -153,6 +154,7 @@ class Crawler:
         self._last_progress = 0.0
         self._next_maintain = -math.inf
         self._robots_in_flight = 0  # robots.txt requests out: their hosts' pages wait
+        self._next_eager = -math.inf
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -309,6 +311,8 @@ class Crawler:
         wall = self.wall()
         while len(self._tasks) < concurrency:
             r = hosts.next(now, wall)
+            if (r is None or isinstance(r, float)) and self._eager_flush(now):
+                continue  # the links just admitted may be what the idle slots need
             if r is None or isinstance(r, float):
                 return r
             if isinstance(r, Denied):
@@ -319,6 +323,16 @@ class Crawler:
             else:
                 self._spawn(self._fetch_page(r))
         return math.inf  # every slot busy: a finished fetch wakes the loop
+
+    def _eager_flush(self, now: float) -> bool:
+        """Slots are free but nothing held is ready: admit the pending links now rather than
+        at the next commit (a breadth-first crawl's next level is in them). At most every
+        ``_EAGER_FLUSH`` seconds, so a store across the network sees a bounded rate of
+        round trips; True if URLs were queued."""
+        if not self.admission.pending or now < self._next_eager:
+            return False
+        self._next_eager = now + _EAGER_FLUSH
+        return self.admission.flush() > 0
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
