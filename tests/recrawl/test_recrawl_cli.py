@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import random
 import signal
 import sqlite3
 import subprocess
@@ -153,10 +152,10 @@ def test_kill_9_during_a_recrawl_then_resume(
     cmd = [sys.executable, "-m", "dustless", "recrawl", str(out), "--batch-time"]
     cmd += [_when(out, 4), "--delay", "0.2", "--concurrency", "4", "--quiet"]
     proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+    # The kill waits on an event (8 fetches of batch 2 committed), not on a random time.
     deadline = time.monotonic() + 60
     while _count(out, 2) < 8 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
-    time.sleep(random.uniform(0.0, 0.3))
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the recrawl ended before the kill"
