@@ -40,10 +40,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--profile",
-        choices=("clean", "dirty", "hostile", "mixed"),
+        choices=("clean", "dirty", "hostile", "mixed", "field"),
         default="mixed",
         help="clean: no aliases or traps; dirty: aliasing personalities; "
-        "hostile: traps and misbehaviour; mixed: all (default)",
+        "hostile: traps and misbehaviour; mixed: all (default); field: dirty's plus www "
+        "twins linking to their own host, dynamic pages and a templated site",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one")

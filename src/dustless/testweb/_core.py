@@ -41,6 +41,9 @@ class Profile(enum.Enum):
     DIRTY = "dirty"  # every aliasing personality
     HOSTILE = "hostile"  # traps and misbehaviour
     MIXED = "mixed"  # all of them
+    #: dirty's personalities plus what a field test met on real servers: www aliases whose
+    #: pages link to their own host name, dynamic pages, a templated site of short articles
+    FIELD = "field"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +108,14 @@ class Page:
     frameset: bool = False
     lang: str = "en"
     text_words: int = 60
+    #: the personality's page style ("", "dynamic", "templated"; see Personality.style)
+    style: str = ""
+    #: site boilerplate around a templated page's text (the same string on every page)
+    chrome: str = ""
+    #: for a www.NAME twin whose pages link to their own host: the origin the body is written
+    #: with, and the twin's origin it is rewritten to when requested there
+    origin: str = ""
+    twin_origin: str = ""
 
     def version(self, day: int) -> int:
         """How many times the page has changed by ``day`` (changes only when days advance)."""
