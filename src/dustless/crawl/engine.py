@@ -43,7 +43,7 @@ from dustless.crawl.redirect import same_identity
 from dustless.crawl.resume import open_run, write_seeds_out
 from dustless.crawl.scripted import Label
 from dustless.crawl.window import Window
-from dustless.extract import extract_links
+from dustless.extract import content_fingerprint, extract_links
 from dustless.fetch import FetchResult, NetState, RobotsFetch, fetch_robots
 from dustless.frontier import ROBOTS_KIND, Frontier, HostState, QueuedURL, Ready
 from dustless.recrawl._validators import conditional_batch
@@ -456,6 +456,13 @@ class Crawler:
             stats.revisits += 1
         warc_ref, req_ref = stored.response, stored.request
         sha1, revisit_of = stored.sha1, stored.revisit_of
+        # Content identity: the near-duplicate fingerprint of a new 2xx document's text (a
+        # revisit's is its first capture's); none at all for a truncated or failed body.
+        fp = None
+        if state not in ("OK", "code"):
+            sha1 = None  # tooBig, dTim, dErr: no document, not the SHA-1 of what arrived
+        elif not stored.revisit and status is not None and 200 <= status < 300:
+            fp = content_fingerprint(body, mime, r.header("content-type"))
         if status == 304 and held is not None:
             # RFC 9110 §15.4.5: the copy we hold is current. Keep its hash, so the batch
             # records "unchanged" without a download (seed 004 §4 compares contents).
@@ -512,6 +519,7 @@ class Crawler:
                 batch=self.batch.number,
                 links_before=before,
                 links_after=after,
+                content_fp=fp,
             )
         )
 
