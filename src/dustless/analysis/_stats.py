@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from dustless.analysis._changes import LINK_KIND_CLASSES
 from dustless.analysis._crawlreader import CrawlDB
+from dustless.errors import InvalidOption
 
 __all__ = [
     "GATE_STATES",
@@ -172,6 +173,7 @@ class HostRow:
     requested: int
     downloaded: int
     bytes: int
+    distinct: int = 0  # distinct documents among its 2xx downloads (CrawlStats.content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +208,11 @@ class CrawlStats:
     bucket_seconds: float
     pages_per_second: float  # downloads over the whole crawl's duration
     top_hosts: tuple[HostRow, ...]
+    # Complete 2xx downloads, and how many distinct documents they are: near-duplicate text
+    # (content "near") or distinct payload SHA-1s ("exact"); docs/statistics.md.
+    content: str = "near"
+    documents: int = 0
+    distinct_documents: int = 0
 
 
 def _share(count: int, total: int) -> float:
@@ -245,8 +252,14 @@ def _bucket_seconds(span: float) -> float:
     return float(_NICE_SECONDS[-1] * (int(span / _NICE_SECONDS[-1] / _MAX_TIME_BUCKETS) + 1))
 
 
-def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -> CrawlStats:
+def crawl_stats(
+    db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20, content: str = "near"
+) -> CrawlStats:
     """The statistics of seed 004 §3 for the crawl in ``db`` (all crawl batches, or one)."""
+    from dustless.analysis._content import CONTENT_MODES, document_classes
+
+    if content not in CONTENT_MODES:
+        raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
     batches = db.crawl_batches(batch)
     marks = ",".join("?" * len(batches)) or "NULL"
     db.script("DROP TABLE IF EXISTS temp.t")
@@ -254,7 +267,9 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
     db.script(
         "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.size_raw, "
         "f.size_stored, f.links_h, f.links_a, f.links_f, f.links_internal, f.warc_file, "
-        "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type "
+        "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type, "
+        "CASE WHEN f.status BETWEEN 200 AND 299 AND f.state IN ('OK', 'code') "
+        "THEN f.content_sha1 END AS doc "
         "FROM fetches f JOIN urls u ON u.id = f.url_id "
         "WHERE f.id IN (SELECT max(id) FROM fetches WHERE batch IN "
         f"({marks}) GROUP BY url_id, batch)",
@@ -405,8 +420,22 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
             timeline.append(TimeBucket(b * width, width, ordered, states.get("OK", 0) / width))
     duration = (float(t1) - float(t0)) if t0 is not None else 0.0
 
+    # Distinct documents, per host and in all: the payload's near class (or its SHA-1).
+    classes = document_classes(db, content)
+    docs_all: set[str] = set()
+    docs_by_host: dict[str, set[str]] = {}
+    documents = 0
+    for host, sha in db.iterate("SELECT host, doc FROM t WHERE doc IS NOT NULL"):
+        documents += 1
+        d = classes.get(sha, sha)
+        docs_all.add(d)
+        got = docs_by_host.get(host)
+        if got is None:
+            docs_by_host[host] = {d}
+        else:
+            got.add(d)
     hosts_rows = tuple(
-        HostRow(str(h), int(r), int(k), int(b))
+        HostRow(str(h), int(r), int(k), int(b), len(docs_by_host.get(str(h), ())))
         for h, r, k, b in db.query(
             f"SELECT host, coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
             "coalesce(sum(CASE WHEN state = 'OK' THEN size_raw ELSE 0 END), 0) FROM t "
@@ -447,6 +476,9 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
         bucket_seconds=width,
         pages_per_second=int(downloaded) / max(duration, width) if t0 is not None else 0.0,
         top_hosts=hosts_rows,
+        content=content,
+        documents=documents,
+        distinct_documents=len(docs_all),
     )
 
 
