@@ -81,6 +81,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"fetches in flight, across hosts (default {d.concurrency})",
     )
     parser.add_argument(
+        "--spelling-tries",
+        type=int,
+        default=d.spelling_tries,
+        metavar="N",
+        help="spellings of one URL identity fetched at most: when the one fetched gives no "
+        f"document (4xx, 5xx, no answer), the next one linked is tried (default "
+        f"{d.spelling_tries}; 1: never)",
+    )
+    parser.add_argument(
         "--delay",
         type=float,
         default=d.delay,
@@ -196,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
             max_pages_per_site=args.max_pages_per_site,
             max_sites=args.max_sites,
             concurrency=args.concurrency,
+            spelling_tries=args.spelling_tries,
             delay=args.delay,
             delay_factor=args.delay_factor,
             user_agent=args.user_agent,

@@ -10,11 +10,15 @@ and the urgent ones are claimed at once, ahead of the host's window (§3.4.2).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from dustless.crawl.discover import Candidate, Discovery
 from dustless.crawl.progress import CrawlStats
 from dustless.crawl.scripted import Label, ScriptedPages
 from dustless.crawl.window import Window
+
+if TYPE_CHECKING:
+    from dustless.crawl.spellings import Spellings
 from dustless.frontier import QueuedURL
 from dustless.store import NewSeed, NewURL, SQLiteStore, UrlSeen
 
@@ -42,6 +46,7 @@ class Admission:
         self.stats = stats
         self.batch = batch
         self.scripted = scripted
+        self.spellings: Spellings | None = None  # fallback spellings (crawl/spellings.py)
 
     def seed(self, seeds: Iterable[str]) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
@@ -84,6 +89,8 @@ class Admission:
         external = [c for c in cands if c.external]
         seed_ids = self.add_seeds(external, item.url_id) if external else {}
         known = self.seen.seen([c.identity for c in cands])
+        if self.spellings is not None:  # another spelling of a stored identity: kept
+            self.spellings.note([c for c, k in zip(cands, known, strict=True) if k])
         fresh = [c for c, k in zip(cands, known, strict=True) if not k]
         admitted = d.admit(fresh)
         self.admit(admitted, item.url_id, seed_ids, labels)

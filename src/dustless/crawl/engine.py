@@ -42,6 +42,7 @@ from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.redirect import same_identity
 from dustless.crawl.resume import open_run, write_seeds_out
 from dustless.crawl.scripted import Label
+from dustless.crawl.spellings import Spellings
 from dustless.crawl.window import Window
 from dustless.extract import content_fingerprint, extract_links
 from dustless.fetch import FetchResult, NetState, RobotsFetch, fetch_robots
@@ -143,6 +144,10 @@ class Crawler:
             batch=self.batch.number,
             scripted=self.scripted,
         )
+        # Fallback spellings: kept at discovery, tried when a fetch gives no document.
+        self.spellings = Spellings(self.store, self.discovery, c.spelling_tries)
+        self.spellings.admission = self.admission
+        self.admission.spellings = self.spellings
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -522,10 +527,12 @@ class Crawler:
                 content_fp=fp,
             )
         )
+        self.spellings.fetched(item, state, status)  # no document: the next spelling
 
     async def _seed(self) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
         if self.resumed and self._has_seeds:
+            self.spellings.resume()  # identities whose spellings all failed so far
             return  # a crash before the first commit leaves no seed rows: seed again
         self.admission.seed(self.config.seeds)
         self._commit(self.clock())

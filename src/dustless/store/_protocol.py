@@ -134,6 +134,9 @@ class CrawlStore(Protocol):
     def seeds(self) -> list[SeedRow]:
         """Every seed by id: the output URL list of 004 Fig. 1 (``seeds.out.txt``)."""
 
+    def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
+        """Keep other spellings ``(identity, url)`` met, at most ``limit`` per identity."""
+
     # -- analysis ----------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run a read-only SQL query over the documented schema (docs/storage.md)."""

@@ -475,6 +475,17 @@ class SQLiteStore(SQLiteReads):
             ).fetchall()
         return [SeedRow(*r) for r in rows]
 
+    # -- fallback spellings (schema V3, crawl/spellings.py) -----------------------------------
+    def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
+        """Keep ``(identity, url)`` spellings met, at most ``limit`` per identity, in order."""
+        if pairs:
+            with self._lock:
+                self._write().executemany(
+                    "INSERT INTO spellings (identity, url) SELECT ?1, ?2 WHERE (SELECT "
+                    "count(*) FROM spellings WHERE identity = ?1) < ?3 ON CONFLICT DO NOTHING",
+                    [(i, u, limit) for i, u in pairs],
+                )
+
     # -- analysis ----------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -503,7 +514,7 @@ for _name in (
     "add_urls", "contains_identities", "claim_queued", "queued", "queued_hosts",
     "requeue_in_flight", "set_url_state", "urls_by_id", "url_counts", "record_fetches",
     "content_seen", "last_fetches", "fetch_state_counts", "warc_ends", "update_hosts", "hosts",
-    "add_seeds", "update_seeds", "seeds", "query", "label_urls",
+    "add_seeds", "update_seeds", "seeds", "query", "label_urls", "add_spellings",
 ):  # fmt: skip
     setattr(SQLiteStore, _name, _translated(getattr(SQLiteStore, _name)))
 
