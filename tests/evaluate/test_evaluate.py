@@ -417,3 +417,27 @@ def _rows_by_key(
     data: dict[str, list[dict[str, object]]],
 ) -> dict[tuple[object, object], dict[str, object]]:
     return {(r["factor"], r["method"]): r for r in data["rows"]}
+
+
+@pytest.mark.parametrize("reading", ["paper", "crawler"])
+def test_worked_examples_come_out_exactly_with_exact_content(example: Path, reading: str) -> None:
+    with open_crawl(example) as db:
+        ev = evaluate_crawl(
+            db, default_documents=EXAMPLE_DEFAULTS, content="exact", reading=reading
+        )
+    assert ev.content == "exact"
+    none = _row(ev, "default-document", "none")
+    remove = _row(ev, "default-document", "remove")
+    assert (none.redundancy_rate, remove.coverage_loss_rate) == (0.5, 0.5)
+    path = _row(ev, "path-case", "none")
+    assert round(path.redundancy_rate, 2) == 0.33
+    assert _row(ev, "path-case", "lowercase").coverage_loss_rate == 0.0
+    # Per host: the sets of www.microsoft.com and of nasdaq.com, each on its own.
+    hosts = {r.host for r in ev.host_rows if r.sets}
+    assert {"www.microsoft.com", "nasdaq.com", "ietf.org"} <= hosts
+    ms = next(
+        r
+        for r in ev.host_rows
+        if (r.host, r.factor, r.method) == ("www.microsoft.com", "default-document", "none")
+    )
+    assert ms.redundancy_rate == 0.5

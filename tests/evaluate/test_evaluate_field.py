@@ -229,3 +229,20 @@ def test_rules_learn_learns_the_alias_and_rejects_the_unrelated_www_site(
     exact = capsys.readouterr()
     assert "a different site" in exact.err
     assert iis in exact.err
+
+
+def test_stats_counts_distinct_documents_as_the_truth_does(
+    field: SimpleNamespace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    truth = parse_truth(Path(field.truth).read_text().splitlines(keepends=True))
+    resources, _ = _resources(field.std, truth)
+    assert main(["stats", str(field.std), "--json"]) == 0
+    near = json.loads(capsys.readouterr().out)
+    assert main(["stats", str(field.std), "--json", "--content", "exact"]) == 0
+    exact = json.loads(capsys.readouterr().out)
+    assert near["content"] == "near"
+    assert near["distinct_documents"] == len(resources)
+    assert exact["distinct_documents"] > near["distinct_documents"]
+    assert near["documents"] == exact["documents"]
+    assert main(["stats", str(field.std)]) == 0
+    assert "distinct (near-duplicate text" in capsys.readouterr().out

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from dustless.analysis._content import CONTENT_MODES, has_fingerprints
+from dustless.analysis._content import CONTENT_MODES, document_classes
 from dustless.analysis._crawlreader import CrawlDB
 from dustless.analysis._evaltypes import (
     Disagreement,
@@ -48,7 +48,6 @@ from dustless.analysis._factors import (
 )
 from dustless.analysis._metrics import READINGS, CrawlIndex, Factor, MethodRow, MethodSpec
 from dustless.analysis._metrics import evaluate as evaluate_rows
-from dustless.analysis._near import near_classes
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
 from dustless.analysis._stats import GATE_STATES
 from dustless.errors import InvalidOption, InvalidURL
@@ -119,28 +118,25 @@ def load_observations(
     probes = db.probe_batches()
     wanted = (*crawl, *probes)
     gates = tuple(sorted(GATE_STATES))
-    near = content == "near" and has_fingerprints(db)
     # "+f.batch": scan fetches in id order rather than through the batch index and a sort.
     sql = (
         "SELECT u.url, f.batch IN ({p}) , f.state IN ({g}), "
         "CASE WHEN f.content_sha1 IS NOT NULL AND f.status BETWEEN 200 AND 299 "
         "AND f.state IN ('OK', 'code') THEN f.content_sha1 END, "
-        "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END, {fp} "
+        "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END "
         "FROM fetches f JOIN urls u ON u.id = f.url_id WHERE +f.batch IN ({w}) ORDER BY f.id"
     ).format(
         p=",".join("?" * len(probes)) or "NULL",
         g=",".join("?" * len(gates)),
         w=",".join("?" * len(wanted)) or "NULL",
-        fp="f.content_fp" if near else "NULL",
     )
     outcome: dict[str, str | None] = {}
     member_urls: set[str] | None = set() if probes else None
     locations: dict[str, str] = {}
     finals: dict[str, str] = {}
-    fingerprints: dict[str, bytes] = {}
     probe_fetches = 0
     get = outcome.get
-    for url, probe, gate, sha, location, fp in db.iterate(sql, (*probes, *gates, *wanted)):
+    for url, probe, gate, sha, location in db.iterate(sql, (*probes, *gates, *wanted)):
         if probe:
             probe_fetches += 1
         elif gate:
@@ -148,8 +144,6 @@ def load_observations(
         elif member_urls is not None:
             member_urls.add(url)
         if sha is not None:
-            if fp is not None and sha not in fingerprints:
-                fingerprints[sha] = fp
             if get(url) is None:  # the first download wins (CrawlIndex's merge rule)
                 outcome[url] = sha
         else:
@@ -157,13 +151,11 @@ def load_observations(
                 outcome[url] = None
             if location and follow_redirects:
                 locations[url] = location
-    if fingerprints:
-        classes = near_classes(fingerprints)
-        del fingerprints
-        if classes:
-            for url, h in outcome.items():
-                if h is not None and h in classes:
-                    outcome[url] = classes[h]
+    classes = document_classes(db, content)
+    if classes:
+        for url, h in outcome.items():
+            if h is not None and h in classes:
+                outcome[url] = classes[h]
     # A redirect counts with its target's download, as the paper's robot followed them.
     if locations:
         rfc = Normalizer("rfc3986").normalize

@@ -15,6 +15,8 @@ resemblance reaches the threshold. At resemblance 0.9 a pair is a candidate with
 1 − (1 − 0.9⁸)¹⁶ > 0.9999; at 0.5 one in sixteen is checked and rejected. Groups are the
 connected components of the kept pairs (union-find): near-duplication is not transitive,
 and a chain of near pairs becomes one class — which the tests bound on a templated site.
+Each band is keyed, bucketed and scanned by C-level ``map``/``dict``/``compress``: Python
+only looks at the sketches that share a band with an earlier one (1,000,000 sketches: ~6 s).
 """
 
 from __future__ import annotations
@@ -41,19 +43,17 @@ def near_classes(
     near twin (or without a fingerprint) is its own class.
     """
     items = fingerprints.items() if isinstance(fingerprints, Mapping) else fingerprints
-    # Identical fingerprints first (exact repeats, and pages whose text is the same).
-    first_of: dict[bytes, int] = {}
-    shas: list[str] = []
-    rep: list[int] = []  # index of the fingerprint's first SHA-1
-    blobs: list[bytes] = []
-    for sha, fp in items:
-        i = first_of.get(fp)
-        if i is None:
-            i = first_of[fp] = len(blobs)
-            blobs.append(fp)
-        shas.append(sha)
-        rep.append(i)
-    parent = list(range(len(blobs)))
+    pairs = list(items)
+    if not pairs:
+        return {}
+    shas = [p[0] for p in pairs]
+    fps = [p[1] for p in pairs]
+    del pairs
+    # Distinct fingerprints in order of first appearance, and the first SHA-1 of each.
+    blobs = list(dict.fromkeys(fps))
+    first_sha = dict(zip(reversed(fps), reversed(shas), strict=True))
+    n = len(blobs)
+    parent = list(range(n))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -62,26 +62,26 @@ def near_classes(
         return i
 
     full = [i for i, fp in enumerate(blobs) if len(fp) == FINGERPRINT_BYTES]
-    sketches = [blobs[i] for i in full]
-    n = len(full)
+    sketches = [blobs[i] for i in full] if len(full) != n else blobs
+    m = len(full)
+    touched: set[int] = set()  # sketches joined to another group
     for band in range(BANDS):
         lo = 1 + band * _ROWS
-        # In C (map, dict, compress): each band's key, the first sketch with that key, and
-        # the sketches that are not the first: the only ones Python looks at.
         keys = list(map(itemgetter(slice(lo, lo + _ROWS)), sketches))
-        first = dict(zip(reversed(keys), range(n - 1, -1, -1), strict=True))
-        firsts = list(map(first.__getitem__, keys))
-        for k in compress(range(n), map(ne, firsts, range(n))):
-            i, j = full[k], full[firsts[k]]
+        first = dict(zip(reversed(keys), range(m - 1, -1, -1), strict=True))
+        if len(first) == m:
+            continue  # no two sketches share this band
+        for k in compress(range(m), map(ne, map(first.__getitem__, keys), range(m))):
+            i, j = full[k], full[first[keys[k]]]
             a, b = find(i), find(j)
             if a != b and similarity(blobs[j], blobs[i]) >= threshold:
                 parent[max(a, b)] = min(a, b)  # the earlier one names the group
-    name = [""] * len(blobs)
+                touched.update((i, j))
+    # The name of each sketch's group: its own first SHA-1 unless it was joined to another.
+    renamed = {blobs[i]: first_sha[blobs[find(i)]] for i in touched}
     out: dict[str, str] = {}
-    for sha, i in zip(shas, rep, strict=True):
-        root = find(i)
-        if not name[root]:
-            name[root] = sha
-        if name[root] != sha:
-            out[sha] = name[root]
+    for sha, fp in zip(shas, fps, strict=True):
+        name = renamed.get(fp) or first_sha[fp]
+        if name != sha:
+            out[sha] = name
     return out

@@ -420,22 +420,21 @@ def crawl_stats(
             timeline.append(TimeBucket(b * width, width, ordered, states.get("OK", 0) / width))
     duration = (float(t1) - float(t0)) if t0 is not None else 0.0
 
-    # Distinct documents, per host and in all: the payload's near class (or its SHA-1).
+    # Distinct documents, per host and in all: the payload's near class (or its SHA-1),
+    # counted by SQL over the few payloads whose class is another's.
     classes = document_classes(db, content)
-    docs_all: set[str] = set()
-    docs_by_host: dict[str, set[str]] = {}
-    documents = 0
-    for host, sha in db.iterate("SELECT host, doc FROM t WHERE doc IS NOT NULL"):
-        documents += 1
-        d = classes.get(sha, sha)
-        docs_all.add(d)
-        got = docs_by_host.get(host)
-        if got is None:
-            docs_by_host[host] = {d}
-        else:
-            got.add(d)
+    db.script("DROP TABLE IF EXISTS temp.nc")
+    db.script("CREATE TEMP TABLE nc (sha TEXT PRIMARY KEY, cls TEXT NOT NULL)")
+    db.script_many("INSERT INTO temp.nc (sha, cls) VALUES (?, ?)", list(classes.items()))
+    db.script("DROP TABLE IF EXISTS temp.d")
+    db.script(
+        "CREATE TEMP TABLE d AS SELECT t.host AS host, coalesce(nc.cls, t.doc) AS cls "
+        "FROM t LEFT JOIN temp.nc AS nc ON nc.sha = t.doc WHERE t.doc IS NOT NULL"
+    )
+    documents, distinct = db.query("SELECT count(*), count(DISTINCT cls) FROM temp.d")[0]
+    docs_by_host = dict(db.query("SELECT host, count(DISTINCT cls) FROM temp.d GROUP BY host"))
     hosts_rows = tuple(
-        HostRow(str(h), int(r), int(k), int(b), len(docs_by_host.get(str(h), ())))
+        HostRow(str(h), int(r), int(k), int(b), int(docs_by_host.get(str(h), 0)))
         for h, r, k, b in db.query(
             f"SELECT host, coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
             "coalesce(sum(CASE WHEN state = 'OK' THEN size_raw ELSE 0 END), 0) FROM t "
@@ -447,6 +446,8 @@ def crawl_stats(
     starts = [b.started_at for b in db.batches if b.number in batches]
     db.script("DROP TABLE IF EXISTS temp.t")
     db.script("DROP TABLE IF EXISTS temp.sp")
+    db.script("DROP TABLE IF EXISTS temp.nc")
+    db.script("DROP TABLE IF EXISTS temp.d")
     return CrawlStats(
         directory=str(db.directory),
         batches=batches,
@@ -477,8 +478,8 @@ def crawl_stats(
         pages_per_second=int(downloaded) / max(duration, width) if t0 is not None else 0.0,
         top_hosts=hosts_rows,
         content=content,
-        documents=documents,
-        distinct_documents=len(docs_all),
+        documents=int(documents),
+        distinct_documents=int(distinct),
     )
 
 

@@ -34,6 +34,8 @@ import re
 import sys
 from array import array
 
+from rensa import RMinHash as _RMinHash
+
 from dustless.extract._charset import decode_html
 
 __all__ = [
@@ -62,8 +64,10 @@ _HIDDEN = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _TAG = re.compile(r"<[^>]*>")
-# Punctuation around a word ("end." "(see"): stripped before the letters-only test.
-_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\u00a0\u00b7\u2013\u2014\u2018\u2019\u201c\u201d\u2026"
+# ASCII punctuation becomes a space before the text is split (one byte table, C speed): "end."
+# and "(see" give "end" and "see"; non-ASCII text passes through untouched.
+_ASCII_PUNCT = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+_SPACES = bytes.maketrans(_ASCII_PUNCT, b" " * len(_ASCII_PUNCT))
 _TEXT_TYPES = frozenset({"text/plain"})
 
 
@@ -77,20 +81,12 @@ def visible_text(body: bytes, content_type: str | None = None) -> str:
 
 def _tokens(text: str) -> list[str]:
     """Words of letters only, lower-cased: "9f2c" and "12:05" give nothing (not "f", "c")."""
-    out = []
-    for word in text.lower().split():
-        if not word.isalpha():
-            word = word.strip(_PUNCT)
-            if not word.isalpha():
-                continue
-        out.append(word)
-    return out
+    spaced = text.lower().encode("utf-8", "replace").translate(_SPACES).decode("utf-8")
+    return [w for w in spaced.split() if w.isalpha()]
 
 
 def fingerprint_text(text: str) -> bytes | None:
     """The fingerprint of a text; ``None`` when it has no word (nothing to compare)."""
-    from rensa import RMinHash
-
     words = _tokens(text)
     if not words:
         return None
@@ -98,7 +94,7 @@ def fingerprint_text(text: str) -> bytes | None:
         shingles = [" ".join(words)]
     else:
         shingles = list(map(" ".join, zip(words, words[1:], words[2:], strict=False)))
-    sketch = RMinHash(num_perm=PERMUTATIONS, seed=_SEED)
+    sketch = _RMinHash(num_perm=PERMUTATIONS, seed=_SEED)
     sketch.update(shingles)
     # The lowest byte of each 32-bit value: every 4th byte of the little-endian array.
     digest = sketch.digest()
