@@ -246,3 +246,26 @@ def test_stats_counts_distinct_documents_as_the_truth_does(
     assert near["documents"] == exact["documents"]
     assert main(["stats", str(field.std)]) == 0
     assert "distinct (near-duplicate text" in capsys.readouterr().out
+
+
+def test_a_truncated_fetch_has_no_content_identity(field: SimpleNamespace) -> None:
+    web = field.web
+    config = CrawlConfig(
+        seeds=(web.url(web.site("dynamic"), "/"),),
+        resolve=_resolve(web),
+        policy="standard",
+        delay=0.0,
+        delay_factor=0.0,
+        progress=False,
+        max_bytes=1500,  # the dynamic site's 200-word pages are larger: tooBig
+        max_pages=20,
+    )
+    out = field.tmp / "truncated"
+    assert run_crawl(config, out).finished
+    db = sqlite3.connect(out / "crawl.db")
+    rows = db.execute("SELECT state, content_sha1, content_fp, revisit_of FROM fetches").fetchall()
+    db.close()
+    truncated = [r for r in rows if r[0] == "tooBig"]
+    assert truncated
+    assert all(sha is None and fp is None for _, sha, fp, _ in truncated)
+    assert all(fp is not None for state, _, fp, again in rows if state == "OK" and again is None)
