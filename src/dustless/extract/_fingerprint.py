@@ -63,6 +63,7 @@ _HIDDEN = re.compile(
     r"<(script|style|noscript|template)\b.*?</\1\s*>|<!--.*?-->",
     re.IGNORECASE | re.DOTALL,
 )
+_HAS_HIDDEN = re.compile(r"<(?:script|style|noscript|template)|<!--", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*>")
 # ASCII punctuation becomes a space before the text is split (one byte table, C speed): "end."
 # and "(see" give "end" and "see"; non-ASCII text passes through untouched.
@@ -74,9 +75,10 @@ _TEXT_TYPES = frozenset({"text/plain"})
 def visible_text(body: bytes, content_type: str | None = None) -> str:
     """The text a browser shows for an HTML document (markup and hidden elements removed)."""
     text = decode_html(body, content_type)
-    text = _HIDDEN.sub(" ", text)
+    if _HAS_HIDDEN.search(text) is not None:  # most pages of a site have none: skip the sub
+        text = _HIDDEN.sub(" ", text)
     text = _TAG.sub(" ", text)
-    return html.unescape(text)
+    return html.unescape(text) if "&" in text else text
 
 
 def _tokens(text: str) -> list[str]:
