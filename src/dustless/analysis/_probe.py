@@ -117,6 +117,7 @@ class _Prober:
         )
 
     def _record(self, url: str, result: Any, state: str) -> None:
+        from dustless.extract import content_fingerprint
         from dustless.kinds import LinkKind
         from dustless.states import NetState
         from dustless.store import FetchRecord, NewURL
@@ -125,11 +126,12 @@ class _Prober:
         identity = PROBE_PREFIX + url
         self.store.add_urls([NewURL(url, identity, host_of(url), 0, LinkKind.REDIRECT)])
         ((url_id,),) = self.store.query("SELECT id FROM urls WHERE identity = ?", (identity,))
-        sha = ref = None
+        sha = ref = fp = None
         size = None
         ok = result is not None and result.status is not None and not result.truncated
         if ok and result is not None and 200 <= (result.status or 0) < 300:
             sha = hashlib.sha1(result.body).hexdigest()
+            fp = content_fingerprint(result.body, result.mime, result.header("content-type"))
             size = len(result.body)
             refs = self.warc.write_response(
                 url,
@@ -153,6 +155,7 @@ class _Prober:
                     size_stored=None if ref is None else ref.length,
                     elapsed=None if result is None else result.elapsed,
                     content_sha1=sha,
+                    content_fp=fp,
                     location=None if result is None else result.location,
                     warc=ref,
                     error=None if result is None else result.error,

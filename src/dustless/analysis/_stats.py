@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from dustless.analysis._changes import LINK_KIND_CLASSES
 from dustless.analysis._crawlreader import CrawlDB
+from dustless.errors import InvalidOption
 
 __all__ = [
     "GATE_STATES",
@@ -202,6 +203,7 @@ class HostRow:
     requested: int
     downloaded: int
     bytes: int
+    distinct: int = 0  # distinct documents among its 2xx downloads (CrawlStats.content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +244,11 @@ class CrawlStats:
     # Downloaded documents by size in buckets chosen from the data (Table 5's fixed 256 KiB
     # buckets put every page of a few KB in one bar).
     size_histogram: tuple[SizeBucket, ...] = ()
+    # Complete 2xx downloads, and how many distinct documents they are: near-duplicate text
+    # (content "near") or distinct payload SHA-1s ("exact"); docs/statistics.md.
+    content: str = "near"
+    documents: int = 0
+    distinct_documents: int = 0
 
 
 def _share(count: int, total: int) -> float:
@@ -340,8 +347,14 @@ def _bucket_seconds(span: float) -> float:
     return float(_NICE_SECONDS[-1] * (int(span / _NICE_SECONDS[-1] / _MAX_TIME_BUCKETS) + 1))
 
 
-def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -> CrawlStats:
+def crawl_stats(
+    db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20, content: str = "near"
+) -> CrawlStats:
     """The statistics of seed 004 §3 for the crawl in ``db`` (all crawl batches, or one)."""
+    from dustless.analysis._content import CONTENT_MODES, document_classes
+
+    if content not in CONTENT_MODES:
+        raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
     batches = db.crawl_batches(batch)
     marks = ",".join("?" * len(batches)) or "NULL"
     db.script("DROP TABLE IF EXISTS temp.t")
@@ -349,7 +362,9 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
     db.script(
         "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.status, f.size_raw, "
         "f.size_stored, f.links_h, f.links_a, f.links_f, f.links_internal, f.warc_file, "
-        "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type "
+        "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type, "
+        "CASE WHEN f.status BETWEEN 200 AND 299 AND f.state IN ('OK', 'code') "
+        "THEN f.content_sha1 END AS doc "
         "FROM fetches f JOIN urls u ON u.id = f.url_id "
         "WHERE f.id IN (SELECT max(id) FROM fetches WHERE batch IN "
         f"({marks}) GROUP BY url_id, batch)",
@@ -517,8 +532,21 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
             timeline.append(TimeBucket(b * width, width, ordered, states.get("OK", 0) / width))
     duration = (float(t1) - float(t0)) if t0 is not None else 0.0
 
+    # Distinct documents, per host and in all: the payload's near class (or its SHA-1),
+    # counted by SQL over the few payloads whose class is another's.
+    classes = document_classes(db, content)
+    db.script("DROP TABLE IF EXISTS temp.nc")
+    db.script("CREATE TEMP TABLE nc (sha TEXT PRIMARY KEY, cls TEXT NOT NULL)")
+    db.script_many("INSERT INTO temp.nc (sha, cls) VALUES (?, ?)", list(classes.items()))
+    db.script("DROP TABLE IF EXISTS temp.d")
+    db.script(
+        "CREATE TEMP TABLE d AS SELECT t.host AS host, coalesce(nc.cls, t.doc) AS cls "
+        "FROM t LEFT JOIN temp.nc AS nc ON nc.sha = t.doc WHERE t.doc IS NOT NULL"
+    )
+    documents, distinct = db.query("SELECT count(*), count(DISTINCT cls) FROM temp.d")[0]
+    docs_by_host = dict(db.query("SELECT host, count(DISTINCT cls) FROM temp.d GROUP BY host"))
     hosts_rows = tuple(
-        HostRow(str(h), int(r), int(k), int(b))
+        HostRow(str(h), int(r), int(k), int(b), int(docs_by_host.get(str(h), 0)))
         for h, r, k, b in db.query(
             f"SELECT host, coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
             "coalesce(sum(CASE WHEN state = 'OK' THEN size_raw ELSE 0 END), 0) FROM t "
@@ -530,6 +558,8 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
     starts = [b.started_at for b in db.batches if b.number in batches]
     db.script("DROP TABLE IF EXISTS temp.t")
     db.script("DROP TABLE IF EXISTS temp.sp")
+    db.script("DROP TABLE IF EXISTS temp.nc")
+    db.script("DROP TABLE IF EXISTS temp.d")
     return CrawlStats(
         directory=str(db.directory),
         batches=batches,
@@ -562,6 +592,9 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
         seed_codes=seed_codes,
         document_codes=document_codes,
         size_histogram=histogram,
+        content=content,
+        documents=int(documents),
+        distinct_documents=int(distinct),
     )
 
 

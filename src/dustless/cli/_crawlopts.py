@@ -75,6 +75,13 @@ CRAWL_SETTINGS: tuple[Setting, ...] = (
     Setting("max_pages_per_site", "URLs queued per site", "N", int),
     Setting("max_sites", "sites crawled, the seeds' included", "N", int),
     Setting("concurrency", "fetches in flight, across hosts", "N", int),
+    Setting(
+        "spelling_tries",
+        "spellings of one URL identity fetched at most: when the one fetched gives no "
+        "document (4xx, 5xx, no answer), the next one linked is tried (1: never)",
+        "N",
+        int,
+    ),
     Setting("delay", "least seconds between two requests to a host", "S", float),
     Setting("delay_factor", "a host also rests F x its last fetch time", "F", float),
     Setting(

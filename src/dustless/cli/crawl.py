@@ -226,6 +226,7 @@ def config_from(
         max_pages_per_site=args.max_pages_per_site,
         max_sites=args.max_sites,
         concurrency=args.concurrency,
+        spelling_tries=args.spelling_tries,
         delay=args.delay,
         delay_factor=args.delay_factor,
         stall_timeout=args.stall_timeout,

@@ -18,8 +18,9 @@ from dustless.errors import InvalidOption
 HELP = "learn and show URL rules (pattern scripts, DustBuster)"
 
 _LEARN_EPILOG = """\
-Mines the crawl's URLs and payload hashes for DUST (different URLs, same text): server
-redirects (/dir -> /dir/, a host -> its www twin), www aliases, parameters that never
+Mines the crawl's URLs and contents for DUST (different URLs, same text; by default "the
+same" is near-duplicate visible text, --content exact asks for the same payload bytes):
+server redirects (/dir -> /dir/, a host -> its www twin), www aliases, parameters that never
 change the page (dropped) or whose value never matters (fixed), and DustBuster substring
 substitutions (/index.html -> /). Content-learned rules are kept only with at least
 --min-support equal-content URL pairs and a measured false-positive rate (pairs merged whose
@@ -87,6 +88,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="do not learn the rules servers state by redirecting (/dir -> /dir/, host -> www)",
     )
     learn.add_argument(
+        "--content",
+        choices=("near", "exact"),
+        default="near",
+        help="equal content: near-duplicate text (default) or the same payload SHA-1",
+    )
+    learn.add_argument(
         "--verbose", "-v", action="store_true", help="also list the rejected candidates"
     )
     show = sub.add_parser(
@@ -121,7 +128,7 @@ def _learn(args: argparse.Namespace) -> int:
     options = LearnOptions(
         max_fp=args.max_fp, min_support=args.min_support, redirects=args.redirects
     )
-    result = learn_rules(read_observations(args.crawl_dir), options)
+    result = learn_rules(read_observations(args.crawl_dir, args.content), options)
     text = dump_script(result.rules)
     if args.output == "-":
         sys.stdout.write(text)

@@ -40,10 +40,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--profile",
-        choices=("clean", "dirty", "hostile", "mixed", "sitemaps"),
+        choices=("clean", "dirty", "hostile", "mixed", "field", "sitemaps"),
         default="mixed",
         help="clean: no aliases or traps; dirty: aliasing personalities; "
-        "hostile: traps and misbehaviour; mixed: all (default); "
+        "hostile: traps and misbehaviour; mixed: all (default); field: dirty's plus www "
+        "twins linking to their own host, dynamic pages and a templated site; "
         "sitemaps: sitemaps and feeds, good and hostile",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")

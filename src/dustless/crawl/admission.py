@@ -20,11 +20,15 @@ at once, ahead of the host's window (§3.4.2).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from dustless.crawl.discover import Candidate, Discovery
 from dustless.crawl.hosts import HostTable
 from dustless.crawl.progress import CrawlStats
 from dustless.crawl.scripted import URGENT, Label, ScriptedPages, urgent_hosts
+
+if TYPE_CHECKING:
+    from dustless.crawl.spellings import Spellings
 from dustless.frontier import QueuedURL
 from dustless.store import AdmitURL, CrawlStore, URLLabel, Verdict
 
@@ -60,6 +64,7 @@ class Admission:
         # when full): most links of a page point to pages seen long ago.
         self._known: set[str] = set()
         self._old: set[str] = set()
+        self.spellings: Spellings | None = None  # fallback spellings (crawl/spellings.py)
 
     def seed(self, seeds: Iterable[str]) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
@@ -77,15 +82,19 @@ class Admission:
     ) -> None:
         """Candidates found at ``item`` (``Discovery.links``): the new ones wait for the flush."""
         known, old, pending = self._known, self._old, self._pending_ids
+        spellings: list[tuple[str, str]] = []
         for c in candidates:
             identity = c.identity
             if identity in known or identity in old or identity in pending:
                 self.discovery.settle_one(c.url)
+                spellings.append((identity, c.url))  # another spelling of a known identity
                 continue
             label = labels.get(c.url) if labels else None
             self._add(c.admit(item.url_id, 0 if label is None else label.priority))
             if label is not None:
                 self._labels[c.url] = label
+        if spellings and self.spellings is not None:
+            self.spellings.note(spellings)
         urgent = labels is not None and any(lb.priority >= URGENT for lb in labels.values())
         if urgent or len(self._pending) >= _FLUSH_AT:
             # Seed 002 §3.4.2: a list page's detail pages are fetched before the next list
@@ -102,6 +111,8 @@ class Admission:
 
     def flush(self) -> int:
         """Admit what is pending (one ``CrawlStore.admit``); how many URLs were queued."""
+        if self.spellings is not None:
+            self.spellings.flush()
         pending = self._pending
         if not pending:
             return 0
@@ -112,6 +123,7 @@ class Admission:
         stats.seeds_added += result.seeds_added
         queued = 0
         stored: list[str] = []
+        seen_again: list[tuple[str, str]] = []
         rows: list[tuple[AdmitURL, bool]] = []
         for u, a in zip(pending, result.admitted, strict=True):
             verdict = a.verdict
@@ -125,10 +137,13 @@ class Admission:
             elif verdict is Verdict.KNOWN:
                 stored.append(u.identity)
                 d.settle_one(u.url)
+                seen_again.append((u.identity, u.url))
             else:
                 d.stats.reject(verdict.value)
             rows.append((u, verdict is Verdict.QUEUED))
         self._remember(stored)
+        if seen_again and self.spellings is not None:
+            self.spellings.note(seen_again)
         if labels and self.scripted is not None:
             self._label(rows, labels)
         return queued

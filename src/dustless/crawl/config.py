@@ -60,6 +60,8 @@ class CrawlConfig:
     rules: tuple[str, ...] = ()  # --rules: site-rules for identities only
     scripts: tuple[str, ...] = ()  # --script: also filtering, javascript links, priorities
     commit_interval: float = 1.0  # the store records fetches at least this often (crash safety)
+    # Spellings of one identity fetched at most, the first included (crawl/spellings.py).
+    spelling_tries: int = 3
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -75,6 +77,8 @@ class CrawlConfig:
             value = getattr(self, name)
             if not (value >= 0 and math.isfinite(value)):
                 raise InvalidOption(f"--{name.replace('_', '-')} must be >= 0, not {value}")
+        if not 1 <= self.spelling_tries <= 8:
+            raise InvalidOption(f"--spelling-tries must be in 1..8, not {self.spelling_tries}")
         if not self.user_agent.strip():
             raise InvalidOption("--user-agent must not be empty")
         if not 0 < self.commit_interval <= 1.0:

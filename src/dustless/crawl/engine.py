@@ -42,6 +42,7 @@ from dustless.crawl.page import page_outcome, page_state
 from dustless.crawl.progress import CrawlStats, Progress
 from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
+from dustless.crawl.spellings import Spellings
 from dustless.errors import StoreError
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
@@ -145,6 +146,10 @@ class Crawler:
             batch=batch.number,
             scripted=self.scripted,
         )
+        # Fallback spellings: kept at admission, tried when a fetch gives no document.
+        self.spellings = Spellings(store, self.discovery, c.spelling_tries)
+        self.spellings.admission = self.admission
+        self.admission.spellings = self.spellings
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
@@ -502,12 +507,16 @@ class Crawler:
         if outcome.own_label is not None:
             self.admission.label(outcome.own_label)
         self.record.fetch(outcome.fetch)
+        self.spellings.fetched(item, state, status)  # no document: the next spelling
 
     def _seed(self) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
         if self.store.has_seeds():
-            return  # resumed, or a worker joining: the seeds are in (a crash before the
-            # first commit leaves none, and they are admitted again)
+            # Resumed, or a worker joining: the seeds are in (a crash before the first
+            # commit leaves none, and they are admitted again). Identities whose fetched
+            # spellings all failed get their next one.
+            self.spellings.resume()
+            return
         self.admission.seed(self.config.seeds)
         self._commit(self.clock())
 

@@ -4,20 +4,35 @@
 bad encodings never raise), parses them with selectolax (Lexbor), honours ``<base href>``,
 resolves each reference with ``dustless.url.resolve`` and keeps only http(s) URLs, counting
 them per kind (004 Table 13: ``f`` frame, ``a`` anchor, ``h`` everything else).
+``content_fingerprint`` is a document's near-duplicate identity (MinHash of its visible text).
 """
 
 from __future__ import annotations
 
 from dustless.extract._charset import decode_html, sniff_encoding
+from dustless.extract._fingerprint import (
+    FINGERPRINT_BYTES,
+    NEAR_THRESHOLD,
+    content_fingerprint,
+    is_near,
+    similarity,
+    visible_text,
+)
 from dustless.extract._links import extract_links, parse_refresh
 from dustless.extract._types import Extraction, Link, LinkKind
 
 __all__ = [
+    "FINGERPRINT_BYTES",
+    "NEAR_THRESHOLD",
     "Extraction",
     "Link",
     "LinkKind",
+    "content_fingerprint",
     "decode_html",
     "extract_links",
+    "is_near",
     "parse_refresh",
+    "similarity",
     "sniff_encoding",
+    "visible_text",
 ]

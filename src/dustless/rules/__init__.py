@@ -16,7 +16,15 @@ and ``read_observations``, which reads a crawl's fetches for ``learn_rules`` (Du
 from ._learn import Finding, LearnOptions, LearnResult, evaluate_rules, learn_rules
 from ._learn_evidence import Evidence, Observation
 from ._learn_read import read_observations
-from ._learned import AddSlash, DropParam, FixParam, HostRedirect, LearnedRule, Substitute
+from ._learned import (
+    AddSlash,
+    DropParam,
+    FixParam,
+    HostRedirect,
+    LearnedRule,
+    NormalizeStep,
+    Substitute,
+)
 from ._load import LoadedScript, load_script, parse_script
 from ._patterns import AddrType, Match, PageType, UrlPattern
 from ._priority import (
@@ -50,6 +58,7 @@ __all__ = [
     "LearnedRule",
     "LoadedScript",
     "Match",
+    "NormalizeStep",
     "Observation",
     "PageCategory",
     "PageType",

@@ -8,7 +8,15 @@ from pathlib import Path
 
 from dustless.errors import ScriptError
 
-from ._learned import AddSlash, DropParam, FixParam, HostRedirect, LearnedRule, Substitute
+from ._learned import (
+    AddSlash,
+    DropParam,
+    FixParam,
+    HostRedirect,
+    LearnedRule,
+    NormalizeStep,
+    Substitute,
+)
 from ._patterns import AddrType, PageType, UrlPattern
 from ._schema import validate
 from ._site import RuleSet, SiteScript, check_identity
@@ -118,6 +126,10 @@ def _rule(node: Node, path: str) -> LearnedRule:
             )
         if node.tag == "addSlash":
             return AddSlash(a.get("path"), support=support, fp_rate=fp, line=line)
+        if node.tag == "normalize":
+            return NormalizeStep(
+                a["step"], a.get("documents"), support=support, fp_rate=fp, line=line
+            )
         assert node.tag == "hostRedirect"
         return HostRedirect(a["to"], support=support, fp_rate=fp, line=line)
     except ScriptError as e:

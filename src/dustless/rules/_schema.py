@@ -46,7 +46,7 @@ class Element:
 
 
 _STATS = (Attr("support", "count"), Attr("fp_rate", "fraction"))
-LEARNED = ("substitute", "dropParam", "fixParam", "addSlash", "hostRedirect")
+LEARNED = ("substitute", "dropParam", "fixParam", "addSlash", "hostRedirect", "normalize")
 
 ROOT = "crawlscript"
 SCHEMA: Mapping[str, Element] = {
@@ -90,6 +90,9 @@ SCHEMA: Mapping[str, Element] = {
     ),
     "addSlash": Element(attrs=(Attr("path", "token"), *_STATS)),
     "hostRedirect": Element(attrs=(Attr("to", "token", required=True), *_STATS)),
+    "normalize": Element(
+        attrs=(Attr("step", "token", required=True), Attr("documents", "token"), *_STATS)
+    ),
 }
 
 _COUNT = re.compile(r"\s*\+?[0-9]+\s*")

@@ -29,7 +29,14 @@ __all__ = [
 # Enough for every rule of a site to fire a few times; a URL that has not settled by then is
 # caught in rules that undo each other, and is left alone (which keeps ``apply`` idempotent).
 _MAX_ROUNDS = 32
-_RANK = {"hostRedirect": 0, "dropParam": 1, "fixParam": 1, "substitute": 2, "addSlash": 3}
+_RANK = {
+    "hostRedirect": 0,
+    "dropParam": 1,
+    "fixParam": 1,
+    "substitute": 2,
+    "normalize": 3,
+    "addSlash": 4,
+}
 
 
 class SupportsURL(Protocol):

@@ -10,7 +10,15 @@ from decimal import Decimal
 
 from dustless.errors import ScriptError
 
-from ._learned import AddSlash, DropParam, FixParam, HostRedirect, LearnedRule, Substitute
+from ._learned import (
+    AddSlash,
+    DropParam,
+    FixParam,
+    HostRedirect,
+    LearnedRule,
+    NormalizeStep,
+    Substitute,
+)
 from ._patterns import UrlPattern
 from ._site import RuleSet, SiteScript
 
@@ -54,6 +62,10 @@ def _rule(rule: LearnedRule) -> str:
         attrs += _attr("path", rule.path) if rule.path else ""
     elif isinstance(rule, AddSlash):
         attrs = _attr("path", rule.path) if rule.path else ""
+    elif isinstance(rule, NormalizeStep):
+        attrs = _attr("step", rule.step) + (
+            _attr("documents", rule.documents) if rule.documents else ""
+        )
     else:
         assert isinstance(rule, HostRedirect)
         attrs = _attr("to", rule.to)

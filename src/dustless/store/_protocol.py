@@ -218,6 +218,20 @@ class CrawlStore(Protocol):
     def workers(self) -> list[WorkerRow]:
         """Every worker that took part in the crawl."""
 
+    # -- fallback spellings (crawl/spellings.py) ---------------------------------------------
+    def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
+        """Keep other spellings ``(identity, url)`` met, at most ``limit`` per identity."""
+
+    def spelling_state(self, base: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
+        """For an identity ``base``: the URLs of the rows named ``names`` (its spellings
+        fetched or queued, by id) and the spellings kept for it (in the order met)."""
+
+    def spelling_rows(self, names: Sequence[str]) -> list[tuple[StoredURL, str | None, int | None]]:
+        """The rows named ``names`` by id, each with its last fetch's state and status."""
+
+    def spelling_bases(self) -> list[str]:
+        """Every identity with kept spellings."""
+
     # -- analysis ----------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run a read-only SQL query over the documented schema (docs/storage.md)."""

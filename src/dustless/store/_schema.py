@@ -191,5 +191,19 @@ _V3: Migration = (
     "ALTER TABLE fetches ADD COLUMN worker TEXT",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
+# Near-duplicate content identity and fallback spellings (docs/evaluation.md, crawling.md):
+# per fetch, the MinHash fingerprint of the document's visible text (NULL: none, e.g. a
+# failed or truncated fetch, a non-text type, or a payload already stored); per identity,
+# the other spellings the crawl met (at most 8, in the order met), which the crawler tries
+# when the spelling it fetched gave no document.
+_V4: Migration = (
+    "ALTER TABLE fetches ADD COLUMN content_fp BLOB",
+    """CREATE TABLE spellings (
+        identity  TEXT NOT NULL,
+        url       TEXT NOT NULL,
+        PRIMARY KEY (identity, url)
+    )""",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -449,6 +449,7 @@ class SQLiteStore(SQLiteReads, SQLiteWork):
             ).fetchall()
         return [SeedRow(*r) for r in rows]
 
+    # -- fallback spellings (schema V3, crawl/spellings.py) -----------------------------------
     # -- analysis ----------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -480,7 +481,7 @@ for _name in (
     "hosts", "add_seeds", "update_seeds", "seeds", "query", "label_urls", "admit",
     "rebuild_sites", "lease_hosts", "renew_leases", "release_hosts", "work_left", "robots",
     "put_robots", "warc_committed", "warc_committed_ends", "register_worker", "workers",
-    "has_seeds", "category_names",
+    "has_seeds", "category_names", "add_spellings",
 ):  # fmt: skip
     setattr(SQLiteStore, _name, _translated(getattr(SQLiteStore, _name)))
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from dustless.kinds import LinkKind
-from dustless.store._rows import MAX_PARAMS, chunks, url_hash
+from dustless.store._rows import MAX_PARAMS, URL_COLS, chunks, url_hash, url_row
 from dustless.store._types import (
     AdmitResult,
     Admitted,
@@ -23,6 +23,7 @@ from dustless.store._types import (
     HostLease,
     Limits,
     RobotsRow,
+    StoredURL,
     Verdict,
     WorkerRow,
     WorkLeft,
@@ -397,6 +398,48 @@ class SQLiteWork:
                 "SELECT name, dir, machine, pid, started_at, seen_at FROM workers ORDER BY name"
             ).fetchall()
         return [WorkerRow(*r) for r in rows]
+
+    # -- fallback spellings (crawl/spellings.py) --------------------------------------------------
+    def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
+        if pairs:
+            with self._lock:
+                self._write().executemany(
+                    "INSERT INTO spellings (identity, url) SELECT ?1, ?2 WHERE (SELECT "
+                    "count(*) FROM spellings WHERE identity = ?1) < ?3 ON CONFLICT DO NOTHING",
+                    [(i, u, limit) for i, u in pairs],
+                )
+
+    def spelling_state(self, base: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
+        with self._lock:
+            tried = [
+                r[0]
+                for r in self._db.execute(
+                    f"SELECT url FROM urls WHERE identity IN ({_marks(len(names))}) ORDER BY id",
+                    list(names),
+                )
+            ]
+            kept = [
+                r[0]
+                for r in self._db.execute(
+                    "SELECT url FROM spellings WHERE identity = ? ORDER BY rowid", (base,)
+                )
+            ]
+        return tried, kept
+
+    def spelling_rows(self, names: Sequence[str]) -> list[tuple[StoredURL, str | None, int | None]]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {URL_COLS}, (SELECT f.state FROM fetches f WHERE f.url_id = u.id "
+                "ORDER BY f.id DESC LIMIT 1), (SELECT f.status FROM fetches f "
+                "WHERE f.url_id = u.id ORDER BY f.id DESC LIMIT 1) "
+                f"FROM urls u WHERE u.identity IN ({_marks(len(names))}) ORDER BY u.id",
+                list(names),
+            ).fetchall()
+        return [(url_row(r[:10]), r[10], r[11]) for r in rows]
+
+    def spelling_bases(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT DISTINCT identity FROM spellings")]
 
     def has_seeds(self) -> bool:
         with self._lock:

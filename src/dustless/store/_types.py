@@ -159,6 +159,7 @@ class FetchRecord:
     url_state: URLState = URLState.DONE  # QUEUED to retry the URL later (robots 5xx …)
     links_before: int | None = None  # seed 002 Table 2: links of a scripted page before
     links_after: int | None = None  # and after pattern filtering (None: not filtered)
+    content_fp: bytes | None = None  # near-duplicate fingerprint of the text (schema V3)
 
     def __post_init__(self) -> None:
         state: object = self.state

@@ -42,6 +42,9 @@ class Profile(enum.Enum):
     HOSTILE = "hostile"  # traps and misbehaviour
     MIXED = "mixed"  # all of them
     SITEMAPS = "sitemaps"  # sitemaps and feeds, good and hostile (testweb/_sitemaps.py)
+    #: dirty's personalities plus what a field test met on real servers: www aliases whose
+    #: pages link to their own host name, dynamic pages, a templated site of short articles
+    FIELD = "field"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +109,14 @@ class Page:
     frameset: bool = False
     lang: str = "en"
     text_words: int = 60
+    #: the personality's page style ("", "dynamic", "templated"; see Personality.style)
+    style: str = ""
+    #: site boilerplate around a templated page's text (the same string on every page)
+    chrome: str = ""
+    #: for a www.NAME twin whose pages link to their own host: the origin the body is written
+    #: with, and the twin's origin it is rewritten to when requested there
+    origin: str = ""
+    twin_origin: str = ""
 
     def version(self, day: int) -> int:
         """How many times the page has changed by ``day`` (changes only when days advance)."""

@@ -15,28 +15,44 @@ from dustless.testweb._core import Outcome, Page, Profile, Site, WebConfig, orig
 from dustless.testweb._dbsites import ProductSite, WebComSite
 from dustless.testweb._personality import (
     APACHE,
+    DYNAMIC,
     HOSTILE,
     IIS,
     JSP,
     LINKS,
     PHP,
     PLAIN,
+    TEMPLATED,
     Personality,
     Www,
 )
 from dustless.testweb._sitemaps import sitemap_sites
 from dustless.testweb._sites import GeneratedSite
 
-__all__ = ["TruthRow", "Web", "build_web"]
+__all__ = ["NO_RESOURCE", "TruthRow", "Web", "build_web", "truth_rid"]
+
+#: The truth's resource id of an answer that is no resource: a 404, an error, a redirect, a
+#: soft 404, robots.txt. Each is its own non-resource, never one shared id (two broken links
+#: are not "the same page").
+NO_RESOURCE = "-"
+
+
+def truth_rid(out: Outcome) -> str:
+    return out.rid if out.resource else NO_RESOURCE
+
 
 _DIRTY = (IIS, APACHE, PHP, JSP, LINKS)
 _MIXED = (PLAIN, IIS, APACHE, PHP, JSP, LINKS, HOSTILE)
 _WWW = (Www.ALIAS, Www.NONE, Www.DIFFERENT, Www.REDIRECT)
+_FIELD = (IIS, APACHE, PHP, JSP, LINKS, DYNAMIC, TEMPLATED)
+# Field: the IIS and dynamic sites get www twins that link to their own host name, the PHP
+# site an unrelated www site beside it, the templated site none (seven sites, the order here).
+_WWW_FIELD = (Www.ALIAS_LINKS, Www.NONE, Www.DIFFERENT, Www.REDIRECT, Www.ALIAS)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TruthRow:
-    """One line of the truth file: ``url<TAB>status<TAB>resource-id``."""
+    """One line of the truth file: ``url<TAB>status<TAB>resource-id`` (``-``: no resource)."""
 
     url: str
     status: int
@@ -101,7 +117,7 @@ class Web:
                     if out is None:
                         continue
                     seen.add(link.target)
-                    yield TruthRow(link.target, out.status, out.rid)
+                    yield TruthRow(link.target, out.status, truth_rid(out))
 
     def rates(self) -> Iterator[tuple[str, int, int]]:
         """(resource-id, period in days (0: never changes), phase) for every page."""
@@ -116,6 +132,8 @@ def _personalities(profile: Profile) -> tuple[Personality, ...]:
         return _DIRTY
     if profile is Profile.HOSTILE:
         return (HOSTILE,)
+    if profile is Profile.FIELD:
+        return _FIELD
     return _MIXED
 
 
@@ -135,6 +153,8 @@ def build_web(cfg: WebConfig) -> Web:
         www = Www.NONE
         if cfg.profile in (Profile.DIRTY, Profile.MIXED) and not personality.hostile:
             www = _WWW[(i // len(kinds) + i) % len(_WWW)]
+        elif cfg.profile is Profile.FIELD and personality.style != "templated":
+            www = _WWW_FIELD[(i // len(kinds) + i) % len(_WWW_FIELD)]
         neighbours = tuple(homes[(i + k) % n] for k in (1, 2) if (i + k) % n != i)
         address = cfg.addresses[i % len(cfg.addresses)]
         www_site: GeneratedSite | None = None
@@ -161,7 +181,7 @@ def build_web(cfg: WebConfig) -> Web:
             hostile_count += 1
         if www_site is not None:
             sites.append(www_site)
-    if cfg.profile in (Profile.DIRTY, Profile.MIXED):
+    if cfg.profile in (Profile.DIRTY, Profile.MIXED, Profile.FIELD):
         sites.append(WebComSite(cfg, cfg.addresses[0]))
         sites.append(ProductSite(cfg, cfg.addresses[-1]))
     return Web(cfg, sites)
