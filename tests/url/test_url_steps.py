@@ -230,6 +230,35 @@ def test_idna_host_to_punycode():
     assert only("idna-host", "http://Example.COM/") == "http://Example.COM/"
 
 
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://example.com", "http://example.com/"),
+        ("HTTPS://example.com?q", "HTTPS://example.com/?q"),
+        ("ws://example.com#f", "ws://example.com/#f"),
+        ("wss://example.com", "wss://example.com/"),
+        # RFC 3986 §6.2.3: only where the scheme defines an empty path as "/"
+        ("a://b", "a://b"),
+        ("ftp://example.com", "ftp://example.com"),
+        ("foo://example.com?q", "foo://example.com?q"),
+    ],
+)
+def test_empty_path_to_slash_only_where_the_scheme_says_so(url, expected):
+    assert only("empty-path-to-slash", url) == expected
+    for policy in ("rfc3986", "aggressive"):
+        assert normalize(url, policy).endswith(("/", "/?q", "/#f")) == expected.endswith(
+            ("/", "/?q", "/#f")
+        )
+
+
+def test_remove_www_removes_every_leading_www_label():
+    # one www. per pass would make normalizing twice differ from once
+    assert only("remove-www", "http://www.www.example.com/") == "http://example.com/"
+    assert only("remove-www", "http://WWW.www.Example.com/") == "http://Example.com/"
+    assert only("remove-www", "http://www.www.com/") == "http://www.com/"
+    assert normalize("ttp://www.www.goog(le.com/", "aggressive") == "ttp://goog(le.com/"
+
+
 def test_www_steps_never_leave_a_public_suffix():
     assert only("remove-www", "http://www.com/") == "http://www.com/"
     assert only("remove-www", "http://www.co.kr/") == "http://www.co.kr/"

@@ -19,10 +19,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dustless.errors import InvalidURL
-from dustless.url._parse import BAD_ESCAPE_RE, PREFIX_RE, STRIP, parse
+from dustless.url._parse import BAD_ESCAPE_RE, PREFIX_RE, STRIP, as_text, parse
 from dustless.url._percent import clean_path, clean_query, clean_tail
 from dustless.url._policy import SAFEBROWSING, Policy, get_policy
-from dustless.url._steps import IMPLS, SKIPPABLE, OptFn, PathFn, StepOptions
+from dustless.url._steps import (
+    EMPTY_PATH_IS_SLASH,
+    IMPLS,
+    SKIPPABLE,
+    OptFn,
+    PathFn,
+    StepOptions,
+)
 
 __all__ = ["Change", "Normalizer", "explain", "normalize"]
 
@@ -119,8 +126,13 @@ class Normalizer:
     def __repr__(self) -> str:
         return f"Normalizer({self.policy.name!r})"
 
-    def normalize(self, url: str) -> str:
-        """The URL in the policy's form; raises :class:`InvalidURL`."""
+    def normalize(self, url: str | bytes) -> str:
+        """The URL in the policy's form; raises :class:`InvalidURL`.
+
+        ``url`` may be bytes: a byte that is not part of valid UTF-8 is kept as ``%XX``
+        (see :func:`~dustless.url._parse.as_text`), as is a surrogate escape in a ``str``."""
+        if type(url) is not str or not url.isascii():
+            url = as_text(url)
         if self._safebrowsing:
             from dustless.url.safebrowsing import safebrowsing_canonicalize
 
@@ -146,7 +158,7 @@ class Normalizer:
         # an empty path into "/".
         clean = clean_tail(tail) is not None and "/." not in tail
         if clean and self._simple:
-            if self._slash and tail[:1] != "/":
+            if self._slash and tail[:1] != "/" and _empty_path_is_slash(prefix):
                 return f"{prefix}/{tail}"
             return prefix + tail
         fragment: str | None = None
@@ -176,6 +188,10 @@ class Normalizer:
             fragment = _component(fragment, clean, self._frag_rest, self._frag_all, url, options)
         if self._fixpoint:
             path = self._run_path(path, self._path_rest)
+        if not path and self._slash and _empty_path_is_slash(prefix):
+            # empty-path-to-slash: no other path step turns "" or "/" into anything else, so
+            # it may run after them (explain runs it in its place in the order).
+            path = "/"
         out = prefix + path
         if query is not None:
             out = f"{out}?{query}"
@@ -213,7 +229,7 @@ class Normalizer:
             fn(parts, self._options, url)
         return parts.prefix()
 
-    def normalize_many(self, urls: Iterable[str]) -> list[str | InvalidURL]:
+    def normalize_many(self, urls: Iterable[str | bytes]) -> list[str | InvalidURL]:
         """Every URL normalized, in order; a bad one gives its :class:`InvalidURL` in its
         place instead of raising, so one bad link never costs the batch."""
         out: list[str | InvalidURL] = []
@@ -226,8 +242,10 @@ class Normalizer:
                 append(exc)
         return out
 
-    def explain(self, url: str) -> list[Change]:
-        """Each step that changed the URL, in the order the steps ran."""
+    def explain(self, url: str | bytes) -> list[Change]:
+        """Each step that changed the URL, in the order the steps ran. The first ``before`` is
+        the URL as read (bytes and surrogate escapes written ``%XX``)."""
+        url = as_text(url)
         if self._safebrowsing:
             from dustless.url.safebrowsing import safebrowsing_canonicalize
 
@@ -245,12 +263,14 @@ class Normalizer:
                 impl = IMPLS[name]
                 if impl.url is not None:
                     continue
-                if round_ and impl.path is None:
+                if round_ and impl.path is None and impl.scheme_path is None:
                     continue  # later rounds only repeat the path steps (see _fixpoint)
                 if impl.authority is not None:
                     impl.authority(parts, options, url)
                 if impl.path is not None:
                     parts.path = impl.path(parts.path, options)
+                if impl.scheme_path is not None:
+                    parts.path = impl.scheme_path(parts.scheme, parts.path, options)
                 if impl.query is not None and parts.query is not None:
                     parts.query = impl.query(parts.query, options)
                 if impl.fragment is not None and parts.fragment is not None:
@@ -272,6 +292,11 @@ class Normalizer:
             last = changes.pop()
             changes.append(Change(last.step, last.before, _strip_end(current)))
         return changes
+
+
+def _empty_path_is_slash(prefix: str) -> bool:
+    """Whether the scheme of ``scheme://authority`` defines an empty path as "/"."""
+    return prefix[: prefix.find(":")].lower() in EMPTY_PATH_IS_SLASH
 
 
 def _strip_end(url: str) -> str:
@@ -297,12 +322,12 @@ def _normalizer(policy: str | Policy) -> Normalizer:
     return n
 
 
-def normalize(url: str, policy: str | Policy = "rfc3986") -> str:
+def normalize(url: str | bytes, policy: str | Policy = "rfc3986") -> str:
     """``url`` in the form of ``policy`` (a name, an expression or a :class:`Policy`)."""
     return _normalizer(policy).normalize(url)
 
 
-def explain(url: str, policy: str | Policy = "rfc3986") -> list[Change]:
+def explain(url: str | bytes, policy: str | Policy = "rfc3986") -> list[Change]:
     """The steps of ``policy`` that changed ``url``, each with the URL before and after —
     for users who want to know *why* two URLs were merged."""
     return _normalizer(policy).explain(url)

@@ -127,6 +127,8 @@ PathFn = Callable[[str, StepOptions], str]
 # return None to remove it (with its "?" or "#").
 OptFn = Callable[[str, StepOptions], str | None]
 URLFn = Callable[[str, StepOptions], str]
+# A path function that needs the scheme (only empty-path-to-slash): (scheme, path, options).
+SchemePathFn = Callable[[str, str, StepOptions], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +139,7 @@ class StepImpl:
     query: OptFn | None = None
     fragment: OptFn | None = None
     url: URLFn | None = None
+    scheme_path: SchemePathFn | None = None
 
 
 # ---- authority-side functions -------------------------------------------------------------
@@ -225,8 +228,17 @@ def _remove_fragment(_f: str, _o: StepOptions) -> str | None:
     return None
 
 
-def _empty_path_to_slash(path: str, _o: StepOptions) -> str:
-    return path or "/"  # §6.2.3: with an authority, an empty path is "/"
+# RFC 3986 §6.2.3: an empty path is "/" only where the scheme says so — http and https
+# (RFC 9110 §4.2.3: "an empty path component is equivalent to an absolute path of '/'") and
+# ws and wss (RFC 6455 §3: the resource name is "/" when the path is empty). For any other
+# scheme "a://b" and "a://b/" may name different resources, so the path is kept.
+EMPTY_PATH_IS_SLASH = frozenset({"http", "https", "ws", "wss"})
+
+
+def _empty_path_to_slash(scheme: str, path: str, _o: StepOptions) -> str:
+    if path or scheme.lower() not in EMPTY_PATH_IS_SLASH:
+        return path
+    return "/"
 
 
 def _site_rules(url: str, o: StepOptions) -> str:
@@ -300,8 +312,12 @@ _IMPLS: tuple[StepImpl, ...] = (
         path=_pathquery.remove_dot_segments,
     ),
     StepImpl(
-        _info("empty-path-to-slash", S, "an empty path becomes /: http://h → http://h/"),
-        path=_empty_path_to_slash,
+        _info(
+            "empty-path-to-slash",
+            S,
+            "an empty path becomes / where the scheme says so (http, https, ws, wss)",
+        ),
+        scheme_path=_empty_path_to_slash,
     ),
     StepImpl(
         _info("collapse-slashes", X, "replace runs of slashes in the path by one: //a → /a"),
