@@ -7,7 +7,8 @@ Which element gives which kind (004 §4: "<frame> 태그에서 발견된 URL은 
 ``<frame src>``                        ``f``
 ``<a href>``                           ``a``
 ``<area href>``, ``<iframe src>``,     ``h``
-``<script src>``, ``<link href>`` (document relations only), ``<meta http-equiv=refresh>``,
+``<script src>``, ``<link href>`` (hyperlink relations only: ``next``, ``search``, ``alternate``
+…, never a stylesheet or icon), ``<meta http-equiv=refresh>``,
 navigation calls in inline ``<script>``, ``onclick`` and ``javascript:`` URLs
 (``location.href = '…'``, ``window.open('…')``, ``location.assign/replace('…')``)
 =====================================  =====
@@ -36,11 +37,31 @@ _KINDS = tuple((kind, kind.value) for kind in LinkKind)
 # One CSS query for the link elements, answered in document order (lexbor repeats a node
 # matching two selectors; duplicates are dropped by node id below), and one for onclick.
 _SELECTOR = "a[href], frame[src], area[href], iframe[src], script, link[href], meta[http-equiv]"
-# <link rel> values that name another document (HTML §4.6.7), not a resource of this one
-# (stylesheet, icon, preload …).
+# <link rel> keywords that make the element a hyperlink to another document, not a resource
+# of this one. HTML §4.6.7's "hyperlink" link types allowed on <link> (alternate, author,
+# canonical, help, license, next, prev, privacy-policy, search, terms-of-service); HTML 4.01
+# §6.12's document relations (start, contents, index, glossary, copyright, chapter, section,
+# subsection, appendix, bookmark); and the "hyperlink" extensions of the registry HTML points
+# to (microformats.org/wiki/existing-rel-values: first, last, up, home, archives, toc,
+# amphtml, shortlink, and "previous" as old pages spell "prev").
 _DOC_RELS = frozenset(
-    {"alternate", "next", "prev", "previous", "canonical", "index", "start", "first", "last"}
-)
+    {
+        "alternate", "author", "canonical", "help", "license", "next", "prev", "privacy-policy",
+        "search", "terms-of-service",
+        "start", "contents", "index", "glossary", "copyright", "chapter", "section",
+        "subsection", "appendix", "bookmark",
+        "first", "last", "up", "home", "archives", "toc", "amphtml", "shortlink", "previous",
+    }
+)  # fmt: skip
+# Keywords that make it an external resource of this document (HTML §4.6.7 "external
+# resource" types and the icon extensions): "alternate stylesheet" is a stylesheet.
+_RESOURCE_RELS = frozenset(
+    {
+        "stylesheet", "icon", "shortcut", "apple-touch-icon", "apple-touch-icon-precomposed",
+        "mask-icon", "manifest", "modulepreload", "pingback", "preconnect", "prefetch",
+        "preload", "prerender", "dns-prefetch", "expect",
+    }
+)  # fmt: skip
 # Navigation calls in inline JavaScript whose whole argument is one quoted literal: a
 # literal followed by ``+`` (``location.href = 'detail.aspx?id=' + id``) is only a prefix,
 # and following it would invent a URL nobody links to.
@@ -336,7 +357,8 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
                         add(m.group(2), _H, "h", "")
         elif tag == "link":
             rels = set((attrs.get("rel") or "").lower().split())
-            if (value := attrs.get("href")) is not None and rels & _DOC_RELS:
+            value = attrs.get("href")
+            if value is not None and rels & _DOC_RELS and not rels & _RESOURCE_RELS:
                 add(value, _H, "h", attrs.get("title") or "")
         elif tag == "meta" and (attrs.get("http-equiv") or "").strip().lower() == "refresh":
             value = parse_refresh(attrs.get("content") or "")

@@ -55,7 +55,7 @@ _FIXUPS: dict[str, dict[str, bytes]] = {
     "big5hkscs": {
         "\u20ac": b"\xa3\xe1",
         # index Big5 where Python's big5hkscs table differs (its first pointer outside
-        # HKSCS, §11.1.2), found by comparing with Chromium over 21,056 characters
+        # HKSCS, §11.1.2), found by comparing with Chromium over every BMP character
         "\u00af": b"\xa1\xc2",
         "\u2027": b"\xa1\x45",
         "\u256d": b"\xa2\x7e",
@@ -77,10 +77,20 @@ _FIXUPS: dict[str, dict[str, bytes]] = {
         "\uffe0": b"\xa2\x46",
         "\uffe1": b"\xa2\x47",
         "\uffe5": b"\xa2\x44",
+        "\u2215": b"\xa2\x41",
+        "\u2295": b"\xa1\xf2",
+        "\u2299": b"\xa1\xf3",
+        "\ufe51": b"\xa1\x4e",
+        "\ufe68": b"\xa2\x42",
+        "\u2421": b"\xa3\xe0",
+        **{chr(0x2400 + i): bytes((0xA3, 0xC0 + i)) for i in range(0x20)},  # control pictures
     },
 }
 # Characters Python's codec encodes but the standard's index has not (§5 indexes).
 _NO_POINTER: dict[str, frozenset[str]] = {
+    # §10.2.2: gb18030 cannot encode U+E5E5; U+E7C7 is four bytes in GB18030-2022, so not gbk
+    "gb18030": frozenset("\ue5e5"),
+    "gbk": frozenset("\ue5e5\ue7c7"),
     "big5hkscs": frozenset("\u00a2\u00a3\u00a5\u2022\u203e\u223c\u2609\u2641\uff64"),
 }
 _PRIVATE_USE = range(0xE000, 0xF900)
@@ -90,16 +100,66 @@ _PRIVATE_USE = range(0xE000, 0xF900)
 _PERCENT = [f"%{b:02X}" if b <= 0x20 or b >= 0x7F or b in b"\"#'<>" else chr(b) for b in range(256)]
 
 
+# Encoding §4.2: labels whose encoding Python names differently (or whose Python codec of
+# the same name is another table: Python's "shift_jis" lacks Windows-31J's extensions, its
+# "latin-1" is not windows-1252).
+_LABELS: dict[str, str] = {
+    **dict.fromkeys(
+        "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis".split(), "cp932"
+    ),
+    **dict.fromkeys(
+        "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601 "
+        "ksc_5601 windows-949".split(),
+        "cp949",
+    ),
+    **dict.fromkeys(
+        "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 x-gbk".split(),
+        "gbk",
+    ),
+    **dict.fromkeys("big5 big5-hkscs cn-big5 csbig5 x-x-big5".split(), "big5hkscs"),
+    **dict.fromkeys("cseucpkdfmtjapanese euc-jp x-euc-jp".split(), "euc_jp"),
+    **dict.fromkeys(
+        "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1 "
+        "iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252".split(),
+        "cp1252",
+    ),
+    **dict.fromkeys(
+        "cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9 "
+        "iso_8859-9:1989 l5 latin5 windows-1254 x-cp1254".split(),
+        "cp1254",
+    ),
+    **dict.fromkeys(
+        "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874".split(), "cp874"
+    ),
+}
+# The same for Python's own codec names (what extract passes when it decoded a page).
+_PYTHON_NAMES = {
+    "shift_jis": "cp932",
+    "euc_kr": "cp949",
+    "iso8859-1": "cp1252",
+    "ascii": "cp1252",
+    "gb2312": "gbk",
+    "big5": "big5hkscs",
+    "iso8859-9": "cp1254",
+    "tis-620": "cp874",
+    "iso8859-11": "cp874",
+}
+
+
 @functools.lru_cache(maxsize=64)
 def url_codec(encoding: str) -> str | None:
     """The Python codec a page in ``encoding`` encodes URL queries with; None for UTF-8.
 
     ``encoding`` is an Encoding-standard label or a Python codec name; an unknown one is
     UTF-8 (the URL parser's default)."""
-    try:
-        name = codecs.lookup(encoding).name
-    except LookupError:
-        return None
+    label = encoding.strip().lower()
+    name = _LABELS.get(label)
+    if name is None:
+        try:
+            name = codecs.lookup(label).name
+        except LookupError:
+            return None
+        name = _PYTHON_NAMES.get(name, name)
     if name.startswith("utf") or name in _UTF8_OUTPUT:
         return None
     return name
@@ -169,8 +229,6 @@ def _encode_char(char: str, codec: str) -> bytes | None:
     if ord(char) in _PRIVATE_USE and not gb:
         # Python's codecs map the Private Use Area to vendor "user-defined" bytes; the
         # standard's encoders have no such pointers (§5 indexes).
-        return None
-    if gb and char == "\ue5e5":  # §10.2.2: gb18030 cannot encode U+E5E5
         return None
     # gbk is gb18030 without its four-byte sequences (§10.2.2, "is GBK"); Python's own gbk
     # codec lacks characters of gb18030's two-byte table.

@@ -98,9 +98,20 @@ SESSION_PARAMS: tuple[str, ...] = (
 class StepOptions:
     """Typed options of the steps that have any (CONVENTIONS §3: never dicts of strings)."""
 
-    # remove-default-document: the paper's three, the Apache and IIS defaults (000 §4.4).
-    # Wider lists (index.php, default.asp, …) are an option, not the default.
-    default_documents: tuple[str, ...] = ("index.htm", "index.html", "default.htm")
+    # remove-default-document: the paper's three (000 §4.4: what Apache and IIS serve for a
+    # directory "when the user does not change the configuration"), and the other documents
+    # IIS lists by default — default.asp (seed 001's own example), default.aspx, index.asp
+    # and iisstart.htm. Table 1 and `evaluate` measure the paper's three
+    # (analysis.PAPER_DEFAULT_DOCUMENTS); index.php and the like are an option.
+    default_documents: tuple[str, ...] = (
+        "index.htm",
+        "index.html",
+        "default.htm",
+        "default.asp",
+        "default.aspx",
+        "index.asp",
+        "iisstart.htm",
+    )
     # remove-query-params: names or shell patterns ("utm_*"), matched against the name as
     # written; both tuples are removed.
     remove_params: tuple[str, ...] = TRACKING_PARAMS
