@@ -100,37 +100,37 @@ _PRIVATE_USE = range(0xE000, 0xF900)
 _PERCENT = [f"%{b:02X}" if b <= 0x20 or b >= 0x7F or b in b"\"#'<>" else chr(b) for b in range(256)]
 
 
+def _labels(names: str, codec: str) -> dict[str, str]:
+    return dict.fromkeys(names.split(), codec)
+
+
 # Encoding §4.2: labels whose encoding Python names differently (or whose Python codec of
 # the same name is another table: Python's "shift_jis" lacks Windows-31J's extensions, its
 # "latin-1" is not windows-1252).
 _LABELS: dict[str, str] = {
-    **dict.fromkeys(
-        "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis".split(), "cp932"
-    ),
-    **dict.fromkeys(
+    **_labels("csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis", "cp932"),
+    **_labels(
         "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601 "
-        "ksc_5601 windows-949".split(),
+        "ksc_5601 windows-949",
         "cp949",
     ),
-    **dict.fromkeys(
-        "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 x-gbk".split(),
+    **_labels(
+        "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 x-gbk",
         "gbk",
     ),
-    **dict.fromkeys("big5 big5-hkscs cn-big5 csbig5 x-x-big5".split(), "big5hkscs"),
-    **dict.fromkeys("cseucpkdfmtjapanese euc-jp x-euc-jp".split(), "euc_jp"),
-    **dict.fromkeys(
+    **_labels("big5 big5-hkscs cn-big5 csbig5 x-x-big5", "big5hkscs"),
+    **_labels("cseucpkdfmtjapanese euc-jp x-euc-jp", "euc_jp"),
+    **_labels(
         "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1 "
-        "iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252".split(),
+        "iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252",
         "cp1252",
     ),
-    **dict.fromkeys(
+    **_labels(
         "cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9 "
-        "iso_8859-9:1989 l5 latin5 windows-1254 x-cp1254".split(),
+        "iso_8859-9:1989 l5 latin5 windows-1254 x-cp1254",
         "cp1254",
     ),
-    **dict.fromkeys(
-        "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874".split(), "cp874"
-    ),
+    **_labels("dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874", "cp874"),
 }
 # The same for Python's own codec names (what extract passes when it decoded a page).
 _PYTHON_NAMES = {
