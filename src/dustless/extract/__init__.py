@@ -9,10 +9,13 @@ them per kind (004 Table 13: ``f`` frame, ``a`` anchor, ``h`` everything else).
 from __future__ import annotations
 
 from dustless.extract._charset import decode_html, sniff_encoding
+from dustless.extract._guard import DEFAULT_MAX_TAGS, MAX_DEPTH
 from dustless.extract._links import extract_links, parse_refresh
 from dustless.extract._types import Extraction, Link, LinkKind
 
 __all__ = [
+    "DEFAULT_MAX_TAGS",
+    "MAX_DEPTH",
     "Extraction",
     "Link",
     "LinkKind",

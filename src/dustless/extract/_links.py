@@ -26,6 +26,7 @@ from collections.abc import Callable
 from selectolax.lexbor import LexborHTMLParser
 
 from dustless.extract._charset import decode_document
+from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
 from dustless.extract._types import Extraction, Link, LinkKind
 
 __all__ = ["extract_links", "parse_refresh"]
@@ -256,17 +257,28 @@ def _text(node: object) -> str:
     return " ".join(text.split())[:_MAX_TEXT]
 
 
-def extract_links(body: bytes, url: str, content_type: str | None = None) -> Extraction:
+def extract_links(
+    body: bytes,
+    url: str,
+    content_type: str | None = None,
+    *,
+    max_tags: int | None = DEFAULT_MAX_TAGS,
+) -> Extraction:
     """Every link of an HTML document, resolved against its base, with kinds and counts.
 
     ``url`` is the document's own (final) URL; ``<base href>`` overrides it as the base
     (HTML §4.2.3, the first ``base`` with an ``href``). Never raises for any ``body``.
+
+    The CPU a page costs is bounded by its size (see ``_guard``): markup nested too deep
+    for the parser is read without its structure (``flattened``), and past ``max_tags``
+    tags (None: no budget) only the page's first part is read (``over_budget``).
     """
     resolve = _resolver()
     text, encoding = decode_document(body, content_type)
     # The query of a link in a page that is not UTF-8 is encoded with the page's encoding
     # (WHATWG URL "encoding-parse"): a non-ASCII reference resolves differently per encoding.
     utf8 = encoding == "utf-8"
+    text, flattened, over_budget = prepare(text, max_tags)
     parser = LexborHTMLParser(text)
     nodes = parser.css(_SELECTOR)
     # A <base> element or an onclick attribute needs its name in the source, in some ASCII
@@ -371,4 +383,11 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
             for m in _JS_NAV.finditer(onclick):
                 add(m.group(2), _H, "h", "")
 
-    return Extraction(tuple(links), base, {k: counts[v] for k, v in _KINDS}, tuple(scripts))
+    return Extraction(
+        tuple(links),
+        base,
+        {k: counts[v] for k, v in _KINDS},
+        tuple(scripts),
+        over_budget=over_budget,
+        flattened=flattened,
+    )
