@@ -72,5 +72,25 @@ async def test_robots_txt_redirects_follow_the_same_bytes(raw_server, make_fetch
 
     server = await raw_server(handler)
     got = await make_fetcher().fetch_robots(server.url("/robots.txt", host="h.test"))
-    assert [r.location for r in got.results][0] == f"http://h.test:{server.port}/r%E9bots.txt"
+    assert got.results[0].location == f"http://h.test:{server.port}/r%E9bots.txt"
     assert server.requests[1].startswith(b"GET /r%E9bots.txt HTTP/1.1")
+
+
+async def test_the_hostile_web_raw_location_leads_to_its_page(testweb_factory, make_fetcher):
+    # The hostile profile's redirect to raw non-ASCII bytes: followed as a browser would,
+    # the target is a page of the site (dropping the bytes would give its soft 404).
+    from dustless.testweb._hostile import RAW_LOCATION_TARGET
+
+    web = testweb_factory(profile="hostile", sites=2, pages_per_site=12)
+    host = next(iter(web.sites.values()))["hosts"][0]
+    fetcher = make_fetcher()
+    moved = await fetcher.fetch(web.url(host, "/r/raw-location"))
+    assert moved.status == 302
+    assert "Location: /caf\u00e9/".encode() in moved.raw_response_head  # raw UTF-8 bytes
+    query = "?x=%ED%95%9C%EA%B5%AD"
+    assert moved.location == web.url(host, RAW_LOCATION_TARGET) + query
+    target = await fetcher.fetch(moved.location)
+    assert target.state is NetState.OK
+    assert b"Sorry" not in target.body  # a page of its own, not the soft 404
+    rids = {row.url: row.rid for row in web.truth()}
+    assert rids[web.url(host, RAW_LOCATION_TARGET)].endswith(":" + RAW_LOCATION_TARGET)
