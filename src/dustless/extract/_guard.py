@@ -141,7 +141,8 @@ _END_FIRST: dict[str, frozenset[str]] = {
 @dataclass(frozen=True, slots=True)
 class Shape:
     """What :func:`shape` measured: the deepest nesting the tree builder may reach, the
-    options, the most attributes on one tag, and the tags (start and end)."""
+    options, the most attributes on one tag, and the tags (start and end) — up to where the
+    page showed itself hostile (the measure stops at the first nesting past the limit)."""
 
     depth: int
     options: int
@@ -223,6 +224,8 @@ def shape(text: str) -> Shape:
             attrs = full if simple is None else simple
             if len(attrs) > MAX_ATTRIBUTES:
                 attributes = max(attributes, len(_ATTR_RE.findall(attrs)))
+                if attributes > MAX_ATTRIBUTES:
+                    break
             if end_tag:
                 # Pop it if it is on top, or under elements its end tag certainly ends first.
                 first = _END_FIRST.get(name, _IMPLIED)
@@ -240,6 +243,8 @@ def shape(text: str) -> Shape:
                 continue
             if name == "option":
                 options += 1
+                if options > MAX_OPTIONS:
+                    break
             elif name == "svg" or name == "math":
                 foreign = True
             push(name)  # "/>" does not close an HTML element (§13.2.6.4.7): an open anyway
@@ -252,7 +257,11 @@ def shape(text: str) -> Shape:
                 resume = stop
             if len(stack) > deepest:
                 deepest = len(stack)
+                if deepest > MAX_DEPTH:
+                    break  # hostile already: the rest need not be read
         else:
+            break
+        if deepest > MAX_DEPTH or options > MAX_OPTIONS or attributes > MAX_ATTRIBUTES:
             break
         tokens = _TOKEN_RE.finditer(text, resume)
     return Shape(deepest, options, attributes, tags)
