@@ -18,11 +18,14 @@ from dustless.extract._fingerprint import (
     similarity,
     visible_text,
 )
+from dustless.extract._guard import DEFAULT_MAX_TAGS, MAX_DEPTH
 from dustless.extract._links import extract_links, parse_refresh
 from dustless.extract._types import Extraction, Link, LinkKind
 
 __all__ = [
+    "DEFAULT_MAX_TAGS",
     "FINGERPRINT_BYTES",
+    "MAX_DEPTH",
     "NEAR_THRESHOLD",
     "Extraction",
     "Link",

@@ -30,13 +30,14 @@ from aiohttp.tracing import Trace
 from multidict import CIMultiDict
 from yarl import URL
 
-from dustless.errors import FetchError
+from dustless.errors import FetchError, InvalidURL
 from dustless.fetch._address import AddressPolicy
 from dustless.fetch._decode import ACCEPT_ENCODING, DecodeError, Decoder, TooBig, make_decoder
 from dustless.fetch._dns import Resolver
 from dustless.fetch._result import FetchLimits, FetchResult
 from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
 from dustless.states import NetState, Stage, advance
+from dustless.url import resolve
 
 __all__ = ["Fetcher", "make_session"]
 
@@ -271,11 +272,28 @@ def _target(url: str) -> URL | None:
     return parsed if usable else None
 
 
+def _location(raw_headers: tuple[tuple[bytes, bytes], ...]) -> str | None:
+    """The first ``Location`` header's value, its bytes above 0x7F written ``%XX``.
+
+    RFC 9110 §5.5 makes a field value octets; a server that puts raw non-ASCII bytes in a
+    Location (Latin-1, EUC-KR, …) means those bytes, and browsers request them escaped one
+    by one (Chromium's redirect handling "escapes any non-ASCII characters to preserve
+    them"): ``/caf\xe9/`` is ``/caf%E9/``. Decoding them as text first would lose them —
+    yarl dropped every byte that was not UTF-8 (``/caf\xe9/\xff\xfe?x=\xc7\xd1`` became
+    ``/caf/?x=``) and fetched another URL."""
+    for name, value in raw_headers:
+        if name.lower() == b"location":
+            return "".join(chr(b) if b < 0x80 else f"%{b:02X}" for b in value).strip()
+    return None
+
+
 def _absolute(base: URL, location: str) -> str:
+    """``location`` resolved against the URL that answered, as a browser resolves a link
+    (WHATWG URL, in its rfc3986 form: what the crawler fetches)."""
     try:
-        return str(base.join(URL(location)))
-    except (ValueError, TypeError):
-        return urljoin(str(base), location)
+        return resolve(str(base), location)
+    except InvalidURL:
+        return urljoin(str(base), location)  # recorded as the server wrote it
 
 
 class Fetcher:
@@ -474,9 +492,10 @@ class Fetcher:
         progress.raw_head = b"\r\n".join(head) + b"\r\n\r\n"
         content_type = response.headers.get("Content-Type", "")
         progress.mime = content_type.split(";", 1)[0].strip().lower() or None
-        location = response.headers.get("Location")
-        if 300 <= status < 400 and location:
-            progress.location = _absolute(response.url, location)
+        if 300 <= status < 400:
+            location = _location(raw)
+            if location:
+                progress.location = _absolute(response.url, location)
         # 004 Fig. 3: OK is 200 with text/html; anything else records the server's code.
         progress.move(_S.OK if status == 200 and progress.mime == "text/html" else _S.code)
 
