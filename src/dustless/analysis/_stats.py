@@ -66,6 +66,7 @@ STATE_ORDER: tuple[str, ...] = (
     "dTim",
     "dErr",
     "tooBig",
+    "pBig",
     "robots",
     "filtered",
     "iErr",

@@ -85,6 +85,19 @@ CRAWL_SETTINGS: tuple[Setting, ...] = (
     Setting("delay", "least seconds between two requests to a host", "S", float),
     Setting("delay_factor", "a host also rests F x its last fetch time", "F", float),
     Setting(
+        "max_crawl_delay",
+        "robots.txt Crawl-delay is honoured up to S seconds (a larger one is capped)",
+        "S",
+        float,
+    ),
+    Setting(
+        "backoff",
+        "after server trouble a host rests S seconds more, doubled at each failure in a row",
+        "S",
+        float,
+    ),
+    Setting("max_failures", "failures in a row before a host is given up", "N", int),
+    Setting(
         "connect_timeout",
         "give up connecting to a server after S seconds (cTim)",
         "S",

@@ -477,7 +477,6 @@ class Crawler:
         if self.hosts.blocked(item.host):  # too many failures in a row (the clock said so)
             self._block(Block(item.host, r.state))
         state = page_state(r, self.discovery)
-        stats.count_state(state.value, r.status)  # "code" by HTTP status
         stats.bytes += len(r.body)
         status = r.status
         stored = (
@@ -500,6 +499,8 @@ class Crawler:
             scripted=self.scripted,
             held=held,
         )
+        # The state recorded: the fetch's, or pBig for a page past extraction's budget.
+        stats.count_state(outcome.fetch.state.value, status)  # "code" by HTTP status
         if outcome.links:
             self.admission.discover(outcome.links, item, outcome.labels)
         if outcome.same_document is not None:

@@ -86,6 +86,10 @@ def page_outcome(
     if state is NetState.OK and not stored.revisit and is_html(r.mime):
         # The whole Content-Type header: its charset decides the decoding.
         extraction = extract_links(r.body, item.url, r.header("content-type") or r.mime)
+        if extraction.over_budget:
+            # A hostile page of more tags than extraction's budget (extract/_guard.py): it is
+            # stored whole, its first part's links are followed, and the fetch says so.
+            state = NetState.pBig
         counts.update(extraction.counts)
         if scripted is None:
             found = [(link.url, link.kind) for link in extraction.links]

@@ -34,6 +34,7 @@ STATE_MEANINGS: dict[str, str] = {
     "tooBig": "the body passed the size limit",
     "robots": "robots.txt disallows it; not requested",
     "filtered": "refused by the URL filter or address policy; not requested",
+    "pBig": "stored, but its markup passed extraction's budget: first part's links only",
     "iErr": "internal error: a bug of dustless, not the server's fault",
     "NULL": "never tried",
 }

@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl
 from dustless.testweb._core import Action, Link, Outcome, Page, WebConfig, stable_hash
 from dustless.testweb._html import filler, render_page
 
-__all__ = ["ROBOTS_VARIANTS", "Hostile", "bomb_body", "plain_robots"]
+__all__ = ["PRIVATE_TARGETS", "ROBOTS_VARIANTS", "Hostile", "bomb_body", "plain_robots"]
 
 ROBOTS_VARIANTS = ("rules", "crawl-delay", "404", "5xx", "redirect", "huge", "garbage")
 
@@ -59,6 +59,17 @@ ENTRY_POINTS: tuple[tuple[str, str], ...] = (
     ("/nest/divs.html", "100,000 nested divs"),
     ("/nest/unclosed.html", "100,000 unclosed div, span, b"),
     ("/r/raw-location", "redirect to non-ASCII bytes"),
+    ("/leak/links.html", "links to private addresses"),
+    ("/r/metadata", "redirect to the metadata service"),
+)
+# Addresses a hostile page points a crawler at: the cloud metadata service, private ranges,
+# loopback (RFC 1918, RFC 3927, RFC 4291 §2.5.3). The address policy must refuse them all.
+PRIVATE_TARGETS = (
+    "http://169.254.169.254/latest/meta-data/",
+    "http://10.0.0.1/admin",
+    "http://192.168.1.1/",
+    "http://[::1]/",
+    "http://127.0.0.1:9/",
 )
 NEST_COUNT = 100_000  # elements of the two deeply nested pages (1.1 and 1.4 MB)
 # A Location of raw non-ASCII bytes (the server writes header values as UTF-8), and the
@@ -244,6 +255,15 @@ class Hostile:
             # Raw non-ASCII bytes in Location: a crawler must request them percent-encoded
             # (RAW_LOCATION_TARGET, a page), not drop them (/caf/, a soft 404).
             "/r/raw-location": Outcome(302, redirect, location=RAW_LOCATION, resource=False),
+            "/r/metadata": Outcome(302, redirect, location=PRIVATE_TARGETS[0], resource=False),
+            "/leak/links.html": Outcome(
+                200,
+                f"{n}:/leak/links.html",
+                body=b"<html><body>"
+                + b"".join(f'<a href="{t}">in</a>'.encode() for t in PRIVATE_TARGETS)
+                + sig
+                + b"</body></html>\n",
+            ),
             "/robots-moved.txt": Outcome(
                 200,
                 f"robots:{n}",
