@@ -75,8 +75,7 @@ def test_full_recrawls_record_batches(
 def test_a_full_recrawl_leaves_evaluate_probes_alone(
     testweb_factory: Callable[..., Any], tmp_path: Path
 ) -> None:
-    from dustless.analysis._probe import PROBE_PREFIX
-    from dustless.store import NewURL, SQLiteStore, URLState
+    from dustless.store import PROBE_PREFIX, NewURL, SQLiteStore, URLState
 
     web = testweb_factory(**WEB)
     out = tmp_path / "c"

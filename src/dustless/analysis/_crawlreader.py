@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dustless.errors import InvalidOption, StoreError
+from dustless.store._types import PROBE_KIND
 
 __all__ = [
     "DB_NAME",
@@ -31,7 +32,6 @@ __all__ = [
 ]
 
 DB_NAME = "crawl.db"  # dustless.store.DB_NAME; repeated so readers need not import the writer
-PROBE_KIND = "evaluate-fetch"
 # Tables a crawl DB has since the store's first migration (store/_schema.py, V1).
 _REQUIRED_TABLES = frozenset({"crawls", "hosts", "seeds", "urls", "fetches"})
 

@@ -172,20 +172,26 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidOption(f"--fetch-limit must be >= 0, not {args.fetch_limit}")
     follow = not args.no_follow_redirects
     if args.fetch:
-        from dustless.analysis._probe import probe_forms
+        from dustless.crawl.probe import run_probe
+        from dustless.crawl.progress import Progress
 
         with open_crawl(args.directory) as db:
             obs = load_observations(db, batch=args.batch, follow_redirects=follow)
             forms = unfetched_forms(obs, build_factors(docs))
         del obs
-        result = probe_forms(
+        # The crawl's engine in its probe mode: politeness, robots.txt, progress (a long
+        # probe run on a terminal shows what it does; elsewhere a line every 10 s).
+        result = run_probe(
             args.directory,
             forms,
             limit=args.fetch_limit,
-            resolve=args.resolve,
-            delay=args.delay,
-            allow_private=args.allow_private,
-            user_agent=args.user_agent,
+            overrides={
+                "resolve": tuple(args.resolve) or None,
+                "delay": args.delay,
+                "allow_private": args.allow_private or None,
+                "user_agent": args.user_agent,
+            },
+            progress=Progress(enabled=not args.json, interval=10.0),
         )
         states = ", ".join(f"{s} {n}" for s, n in result.states) or "none"
         print(

@@ -30,12 +30,14 @@ from dustless.crawl.scripted import URGENT, Label, ScriptedPages, urgent_hosts
 if TYPE_CHECKING:
     from dustless.crawl.spellings import Spellings
 from dustless.frontier import QueuedURL
-from dustless.store import AdmitURL, CrawlStore, URLLabel, Verdict
+from dustless.kinds import LinkKind
+from dustless.store import PROBE_PREFIX, AdmitURL, CrawlStore, NewURL, URLLabel, Verdict
 
 __all__ = ["Admission"]
 
 _KNOWN_LIMIT = 200_000  # identities remembered as stored, per generation
 _FLUSH_AT = 5_000  # pending candidates that force a flush
+MAX_PROBE_HOPS = 5  # redirects followed from a form in evaluate --fetch (RFC 9309 §2.3.1.2's)
 
 
 class Admission:
@@ -100,6 +102,19 @@ class Admission:
             # Seed 002 §3.4.2: a list page's detail pages are fetched before the next list
             # page, so they are admitted (and claimed) now, not at the next commit.
             self.flush()
+
+    def probe_redirects(self, candidates: list[Candidate], item: QueuedURL) -> None:
+        """``evaluate --fetch`` (crawl/probe.py): a redirect's target is requested too, as a
+        probe row of its own, up to ``MAX_PROBE_HOPS`` hops; links are not followed."""
+        hop = item.depth + 1
+        rows = [
+            NewURL(c.url, PROBE_PREFIX + c.url, c.host, hop, LinkKind.REDIRECT, None, item.url_id)
+            for c in candidates
+            if c.kind is LinkKind.REDIRECT and hop <= MAX_PROBE_HOPS
+        ]
+        for row, ok in zip(rows, self.store.add_urls(rows), strict=True):
+            if ok:
+                self.hosts.queued(row.host)
 
     def same_document(self, c: Candidate, item: QueuedURL) -> None:
         """A redirect target under a derived identity (``crawl/redirect.py``)."""

@@ -112,6 +112,7 @@ class Crawler:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         strict: bool | None = None,
+        probe: bool = False,
     ) -> None:
         from dustless.url import Normalizer
 
@@ -125,6 +126,9 @@ class Crawler:
         self.progress = progress
         self.resumed = resumed
         self.strict = strict_mode() if strict is None else strict
+        # The probe mode of ``evaluate --fetch`` (crawl/probe.py): the URLs queued are
+        # fetched, redirects followed a few hops, links not followed.
+        self.probe = probe
         self.agent = c.user_agent
         self.stats = CrawlStats(started=clock())
         all_rules = None if rules is None else rules.all
@@ -501,6 +505,10 @@ class Crawler:
         )
         # The state recorded: the fetch's, or pBig for a page past extraction's budget.
         stats.count_state(outcome.fetch.state.value, status)  # "code" by HTTP status
+        if self.probe:
+            self.admission.probe_redirects(outcome.links, item)
+            self.record.fetch(outcome.fetch)
+            return
         if outcome.links:
             self.admission.discover(outcome.links, item, outcome.labels)
         if outcome.same_document is not None:
@@ -512,6 +520,8 @@ class Crawler:
 
     def _seed(self) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
+        if self.probe:
+            return  # the probe runner queued its URLs
         if self.store.has_seeds():
             # Resumed, or a worker joining: the seeds are in (a crash before the first
             # commit leaves none, and they are admitted again). Identities whose fetched

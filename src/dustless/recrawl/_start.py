@@ -27,11 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from dustless.analysis._changes_db import read_histories
-from dustless.analysis._crawlreader import PROBE_KIND, open_crawl
-from dustless.analysis._probe import PROBE_PREFIX
+from dustless.analysis._crawlreader import open_crawl
 from dustless.errors import InvalidOption
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
-from dustless.store import SQLiteStore, URLState
+from dustless.store import PROBE_KIND, PROBE_PREFIX, SQLiteStore, URLState
 
 __all__ = ["DAY", "RecrawlStart", "open_recrawl", "recrawl_info"]
 

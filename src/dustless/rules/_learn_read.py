@@ -35,7 +35,7 @@ def read_observations(crawl_dir: str | Path, content: str = "near") -> Iterator[
     with open_crawl(directory) as db:
         classes = document_classes(db, content)
         for url, status, sha, location in db.iterate(
-            "SELECT u.url, f.status, CASE WHEN f.state IN ('OK', 'code') "
+            "SELECT u.url, f.status, CASE WHEN f.state IN ('OK', 'code', 'pBig') "
             "THEN f.content_sha1 END, f.location "
             "FROM fetches f JOIN urls u ON u.id = f.url_id ORDER BY f.id"
         ):

@@ -37,6 +37,8 @@ from dustless.store._seen import UrlSeen
 from dustless.store._sqlite import DB_NAME, LOCAL_WORKER, SQLiteStore, url_hash
 from dustless.store._surt import surt_key
 from dustless.store._types import (
+    PROBE_KIND,
+    PROBE_PREFIX,
     URL_KINDS,
     AdmitResult,
     Admitted,
@@ -75,6 +77,8 @@ __all__ = [
     "DEFAULT_MAX_SIZE",
     "INDEX_DIR",
     "LOCAL_WORKER",
+    "PROBE_KIND",
+    "PROBE_PREFIX",
     "REVISIT_PROFILE",
     "SCHEMA_VERSION",
     "URL_KINDS",

@@ -14,6 +14,8 @@ from dustless.kinds import LinkKind
 from dustless.states import NetState
 
 __all__ = [
+    "PROBE_KIND",
+    "PROBE_PREFIX",
     "URL_KINDS",
     "AdmitResult",
     "AdmitURL",
@@ -41,6 +43,11 @@ __all__ = [
 
 # How a URL was found (``dustless.kinds.LinkKind``): the letters stored in ``urls.kind``.
 URL_KINDS = frozenset(k.value for k in LinkKind)
+# ``evaluate --fetch`` requests the normalized forms a crawl never fetched, in a batch of its
+# own whose config JSON is ``{"kind": PROBE_KIND, …}``, under URL identities
+# ``PROBE_PREFIX + url`` that never collide with the crawl's (a normalized URL has no space).
+PROBE_KIND = "evaluate-fetch"
+PROBE_PREFIX = "probe "
 
 
 class URLState(enum.Enum):
