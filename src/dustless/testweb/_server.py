@@ -154,6 +154,8 @@ class TestWebServer:
         return cached
 
     def _body(self, outcome: Outcome) -> bytes:
+        if outcome.render is not None:
+            return outcome.render(self.day)
         return outcome.body if outcome.page is None else self._page_body(outcome.page)[0]
 
     async def _respond(self, request: web.BaseRequest, outcome: Outcome) -> web.StreamResponse:
