@@ -236,6 +236,10 @@ class Discovery:
             except InvalidURL:
                 stats.reject("invalid")
                 continue
+            if identity == url:
+                # Most URLs are their own identity: one string object, not two equal ones,
+                # for the caches of settled URLs and stored identities (half their memory).
+                identity = url
             if identity in seen_here:
                 continue
             seen_here.add(identity)

@@ -114,6 +114,7 @@ class SourceReader:
     __slots__ = (
         "_roots",
         "_vouch",
+        "directory",
         "error",
         "external",
         "internal",
@@ -139,6 +140,12 @@ class SourceReader:
         self.outcome: SourceOutcome | None = None
         self._roots: frozenset[str] | None = None  # this sitemap and its index ancestors
         self._vouch: dict[str, bool] = {}  # origin -> its robots.txt lists one of _roots
+        # What a sitemap may list without a robots.txt's word: its own directory (its URL
+        # up to the last "/" of the path, the query left out).
+        path_end = min(
+            (i for i in (item.url.find("?"), item.url.find("#")) if i >= 0), default=len(item.url)
+        )
+        self.directory = item.url[: item.url.rfind("/", 0, path_end) + 1]
 
     def wants(self, status: int) -> bool:
         self.read = 200 <= status < 300
@@ -382,11 +389,18 @@ class Sources:
     # -- cross-host rules (sitemaps.org) ---------------------------------------------------------
 
     def _allowed(self, reader: SourceReader, url: str) -> CrossHost:
+        # Both URLs are in their rfc3986 form (lowercase scheme and host, no default port):
+        # an entry under the sitemap's directory starts with it, which settles the common
+        # case without parsing either URL.
         sitemap = reader.item.url
+        if url.startswith(reader.directory):
+            return CrossHost.ALLOWED
+        origin = origin_of(url)
+        if reader._vouch.get(origin) and url.startswith(origin + "/"):
+            return CrossHost.ALLOWED
         verdict = entry_allowed(url, sitemap)
         if verdict is CrossHost.ALLOWED or verdict is CrossHost.NOT_HTTP:
             return verdict
-        origin = origin_of(url)
         vouches = reader._vouch.get(origin)
         if vouches is None:
             if len(reader._vouch) > 1000:
