@@ -7,7 +7,8 @@ Values in, values out — no clock, no I/O, no database (CONVENTIONS "Pure core"
   (formula 2), Table 1-shaped rows, true false-positive / false-negative rates against the
   test web's truth, and a recommended policy under a coverage-loss budget.
 * Seed 004 §4: per-page change summaries over batch crawls, SS and FF (formulas 1 and 2),
-  grouping by domain suffix / depth / link kind (Tables 7–13).
+  grouping by domain suffix / depth / link kind (Tables 7–13); how often a sitemap's
+  lastmod agreed with the changes seen.
 * Change-rate estimators (naive; Cho & Garcia-Molina 2003), a feature-based predictor, and
   revisit schedules under a budget (uniform, proportional, optimal; Cho & Garcia-Molina 2000).
 
@@ -42,6 +43,7 @@ from dustless.analysis._estimate import (
     poisson_rate,
 )
 from dustless.analysis._evaluate import Evaluation, EvaluationRow, evaluate_crawl
+from dustless.analysis._lastmod import LastmodAgreement, lastmod_agreement, lastmod_moved
 from dustless.analysis._metrics import (
     CandidateSet,
     CrawlIndex,
@@ -89,6 +91,7 @@ __all__ = [
     "Evaluation",
     "EvaluationRow",
     "Factor",
+    "LastmodAgreement",
     "MethodRow",
     "MethodSpec",
     "Observation",
@@ -116,6 +119,8 @@ __all__ = [
     "freshness",
     "group_changes",
     "holdout_split",
+    "lastmod_agreement",
+    "lastmod_moved",
     "link_kind_class",
     "naive_rate",
     "open_crawl",
