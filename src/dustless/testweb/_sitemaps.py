@@ -176,8 +176,7 @@ class SitemapSite(_Counted):
     def lastmods(self, pages: list[Page], day: int) -> list[tuple[str, str]]:
         o = self.origin
         return [
-            (p.url, _w3c_date(declared_lastmod(p, day, LIARS.get(p.url[len(o) :]))))
-            for p in pages
+            (p.url, _w3c_date(declared_lastmod(p, day, LIARS.get(p.url[len(o) :])))) for p in pages
         ]
 
     def answer(self, host: str, path: str, query: str) -> Outcome:
