@@ -197,3 +197,23 @@ def test_each_hostile_sitemap_and_feed_ends_as_one_recorded_state(web, tmp_path)
     with SQLiteStore(tmp_path / "maps") as store:
         urls = [u for (u,) in store.query("SELECT url FROM urls")]
     assert not any("passwd" in u or "x.test" in u for u in urls)
+
+
+def test_the_command_line_reads_sitemaps_and_says_how_they_ended(web, tmp_path) -> None:
+    from crawl.conftest import run_cli
+
+    seed = web.base_url(SITEMAP_HOST) + "/"
+    out = tmp_path / "c"
+    proc = run_cli("crawl", str(out), seed, *web.resolve_args, "--delay", "0", "--sitemaps")
+    assert proc.returncode == 0, proc.stderr
+    # 2 sitemaps in the index, 6 pages in pages.xml, 8 orphans
+    assert "sources: sitemaps 3 (ok 3); 16 entries" in proc.stderr
+    with SQLiteStore(out) as store:
+        kinds = dict(store.query("SELECT kind, count(*) FROM urls GROUP BY kind"))
+    assert kinds["m"] == 3
+    assert kinds["l"] == ORPHANS
+    bad = run_cli("crawl", str(tmp_path / "d"), seed, "--max-sitemaps", "0")
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == [
+        "dustless crawl: error: --max-sitemaps must be >= 1, not 0"
+    ]

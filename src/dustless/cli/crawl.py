@@ -299,6 +299,8 @@ def run(args: argparse.Namespace) -> int:
             f"states: {s.summary()}",
             file=sys.stderr,
         )
+        if s.sources:  # --sitemaps / --feeds: how reading each source ended
+            print(f"sources: {s.sources_summary()}", file=sys.stderr)
         if s.refused_hosts:
             names = ", ".join(sorted(s.refused_hosts)[:3])
             more = f" and {len(s.refused_hosts) - 3} more" if len(s.refused_hosts) > 3 else ""
