@@ -104,3 +104,19 @@ def test_a_budgeted_recrawl_takes_the_pages_whose_lastmod_moved_first(web, tmp_p
     web.set_day(4)
     _recrawl(out, t0, 4, "--budget", str(len(moved)))
     assert _pages_fetched(out, 3) == moved
+
+
+def test_a_recrawl_can_turn_sitemaps_on(web, tmp_path) -> None:
+    """robots.txt is reused from the crawl DB within its 24 hours, and its Sitemap: lines
+    are read from there: the orphans come in with the recrawl that asks for sitemaps."""
+    out = tmp_path / "c"
+    seed = web.base_url(SITEMAP_HOST) + "/"
+    args = ["crawl", seed, "--out", str(out), *web.resolve_args, "--delay", "0"]
+    assert main([*args, "--delay-factor", "0", "--quiet"]) == 0
+    site = SitemapSite(WebConfig(profile=Profile.SITEMAPS, port=web.port))
+    orphans = {p.url for p in site.orphans}
+    assert not orphans & _pages_fetched(out, 1)
+    with open_crawl(out) as db:
+        t0 = db.batches[0].batch_time
+    _recrawl(out, t0, 1, "--sitemaps")
+    assert orphans <= _pages_fetched(out, 2)

@@ -524,10 +524,13 @@ class Crawler:
             scripted=self.scripted,
             held=held,
         )
-        if self.sources.any and state is NetState.OK and not stored.revisit:
-            # --feeds: before the page's links, so the feed is queued as a feed (kind n)
-            # rather than as the plain link (kind h) its <link> element also is.
-            self.sources.page_feeds(item, r)
+        if self.sources.any:
+            # --sitemaps: the origin's sitemaps, when its robots.txt came from the DB.
+            self.sources.page_origin(item)
+            if state is NetState.OK and not stored.revisit:
+                # --feeds: before the page's links, so the feed is queued as a feed (kind
+                # n) rather than as the plain link (kind h) its <link> element also is.
+                self.sources.page_feeds(item, r)
         if outcome.links:
             self.admission.discover(outcome.links, item, outcome.labels)
         if outcome.same_document is not None:

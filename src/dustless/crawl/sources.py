@@ -214,6 +214,7 @@ class Sources:
         )
         self._dates: list[URLDate] = []
         self._sitemaps: dict[str, int] = {}  # host -> sitemaps it holds (count_kind, then ours)
+        self._listed: set[str] = set()  # origins whose sitemaps this run has queued
 
     # -- switches ----------------------------------------------------------------------------
 
@@ -235,6 +236,7 @@ class Sources:
     def robots_listed(self, page: QueuedURL, origin: str, lines: Sequence[str]) -> None:
         """An origin's robots.txt was fetched: its ``Sitemap:`` lines (or ``/sitemap.xml``
         when it names none) are queued as sitemaps of level 0, for the party of ``page``."""
+        self._note_listed(origin)
         if not self.switch(origin + "/").sitemaps:
             return
         from dustless.url import resolve
@@ -247,6 +249,28 @@ class Sources:
             except InvalidURL:
                 self.stats.reject_source("invalid")
         self._queue(page, urls, LinkKind.SITEMAP, 0, page.seed_id or None, page.host)
+
+    def page_origin(self, item: QueuedURL) -> None:
+        """A page was handled: if its origin's robots.txt came from the crawl DB (a resume, a
+        recrawl within its 24 hours, another worker's fetch), queue the sitemaps it names,
+        once per origin and run; the ones already stored are known to URL-seen."""
+        origin = origin_of(item.url)
+        if origin in self._listed:
+            return
+        self._note_listed(origin)
+        if not self.switch(origin + "/").sitemaps:
+            return
+        try:
+            cached = self.hosts.robots.entry(robots_key(origin))
+        except InvalidURL:
+            return
+        if cached is not None and cached.outcome is not RobotsOutcome.UNREACHABLE:
+            self.robots_listed(item, origin, cached.robots.sitemaps)
+
+    def _note_listed(self, origin: str) -> None:
+        if len(self._listed) > 100_000:
+            self._listed.clear()  # bounded: at worst an origin's sitemaps are admitted again
+        self._listed.add(origin)
 
     def page_feeds(self, item: QueuedURL, r: FetchResult) -> None:
         """A crawled HTML page: the feeds it announces are queued one level below it."""
