@@ -274,7 +274,7 @@ class Sources:
 
     def page_feeds(self, item: QueuedURL, r: FetchResult) -> None:
         """A crawled HTML page: the feeds it announces are queued one level below it."""
-        if not _FEED_TYPE.search(r.body) or not self.switch(item.url).feeds:
+        if not self.switch(item.url).feeds or not _FEED_TYPE.search(r.body):
             return
         feeds = discover_feeds(r.body, item.url)
         if feeds:
