@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from crawl.conftest import crawl
+from dustless.analysis import crawl_stats, open_crawl
 from dustless.store import SQLiteStore
 from dustless.testweb._sitemaps import (
     CHILDREN,
@@ -112,6 +113,11 @@ def test_sitemaps_crawl_the_pages_no_link_reaches_each_sitemap_once(web, tmp_pat
     assert orphans <= set(dated)
     assert len(dated) == 1 + LINKED + ORPHANS
     assert set(dated.values()) == {"weekly"}
+    # Statistics count documents: the sitemaps (robots.txt's at depth 0) are no seeds.
+    with open_crawl(tmp_path / "maps") as db:
+        stats = crawl_stats(db)
+    assert stats.fetches == len(got) - len(SITEMAP_FILES)
+    assert sum(s.count for s in stats.seed_states) == 1
 
 
 def test_feeds_are_discovered_read_and_their_entries_dated(web, tmp_path) -> None:
