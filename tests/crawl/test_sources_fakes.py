@@ -112,6 +112,11 @@ def test_cross_host_entries_follow_the_sitemaps_org_rules(tmp_path: object) -> N
     assert got["http://a.test/only-in-map"] == ("l", "OK", None)
     assert "http://c.test/not-vouched" not in fetcher.asked
     assert result.stats.sources_refused == {"other-origin": 1}
+    with store:
+        (error,) = store.query(
+            "SELECT f.error FROM fetches f JOIN urls u ON u.id = f.url_id WHERE u.kind = 'm'"
+        )[0]
+    assert error == "not followed: other-origin 1"
 
 
 def test_a_sitemap_lists_only_below_its_directory_unless_robots_lists_it(tmp_path) -> None:

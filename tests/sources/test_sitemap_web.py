@@ -198,6 +198,7 @@ def test_each_hostile_sitemap_and_feed_ends_as_one_recorded_state(web, tmp_path)
     by_url = {r[0]: r for r in got}
     assert by_url[origin + "/"][3] == "OK"  # the crawl went on: the home page is in
     assert by_url[origin + "/malformed.xml"][6] == 2  # entries before the error, kept
+    assert "not followed: too-many" in by_url[origin + "/ten-thousand.xml"][7]
     assert "52428800 bytes" in by_url[origin + "/huge.xml"][7]  # 50 MB: the limit hit
     assert by_url[origin + "/feed-html.rss"][1] == "m"  # robots.txt named it first
     with SQLiteStore(tmp_path / "maps") as store:

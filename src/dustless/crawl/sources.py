@@ -122,6 +122,7 @@ class SourceReader:
         "outcome",
         "parser",
         "read",
+        "refused",
         "sources",
     )
 
@@ -138,6 +139,7 @@ class SourceReader:
         self.external = 0
         self.error: BaseException | None = None
         self.outcome: SourceOutcome | None = None
+        self.refused: dict[str, int] = {}  # entries not followed, by reason
         self._roots: frozenset[str] | None = None  # this sitemap and its index ancestors
         self._vouch: dict[str, bool] = {}  # origin -> its robots.txt lists one of _roots
         # What a sitemap may list without a robots.txt's word: its own directory (its URL
@@ -146,6 +148,10 @@ class SourceReader:
             (i for i in (item.url.find("?"), item.url.find("#")) if i >= 0), default=len(item.url)
         )
         self.directory = item.url[: item.url.rfind("/", 0, path_end) + 1]
+
+    def refuse(self, reason: str, n: int = 1) -> None:
+        self.refused[reason] = self.refused.get(reason, 0) + n
+        self.sources.stats.reject_source(reason, n)
 
     def wants(self, status: int) -> bool:
         self.read = 200 <= status < 300
@@ -315,14 +321,14 @@ class Sources:
             try:
                 url = resolve(None, e.url)  # the rfc3986 spelling, as links have it
             except InvalidURL:
-                stats.reject_source("invalid")
+                reader.refuse("invalid")
                 continue
             if isinstance(e, FeedEntry):  # a feed lists links: followed as links are
                 pages.append((url, e.date, None))
                 continue
             verdict = self._allowed(reader, url)
             if verdict is not CrossHost.ALLOWED:
-                stats.reject_source(verdict.value)
+                reader.refuse(verdict.value)
             elif e.kind is EntryKind.SITEMAP:
                 children.append(url)
             else:
@@ -387,17 +393,16 @@ class Sources:
     def _children(self, reader: SourceReader, urls: list[str]) -> None:
         """Sitemaps an index lists: one level deeper, within the depth and count bounds."""
         item = reader.item
-        stats = self.stats
         level = item.depth + 1
         if level > self.max_depth:
-            stats.reject_source(Admit.TOO_DEEP.value, len(urls))
+            reader.refuse(Admit.TOO_DEEP.value, len(urls))
             return
         room = self.max_sitemaps - self._count(item.host)
         if room <= 0:
-            stats.reject_source(Admit.TOO_MANY.value, len(urls))
+            reader.refuse(Admit.TOO_MANY.value, len(urls))
             return
         if len(urls) > room:
-            stats.reject_source(Admit.TOO_MANY.value, len(urls) - room)
+            reader.refuse(Admit.TOO_MANY.value, len(urls) - room)
             urls = urls[:room]
         cands = self._queue(item, urls, LinkKind.SITEMAP, level, item.seed_id or None)
         # Counted as submitted, known ones too (a loop): the bound errs on the safe side.
@@ -496,9 +501,15 @@ class Sources:
         elif r.location and r.status is not None and 300 <= r.status < 400:
             # The same source under another URL, at the same level (a redirect is no index).
             self._queue(item, [r.location], item.kind, item.depth, item.seed_id or None)
-        error = r.error
+        notes = [r.error] if r.error else []
         if outcome is not None and not outcome.ok and outcome.detail:
-            error = f"{error}; {outcome.detail}" if error else outcome.detail
+            notes.append(outcome.detail)
+        if reader.refused:  # entries the rules or the bounds refused, said on the row
+            notes.append(
+                "not followed: "
+                + ", ".join(f"{reason} {n}" for reason, n in sorted(reader.refused.items()))
+            )
+        error = "; ".join(notes)
         return FetchRecord(
             url_id=item.url_id,
             fetched_at=started,
