@@ -584,8 +584,8 @@ class Fetcher:
                     )
                     return
         except TooBig as exc:
-            if exc.partial:
-                sink.feed(exc.partial)
+            if exc.partial and sink.feed(exc.partial):
+                return  # what fitted was all the sink wanted: no limit was hit for it
             progress.move(_S.tooBig, f"body exceeds the limit of {max_bytes} bytes")
         except DecodeError as exc:
             progress.move(_S.dErr, str(exc))
