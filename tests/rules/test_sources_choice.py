@@ -29,6 +29,10 @@ def test_the_choice_is_read_written_shown_and_looked_up() -> None:
     assert rules.sources_for("http://news.test/a") == (True, False)
     assert rules.sources_for("http://shop.test:8080/") == (None, None)
     assert rules.sources_for("http://other.test/") == (None, None)
+    assert rules.chooses_sources
+    assert not parse_script(
+        SCRIPT.replace(' sitemaps="true" feeds="false"', "")
+    ).rules.chooses_sources
     again = parse_script(dump_script(rules)).rules
     assert again.sites == rules.sites
     assert XSD.validate(etree.fromstring(dump_script(rules).encode()))

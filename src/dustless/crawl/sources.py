@@ -88,7 +88,7 @@ SiteSwitch = Callable[[str], SourceSwitch | None]
 
 def site_switch(rules: RuleSet | None, default: SourceSwitch) -> SiteSwitch | None:
     """The site rules' choices over the crawl's flags (``None``: no site chooses)."""
-    if rules is None or not any(s.sitemaps is not None or s.feeds is not None for s in rules.sites):
+    if rules is None or not rules.chooses_sources:
         return None
 
     def choose(url: str) -> SourceSwitch | None:

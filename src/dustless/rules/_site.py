@@ -261,8 +261,8 @@ class RuleSet:
 
     @property
     def chooses_sources(self) -> bool:
-        """Does any site say to read its sitemaps or feeds?"""
-        return any(s.sitemaps or s.feeds for s in self.sites)
+        """Does any site choose whether its sitemaps or feeds are read?"""
+        return any(s.sitemaps is not None or s.feeds is not None for s in self.sites)
 
     def is_scripted(self, url: str) -> bool:
         """Whether ``url`` is on a site with patterns (its links get filtered)."""
