@@ -9,7 +9,8 @@ Values in, values out — no clock, no I/O, no database (CONVENTIONS "Pure core"
   paper does, the test web's truth as the judge, and a recommended policy — overall and per
   host (the site policy) — under a coverage-loss budget.
 * Seed 004 §4: per-page change summaries over batch crawls, SS and FF (formulas 1 and 2),
-  grouping by domain suffix / depth / link kind (Tables 7–13).
+  grouping by domain suffix / depth / link kind (Tables 7–13); how often a sitemap's
+  lastmod agreed with the changes seen.
 * Change-rate estimators (naive; Cho & Garcia-Molina 2003), a feature-based predictor, and
   revisit schedules under a budget (uniform, proportional, optimal; Cho & Garcia-Molina 2000).
 
@@ -46,6 +47,7 @@ from dustless.analysis._estimate import (
 )
 from dustless.analysis._evaltypes import Disagreement, HostPolicy
 from dustless.analysis._evaluate import Evaluation, EvaluationRow, evaluate_crawl
+from dustless.analysis._lastmod import LastmodAgreement, lastmod_agreement, lastmod_moved
 from dustless.analysis._metrics import (
     READINGS,
     CandidateSet,
@@ -99,6 +101,7 @@ __all__ = [
     "EvaluationRow",
     "Factor",
     "HostPolicy",
+    "LastmodAgreement",
     "MethodRow",
     "MethodSpec",
     "Observation",
@@ -126,6 +129,8 @@ __all__ = [
     "freshness",
     "group_changes",
     "holdout_split",
+    "lastmod_agreement",
+    "lastmod_moved",
     "link_kind_class",
     "naive_rate",
     "near_classes",

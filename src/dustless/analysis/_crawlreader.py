@@ -62,6 +62,11 @@ class CrawlDB:
     def __init__(self, directory: Path, connection: sqlite3.Connection) -> None:
         self.directory = directory
         self._db = connection
+        # Tables added by later migrations (url_dates …) are looked for before they are read:
+        # an older dustless wrote this DB and the reader does not migrate it.
+        self.tables = frozenset(
+            r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        )
         rows = self._db.execute(
             "SELECT batch, started_at, ended_at, batch_time, config FROM crawls ORDER BY batch"
         ).fetchall()

@@ -360,6 +360,8 @@ def crawl_stats(
     marks = ",".join("?" * len(batches)) or "NULL"
     db.script("DROP TABLE IF EXISTS temp.t")
     # The counted fetches: each URL's last fetch in each batch, joined with its URL once.
+    # Sitemaps and feeds (link kinds m, n) are URL sources, not documents: left out (a
+    # sitemap robots.txt lists sits at depth 0 and would count as a seed).
     db.script(
         "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.status, f.size_raw, "
         "f.size_stored, f.links_h, f.links_a, f.links_f, f.links_internal, f.warc_file, "
@@ -368,7 +370,7 @@ def crawl_stats(
         "THEN f.content_sha1 END AS doc "
         "FROM fetches f JOIN urls u ON u.id = f.url_id "
         "WHERE f.id IN (SELECT max(id) FROM fetches WHERE batch IN "
-        f"({marks}) GROUP BY url_id, batch)",
+        f"({marks}) GROUP BY url_id, batch) AND u.kind NOT IN ('m', 'n')",
         batches,
     )
     gates = tuple(sorted(GATE_STATES))

@@ -124,6 +124,18 @@ CRAWL_SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("deny_ip", "never connect to these addresses; repeatable", "CIDR", repeat=True),
     Setting("allow_private", "allow loopback, private and link-local addresses"),
+    Setting(
+        "sitemaps",
+        "read each host's sitemaps (robots.txt Sitemap: lines, else /sitemap.xml) and crawl "
+        "the pages they list (link kind l); lastmod feeds recrawl and changes",
+    ),
+    Setting(
+        "feeds",
+        "read the RSS/Atom feeds pages announce (<link rel=alternate>) and crawl their "
+        "entries (link kind e)",
+    ),
+    Setting("sitemap_depth", "levels of sitemap indexes followed below robots.txt", "N", int),
+    Setting("max_sitemaps", "sitemaps read per host at most", "N", int),
 )
 
 

@@ -33,6 +33,7 @@ _EPILOG = """examples:
   dustless crawl crawl1 --resume            # after Ctrl-C or a crash: continue where it was
   dustless crawl crawl2 --seeds seeds.txt --rules rules.xml   # learned rules (identities)
   dustless crawl web http://www.web.com/list.aspx?cate_id=467 --script web.xml
+  dustless crawl news https://example.org/ --sitemaps --feeds   # pages no link reaches
 
 DIR comes first, as for every command that reads a crawl; `--out DIR` says the same (then
 every argument is a seed URL). The directory holds crawl.db (SQLite), warc/*.warc.gz
@@ -239,6 +240,10 @@ def config_from(
         allow_ip=tuple(args.allow_ip),
         deny_ip=tuple(args.deny_ip),
         allow_private=args.allow_private,
+        sitemaps=args.sitemaps,
+        feeds=args.feeds,
+        sitemap_depth=args.sitemap_depth,
+        max_sitemaps=args.max_sitemaps,
         rules=_rule_files(args.rules, args.quiet),
         scripts=_rule_files(args.script, args.quiet),
         progress=not args.quiet,
@@ -298,6 +303,8 @@ def run(args: argparse.Namespace) -> int:
             f"states: {s.summary()}",
             file=sys.stderr,
         )
+        if s.sources:  # --sitemaps / --feeds: how reading each source ended
+            print(f"sources: {s.sources_summary()}", file=sys.stderr)
         if s.refused_hosts:
             names = ", ".join(sorted(s.refused_hosts)[:3])
             more = f" and {len(s.refused_hosts) - 3} more" if len(s.refused_hosts) > 3 else ""

@@ -59,6 +59,14 @@ class CrawlConfig:
     # Issue 6: learned rules / pattern scripts (absolute paths), reloaded on --resume.
     rules: tuple[str, ...] = ()  # --rules: site-rules for identities only
     scripts: tuple[str, ...] = ()  # --script: also filtering, javascript links, priorities
+    # URL sources (docs/sitemaps.md): each host's sitemaps (robots.txt ``Sitemap:`` lines, else
+    # /sitemap.xml) and the feeds pages announce, read as their own URL kinds. Indexes are
+    # followed ``sitemap_depth`` levels below what robots.txt lists (the protocol allows one;
+    # two tolerates nesting seen in the wild), at most ``max_sitemaps`` sitemaps a host.
+    sitemaps: bool = False
+    feeds: bool = False
+    sitemap_depth: int = 2
+    max_sitemaps: int = 1000
     commit_interval: float = 1.0  # the store records fetches at least this often (crash safety)
     # Spellings of one identity fetched at most, the first included (crawl/spellings.py).
     spelling_tries: int = 3
@@ -79,6 +87,10 @@ class CrawlConfig:
                 raise InvalidOption(f"--{name.replace('_', '-')} must be >= 0, not {value}")
         if not 1 <= self.spelling_tries <= 8:
             raise InvalidOption(f"--spelling-tries must be in 1..8, not {self.spelling_tries}")
+        if self.sitemap_depth < 0:
+            raise InvalidOption(f"--sitemap-depth must be >= 0, not {self.sitemap_depth}")
+        if self.max_sitemaps < 1:
+            raise InvalidOption(f"--max-sitemaps must be >= 1, not {self.max_sitemaps}")
         if not self.user_agent.strip():
             raise InvalidOption("--user-agent must not be empty")
         if not 0 < self.commit_interval <= 1.0:

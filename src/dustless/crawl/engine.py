@@ -13,6 +13,10 @@ A fetch's end starts its host's politeness clock at once (``_task_done``), not w
 has been handled: with no delay the host's next request overlaps the handling of the last
 page, and fetching runs ahead of the CPU-bound handling, by at most ``_BACKLOG_PAGES`` pages.
 
+Sitemaps and feeds (``--sitemaps``, ``--feeds``) are URLs of their own kinds in the same
+queues; their bodies stream through a parser whose entries are admitted as they arrive
+(``crawl/sources.py``), so a source costs one fetch and bounded memory, whatever its size.
+
 Every ``commit_interval`` (≤ 1 s) the pending links are admitted, the WARC writer is fsynced,
 then the store records the fetch rows and commits: after ``kill -9`` the DB never points at a
 WARC record that is not on disk, and a resume repeats at most the fetches in flight and the
@@ -42,10 +46,12 @@ from dustless.crawl.page import page_outcome, page_state
 from dustless.crawl.progress import CrawlStats, Progress
 from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
+from dustless.crawl.sources import SourceReader, Sources, SourceSwitch, site_switch
 from dustless.crawl.spellings import Spellings
 from dustless.errors import StoreError
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
+from dustless.kinds import SOURCE_KINDS
 from dustless.recrawl._validators import conditional_batch
 from dustless.states import NetState
 from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter
@@ -95,6 +101,7 @@ class _Done:
     item: QueuedURL | RobotsItem
     results: list[FetchResult]
     robots: RobotsFetch | None = None  # for a robots.txt item
+    reader: SourceReader | None = None  # for a sitemap or feed: what its body gave
 
 
 class Crawler:
@@ -154,6 +161,18 @@ class Crawler:
         self.spellings = Spellings(store, self.discovery, c.spelling_tries)
         self.spellings.admission = self.admission
         self.admission.spellings = self.spellings
+        # Sitemaps and feeds (crawl/sources.py): where they come from, how they are read.
+        default = SourceSwitch(c.sitemaps, c.feeds)
+        self.sources = Sources(
+            store,
+            self.discovery,
+            self.admission,
+            self.hosts,
+            self.stats,
+            batch=batch.number,
+            default=default,
+            site_switch=site_switch(None if rules is None else rules.all, default),
+        )
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
@@ -197,6 +216,7 @@ class Crawler:
         try:
             finished = self._stop == 0
             self.admission.flush()
+            self.sources.write()  # the dates of the URLs just admitted
             self.record.write()
             # Every fetch has ended and is in the rows just written: what is still claimed
             # is the unstarted windows, which go back to the queue with the leases.
@@ -329,6 +349,8 @@ class Crawler:
             elif isinstance(r, RobotsItem):
                 self._robots_in_flight += 1
                 self._spawn(self._fetch_robots(r))
+            elif r.kind in SOURCE_KINDS:  # a sitemap or feed: streamed through its parser
+                self._spawn(self._fetch_source(r))
             else:
                 self._spawn(self._fetch_page(r))
         return math.inf  # every slot busy: a finished fetch wakes the loop
@@ -359,6 +381,22 @@ class Crawler:
                 raise
             result = self._internal(item.url, exc)
         return _Done(item, [result])
+
+    async def _fetch_source(self, item: QueuedURL) -> _Done:
+        """A sitemap or feed: its body goes to the parser as it arrives, and the entries of
+        each chunk to admission (``crawl/sources.py``); nothing of it is held. No validators
+        are sent: a recrawl reads every source again, for this batch's lastmod."""
+        self.hosts.validators.pop(item.url_id, None)
+        reader = self.sources.reader(item)
+        try:
+            result = await self.fetcher.fetch_with(
+                item.url, None, self.sources.fetch_limits, keep_prefix=True, sink=reader
+            )
+        except Exception as exc:  # as in _fetch_page
+            if self.strict:
+                raise
+            result = self._internal(item.url, exc)
+        return _Done(item, [result], reader=reader)
 
     async def _fetch_robots(self, item: RobotsItem) -> _Done:
         """robots.txt by RFC 9309's fetch rules (``dustless.fetch.fetch_robots``); each
@@ -411,6 +449,8 @@ class Crawler:
         try:
             if isinstance(item, RobotsItem):
                 self._on_robots(item, done.results, done.robots)
+            elif done.reader is not None and isinstance(item, QueuedURL):
+                self._on_source(item, done.results[0], done.reader)
             else:
                 self._on_page(item, done.results[0])
         except (StoreError, OSError):
@@ -445,6 +485,9 @@ class Crawler:
         )
         self.record.host(done.info)
         self.record.robots(self.hosts.robots_rows())
+        if done.block is None and done.info.robots_state != "unreachable":
+            # --sitemaps: the origin's Sitemap: lines (or /sitemap.xml) join its queue.
+            self.sources.robots_listed(item.page, item.origin, done.info.sitemaps)
         if done.block is not None:
             if done.block.state is NetState.filtered:
                 self.stats.refused_hosts[item.host] = error or "address policy"
@@ -509,6 +552,13 @@ class Crawler:
             self.admission.probe_redirects(outcome.links, item)
             self.record.fetch(outcome.fetch)
             return
+        if self.sources.any:
+            # --sitemaps: the origin's sitemaps, when its robots.txt came from the DB.
+            self.sources.page_origin(item)
+            if state is NetState.OK and not stored.revisit:
+                # --feeds: before the page's links, so the feed is queued as a feed (kind
+                # n) rather than as the plain link (kind h) its <link> element also is.
+                self.sources.page_feeds(item, r)
         if outcome.links:
             self.admission.discover(outcome.links, item, outcome.labels)
         if outcome.same_document is not None:
@@ -517,6 +567,24 @@ class Crawler:
             self.admission.label(outcome.own_label)
         self.record.fetch(outcome.fetch)
         self.spellings.fetched(item, state, status)  # no document: the next spelling
+
+    def _on_source(self, item: QueuedURL, r: FetchResult, reader: SourceReader) -> None:
+        """A sitemap or feed fetched (its entries are admitted already): its row."""
+        if reader.error is not None:
+            raise reader.error  # ours or the store's, from inside the sink: as _handle says
+        started = r.started or self.wall()
+        self.stats.sources_fetched += 1
+        if r.state is NetState.noIP:
+            self.stats.count_state(r.state.value)
+            self.record.state(item.url_id, started, r.state, r.error)
+            self._block(Block(item.host, NetState.noIP))
+            return
+        if self.hosts.blocked(item.host):
+            self._block(Block(item.host, r.state))
+        self.stats.count_state(r.state.value, r.status)
+        self.record.fetch(
+            self.sources.finished(item, r, reader, started=started, batch=self.batch.number)
+        )
 
     def _seed(self) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
@@ -535,6 +603,7 @@ class Crawler:
 
     def _commit(self, now: float) -> None:
         self.admission.flush()
+        self.sources.write()
         self.record.commit()
         self.stats.commits += 1
         self._last_commit = now

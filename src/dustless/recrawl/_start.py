@@ -6,7 +6,9 @@ A recrawl is one more *batch* ("일괄 수집", seed 004 §4) of the same collec
    as JSON in its ``crawls`` row), with the flags given to ``recrawl`` laid over them;
 2. the new batch row is written with its batch time (``--batch-time``, or the wall clock),
    and the URLs to fetch go back to ``queued`` — every URL the crawl holds for a full batch,
-   the planner's N for ``--budget N`` — in the same transaction, so a ``kill -9`` leaves
+   the planner's N for ``--budget N`` and, outside the budget, every sitemap and feed (link
+   kinds ``m``, ``n``: read again, their lastmod is the next plan's evidence of change) —
+   in the same transaction, so a ``kill -9`` leaves
    either no new batch or a batch with all its URLs queued;
 3. the crawl engine then *resumes* that open batch: robots.txt again, links of changed pages
    followed (new pages are found), every fetch recorded with the new batch number; a second
@@ -29,6 +31,7 @@ from typing import Any
 from dustless.analysis._changes_db import read_histories
 from dustless.analysis._crawlreader import open_crawl
 from dustless.errors import InvalidOption
+from dustless.kinds import LinkKind
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
 from dustless.store import PROBE_KIND, PROBE_PREFIX, SQLiteStore, URLState
 
@@ -135,7 +138,17 @@ def open_recrawl(
     with SQLiteStore(out) as store:
         batch = store.start_batch(config, now, batch_time=when)
         if plan is not None:
-            ids = list(plan.chosen)
+            # The budget is spent on documents; the URL sources come along, every batch.
+            sources = store.query(
+                "SELECT id FROM urls WHERE kind IN (?, ?) AND state IN (?, ?)",
+                (
+                    LinkKind.SITEMAP.value,
+                    LinkKind.FEED.value,
+                    URLState.DONE.value,
+                    URLState.QUEUED.value,
+                ),
+            )
+            ids = list(plan.chosen) + [int(i) for (i,) in sources]
         else:
             # Every URL the collection holds, except those recorded never to be fetched and
             # the normalized forms `evaluate --fetch` requested (probes measure the crawl;

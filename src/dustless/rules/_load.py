@@ -76,7 +76,15 @@ def _site(node: Node, path: str, warnings: list[ScriptWarning]) -> SiteScript:
     patterns = tuple(_pattern(c, path) for c in node.children if c.tag == "url")
     rules = tuple(_rule(c, path) for c in node.children if c.tag not in ("identity", "url"))
     try:
-        site = SiteScript(node.attrs["title"], tuple(identities), patterns, rules, line=node.line)
+        site = SiteScript(
+            node.attrs["title"],
+            tuple(identities),
+            patterns,
+            rules,
+            sitemaps=_boolean(node.attrs.get("sitemaps")),
+            feeds=_boolean(node.attrs.get("feeds")),
+            line=node.line,
+        )
     except ScriptError as e:
         raise _relocate(e, path, node.line) from None
     hosts = {split_authority(i)[0] for i in site.identities}
@@ -86,6 +94,10 @@ def _site(node: Node, path: str, warnings: list[ScriptWarning]) -> SiteScript:
             message = f"pattern host {host!r} is not an identity of site {site.title!r}"
             warnings.append(ScriptWarning(path, p.line or node.line, message))
     return site
+
+
+def _boolean(value: str | None) -> bool | None:
+    return None if value is None else value.strip() == "true"
 
 
 def _pattern(node: Node, path: str) -> UrlPattern:

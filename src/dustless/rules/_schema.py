@@ -53,7 +53,13 @@ SCHEMA: Mapping[str, Element] = {
     # Seed 002 Fig. 6, element by element.
     "crawlscript": Element(content=(Particle(("site",)),)),
     "site": Element(
-        attrs=(Attr("title", "token", required=True),),
+        attrs=(
+            Attr("title", "token", required=True),
+            # Extension: read the site's sitemaps / feeds in a crawl (docs/sitemaps.md),
+            # whatever --sitemaps / --feeds say for the rest of the crawl.
+            Attr("sitemaps", "enum", values=("true", "false")),
+            Attr("feeds", "enum", values=("true", "false")),
+        ),
         content=(
             Particle(("identity",), low=1),
             Particle(("url",)),

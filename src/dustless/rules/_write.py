@@ -87,7 +87,11 @@ def _pattern(p: UrlPattern) -> str:
 
 
 def _site(site: SiteScript) -> str:
-    out = [f"  <site{_attr('title', site.title)}>\n"]
+    attrs = _attr("title", site.title)
+    for name, value in (("sitemaps", site.sitemaps), ("feeds", site.feeds)):
+        if value is not None:
+            attrs += _attr(name, "true" if value else "false")
+    out = [f"  <site{attrs}>\n"]
     out += [f"    <identity{_attr('value', i)}/>\n" for i in site.identities]
     out += [_pattern(p) for p in site.patterns]
     out += [_rule(r) for r in site.rules]

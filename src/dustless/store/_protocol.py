@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from dustless.kinds import LinkKind
 from dustless.store._types import (
     AdmitResult,
     AdmitURL,
@@ -35,6 +36,7 @@ from dustless.store._types import (
     SeedRow,
     SeedUpdate,
     StoredURL,
+    URLDate,
     URLLabel,
     URLState,
     WorkerRow,
@@ -152,6 +154,16 @@ class CrawlStore(Protocol):
 
     def url_counts(self) -> dict[URLState, int]:
         """How many URLs are in each state."""
+
+    def count_kind(self, host: str, kind: LinkKind) -> int:
+        """How many URLs of ``kind`` the crawl holds for ``host``: a host's sitemaps, counted
+        against their bound (``urls_sources`` indexes the source kinds)."""
+
+    def record_dates(self, dates: Sequence[URLDate]) -> int:
+        """Store what sitemaps and feeds said about URLs (``url_dates``), by identity: one
+        row per URL and batch, a later reading in the same batch replacing an earlier one;
+        identities the crawl does not hold (refused by a limit, say) are skipped. Returns
+        how many rows were written."""
 
     # -- fetches -----------------------------------------------------------------------------
     def record_fetches(self, batch: Sequence[FetchRecord]) -> list[int]:

@@ -205,5 +205,30 @@ _V4: Migration = (
     )""",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
+# URL sources: sitemaps and feeds (docs/sitemaps.md).
+# * ``fetches.source_state``: how reading a sitemap or feed ended (``SourceState``: ok, bomb,
+#   malformed, dtd, url-limit, …); NULL for pages and for sources not read (a 404, a network
+#   state). The network state stays what the transfer did (seed 004 Fig. 3), so a bomb served
+#   with 200 reads ``code`` 200 there and ``bomb`` here: two questions, two columns.
+# * ``url_dates``: what a sitemap (``<lastmod>``, ``<changefreq>``) or a feed (the entry's
+#   date) said about a URL, one row per URL and batch (the last reading of the batch), with
+#   the source's url id. Kept per batch, so ``changes`` can compare what lastmod said between
+#   two downloads with what the content did, and a recrawl can see that lastmod moved since
+#   a page's last download (``recrawl/_plan.py``).
+# * ``urls_sources``: a host's sitemaps and feeds, counted when an index lists more (the
+#   per-host bound on sitemaps), without a scan of every URL.
+_V5: Migration = (
+    "ALTER TABLE fetches ADD COLUMN source_state TEXT",
+    """CREATE TABLE url_dates (
+        url_id      INTEGER NOT NULL,
+        batch       INTEGER NOT NULL,
+        lastmod     REAL,
+        changefreq  TEXT,
+        source_id   INTEGER,
+        PRIMARY KEY (url_id, batch)
+    )""",
+    "CREATE INDEX urls_sources ON urls (host, kind) WHERE kind IN ('m', 'n')",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -481,7 +481,7 @@ for _name in (
     "hosts", "add_seeds", "update_seeds", "seeds", "query", "label_urls", "admit",
     "rebuild_sites", "lease_hosts", "renew_leases", "release_hosts", "work_left", "robots",
     "put_robots", "warc_committed", "warc_committed_ends", "register_worker", "workers",
-    "has_seeds", "category_names", "add_spellings",
+    "has_seeds", "category_names", "add_spellings", "count_kind", "record_dates",
 ):  # fmt: skip
     setattr(SQLiteStore, _name, _translated(getattr(SQLiteStore, _name)))
 

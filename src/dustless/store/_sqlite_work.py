@@ -24,6 +24,7 @@ from dustless.store._types import (
     Limits,
     RobotsRow,
     StoredURL,
+    URLDate,
     Verdict,
     WorkerRow,
     WorkLeft,
@@ -243,6 +244,32 @@ class SQLiteWork:
                 [(name, s.seed_id, s.pages) for name, s in sites.items()],
             )
             return len(sites)
+
+    # -- URL sources (sitemaps, feeds) ---------------------------------------------------------
+    def count_kind(self, host: str, kind: LinkKind) -> int:
+        with self._lock:
+            (n,) = self._db.execute(
+                "SELECT count(*) FROM urls WHERE host = ? AND kind = ?", (host, kind.value)
+            ).fetchone()
+        return int(n)
+
+    def record_dates(self, dates: Sequence[URLDate]) -> int:
+        if not dates:
+            return 0
+        with self._lock:
+            db = self._write()
+            before = db.total_changes
+            # INSERT … SELECT by identity: the URL row's id without a round trip per URL;
+            # an identity with no row selects nothing (the WHERE also settles SQLite's
+            # parsing of ON CONFLICT after a SELECT).
+            db.executemany(
+                "INSERT INTO url_dates (url_id, batch, lastmod, changefreq, source_id) "
+                "SELECT id, ?, ?, ?, ? FROM urls WHERE identity = ? "
+                "ON CONFLICT (url_id, batch) DO UPDATE SET lastmod = excluded.lastmod, "
+                "changefreq = excluded.changefreq, source_id = excluded.source_id",
+                [(d.batch, d.lastmod, d.changefreq, d.source_id, d.identity) for d in dates],
+            )
+            return db.total_changes - before
 
     # -- leases ------------------------------------------------------------------------------
     def lease_hosts(self, limit: int, *, now: float, ttl: float) -> list[HostLease]:

@@ -33,6 +33,7 @@ __all__ = [
     "SeedRow",
     "SeedUpdate",
     "StoredURL",
+    "URLDate",
     "URLLabel",
     "URLState",
     "Verdict",
@@ -167,6 +168,9 @@ class FetchRecord:
     links_before: int | None = None  # seed 002 Table 2: links of a scripted page before
     links_after: int | None = None  # and after pattern filtering (None: not filtered)
     content_fp: bytes | None = None  # near-duplicate fingerprint of the text (schema V3)
+    # A sitemap or feed read: how reading it ended (``dustless.sources.SourceState`` value);
+    # None for pages and for sources whose answer was not read (not 2xx).
+    source_state: str | None = None
 
     def __post_init__(self) -> None:
         state: object = self.state
@@ -210,6 +214,23 @@ class FetchRow:
     warc_request: WarcRef | None = None
     links_before: int | None = None  # seed 002 Table 2 (pattern-script filtering)
     links_after: int | None = None
+    source_state: str | None = None  # a sitemap or feed: how reading it ended
+
+
+@dataclass(frozen=True, slots=True)
+class URLDate:
+    """What a sitemap or feed said about a URL in a batch (``record_dates``), by identity.
+
+    ``lastmod`` is seconds since the epoch, UTC (sitemaps.org ``<lastmod>``; a feed entry's
+    newest date); ``changefreq`` the ``<changefreq>`` word; ``source_id`` the url id of the
+    sitemap or feed that said it.
+    """
+
+    identity: str
+    batch: int
+    lastmod: float | None
+    changefreq: str | None
+    source_id: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ import enum
 import functools
 import hashlib
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 __all__ = [
@@ -153,7 +153,7 @@ class Outcome:
 
     ``rid`` is the truth resource-id of the response (``redirect``, ``404``, ``soft404``,
     ``trap:…``, ``robots:…`` or a page's id). The body is ``page`` rendered for the day,
-    or the fixed ``body``.
+    ``render(day)`` (a sitemap whose lastmod follows its pages), or the fixed ``body``.
     """
 
     status: int
@@ -169,6 +169,7 @@ class Outcome:
     #: a resource a crawler should fetch once (pages, not redirects or errors)
     resource: bool = True
     cacheable: bool = True
+    render: Callable[[int], bytes] | None = None
 
 
 class Site(abc.ABC):

@@ -169,6 +169,8 @@ class TestWebServer:
         return body.replace((page.origin + "/").encode(), (page.twin_origin + "/").encode())
 
     def _body(self, outcome: Outcome, host: str = "") -> bytes:
+        if outcome.render is not None:
+            return outcome.render(self.day)
         return outcome.body if outcome.page is None else self._page_body(outcome.page, host)[0]
 
     async def _respond(
