@@ -33,7 +33,7 @@ from dustless.analysis._changes import (
     summarize_changes,
 )
 from dustless.analysis._content import CONTENT_MODES
-from dustless.analysis._crawlreader import PROBE_KIND, CrawlDB, open_crawl
+from dustless.analysis._crawlreader import PROBE_KIND, CrawlDB, CrawlReader, open_crawl
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -95,6 +95,7 @@ __all__ = [
     "ChangeSummary",
     "CrawlDB",
     "CrawlIndex",
+    "CrawlReader",
     "CrawlStats",
     "Disagreement",
     "Evaluation",

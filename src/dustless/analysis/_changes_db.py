@@ -40,7 +40,7 @@ from dustless.analysis._changes import (
     summarize_batches,
     summarize_changes,
 )
-from dustless.analysis._crawlreader import CrawlDB
+from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -163,7 +163,7 @@ def _is_download(state: str, status: int | None, sha1: str | None) -> bool:
     return (state == "OK" and sha1 is not None) or (status == 304 and sha1 is not None)
 
 
-def read_histories(db: CrawlDB, batches: Sequence[int] | None = None) -> list[PageHistory]:
+def read_histories(db: CrawlReader, batches: Sequence[int] | None = None) -> list[PageHistory]:
     """One :class:`PageHistory` per URL fetched in the crawl batches (all by default).
 
     A ``304`` recorded without a hash borrows the page's previous download's hash; one
@@ -379,7 +379,7 @@ def change_report(
     )
 
 
-def crawl_change_report(db: CrawlDB) -> ChangeReport:
+def crawl_change_report(db: CrawlReader) -> ChangeReport:
     """:func:`change_report` over every crawl batch of an open crawl DB."""
     batch_times = [(b.number, b.batch_time) for b in db.batches if not b.probe]
-    return change_report(read_histories(db), batch_times, directory=str(db.directory))
+    return change_report(read_histories(db), batch_times, directory=db.source)

@@ -10,7 +10,7 @@ crawler's own "content seen?" test. A crawl recorded before fingerprints existed
 
 from __future__ import annotations
 
-from dustless.analysis._crawlreader import CrawlDB
+from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._near import near_classes
 
 __all__ = ["CONTENT_MODES", "document_classes", "has_fingerprints"]
@@ -18,9 +18,9 @@ __all__ = ["CONTENT_MODES", "document_classes", "has_fingerprints"]
 CONTENT_MODES = ("near", "exact")
 
 
-def has_fingerprints(db: CrawlDB) -> bool:
+def has_fingerprints(db: CrawlReader) -> bool:
     """Whether the crawl DB has the fingerprint column (schema V3 and later)."""
-    return any(r[1] == "content_fp" for r in db.query("PRAGMA table_info(fetches)"))
+    return "content_fp" in db.columns("fetches")
 
 
 # The classes of the last crawl DB asked about: ``report`` (and the statistics benchmark)
@@ -30,7 +30,7 @@ def has_fingerprints(db: CrawlDB) -> bool:
 _MEMO: dict[tuple[str, int, int], dict[str, str]] = {}
 
 
-def document_classes(db: CrawlDB, content: str) -> dict[str, str]:
+def document_classes(db: CrawlReader, content: str) -> dict[str, str]:
     """``sha1 -> class`` for the payloads whose near class is another payload's (``near``).
 
     Empty for ``exact`` or a crawl without fingerprints.

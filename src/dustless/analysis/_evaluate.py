@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dustless.analysis._content import CONTENT_MODES, document_classes
-from dustless.analysis._crawlreader import CrawlDB
+from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._evaltypes import (
     Disagreement,
     Evaluation,
@@ -95,7 +95,7 @@ class Observations:
 
 
 def load_observations(
-    db: CrawlDB,
+    db: CrawlReader,
     *,
     batch: int | None = None,
     follow_redirects: bool = True,
@@ -365,7 +365,7 @@ DISAGREEMENT = 0.05  # truth and content estimate further apart than this are fl
 
 
 def evaluate_crawl(
-    db: CrawlDB,
+    db: CrawlReader,
     *,
     max_loss: float = 0.01,
     default_documents: Sequence[str] = PAPER_DEFAULT_DOCUMENTS,
@@ -482,7 +482,7 @@ def _site_policy(host_rows: Sequence[MethodRow], max_loss: float) -> tuple[HostP
 
 
 def _assemble(
-    db: CrawlDB,
+    db: CrawlReader,
     batches: tuple[int, ...],
     obs: Observations,
     method_rows: Sequence[MethodRow],
@@ -498,7 +498,7 @@ def _assemble(
     steps = tuple(sorted(rec.steps))
     policy = BASE_POLICY + "".join(f" + {s}" for s in steps)
     return Evaluation(
-        directory=str(db.directory),
+        directory=db.source,
         batches=batches,
         urls=len(obs.outcome) if obs.members is None else len(obs.members),
         downloaded=obs.downloaded,

@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass
 
 from dustless.analysis._changes import LINK_KIND_CLASSES
-from dustless.analysis._crawlreader import CrawlDB
+from dustless.analysis._crawlreader import CrawlReader
 from dustless.errors import InvalidOption
 
 __all__ = [
@@ -72,6 +72,7 @@ STATE_ORDER: tuple[str, ...] = (
     "iErr",
     "NULL",
 )
+_OK_SUM = "coalesce(sum(CASE WHEN state = 'OK' THEN 1 ELSE 0 END), 0)"  # portable SQL
 GATE_STATES: frozenset[str] = frozenset({"robots", "filtered", "iErr", "NULL"})  # never requested
 SIZE_BUCKET = 256 * 1024  # Table 5's bucket width: ~256K, ~512K, … ~2048K
 _SIZE_BUCKETS = 8  # up to the 2 MiB limit of 004 §3; larger sizes share one last bucket
@@ -349,7 +350,7 @@ def _bucket_seconds(span: float) -> float:
 
 
 def crawl_stats(
-    db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20, content: str = "near"
+    db: CrawlReader, *, batch: int | None = None, top_hosts: int = 20, content: str = "near"
 ) -> CrawlStats:
     """The statistics of seed 004 §3 for the crawl in ``db`` (all crawl batches, or one)."""
     from dustless.analysis._content import CONTENT_MODES, document_classes
@@ -382,7 +383,8 @@ def crawl_stats(
     ]
     (seeds_known,) = db.query("SELECT count(*) FROM seeds")[0]
     fetches, requested, downloaded, t0, t1, hosts = db.query(
-        f"SELECT count(*), coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
+        f"SELECT count(*), coalesce(sum({requested_sql}), 0), "
+        f"{_OK_SUM}, "
         "min(fetched_at), max(fetched_at), count(DISTINCT host) FROM t",
         gates,
     )[0]
@@ -425,13 +427,18 @@ def crawl_stats(
     db.script("CREATE TEMP TABLE sp (id INTEGER PRIMARY KEY, prefix TEXT NOT NULL)")
     prefixes = [(i, seed_string(u)) for i, u in db.query("SELECT id, url FROM seeds")]
     db.script_many("INSERT INTO temp.sp (id, prefix) VALUES (?, ?)", prefixes)
+    slash = db.instr("r", "'/'")
+    after_scheme = db.instr("u.url", "'://'")
     n, lo, hi, mean = db.query(
         "SELECT count(*), min(l), max(l), avg(l) FROM (SELECT CASE "
         "WHEN sp.prefix IS NOT NULL AND substr(r, 1, length(sp.prefix)) = sp.prefix THEN "
-        "  max(0, length(r) - length(sp.prefix) "
-        "         - (substr(r, length(sp.prefix) + 1, 1) = '/')) "
-        "WHEN instr(r, '/') > 0 THEN length(r) - instr(r, '/') ELSE 0 END AS l "
-        "FROM (SELECT substr(u.url, instr(u.url, '://') + 3) AS r, t.seed_id FROM t "
+        + db.greatest(
+            "0",
+            "length(r) - length(sp.prefix) "
+            "- CASE WHEN substr(r, length(sp.prefix) + 1, 1) = '/' THEN 1 ELSE 0 END",
+        )
+        + f" WHEN {slash} > 0 THEN length(r) - {slash} ELSE 0 END AS l "
+        f"FROM (SELECT substr(u.url, {after_scheme} + 3) AS r, t.seed_id FROM t "
         "JOIN urls u ON u.id = t.url_id "
         "WHERE t.state = 'OK') x LEFT JOIN temp.sp ON sp.id = x.seed_id)"
     )[0]
@@ -490,7 +497,7 @@ def crawl_stats(
     depths = tuple(
         DepthRow(int(d), int(r), int(k), int(links), _share(int(links), int(k)))
         for d, r, k, links in db.query(
-            f"SELECT depth, coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
+            f"SELECT depth, coalesce(sum({requested_sql}), 0), {_OK_SUM}, "
             "coalesce(sum(CASE WHEN state = 'OK' THEN links_internal ELSE 0 END), 0) "
             "FROM t GROUP BY depth ORDER BY depth",
             gates,
@@ -551,7 +558,7 @@ def crawl_stats(
     hosts_rows = tuple(
         HostRow(str(h), int(r), int(k), int(b), int(docs_by_host.get(str(h), 0)))
         for h, r, k, b in db.query(
-            f"SELECT host, coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
+            f"SELECT host, coalesce(sum({requested_sql}), 0), {_OK_SUM}, "
             "coalesce(sum(CASE WHEN state = 'OK' THEN size_raw ELSE 0 END), 0) FROM t "
             "GROUP BY host ORDER BY 2 DESC, host LIMIT ?",
             (*gates, top_hosts),
@@ -564,7 +571,7 @@ def crawl_stats(
     db.script("DROP TABLE IF EXISTS temp.nc")
     db.script("DROP TABLE IF EXISTS temp.d")
     return CrawlStats(
-        directory=str(db.directory),
+        directory=db.source,
         batches=batches,
         started_at=min(starts, default=None),
         ended_at=max(ends, default=None),
@@ -617,7 +624,7 @@ def _filter_row(page_type: str, pages: int, before: int, after: int) -> FilterRo
     return FilterRow(page_type, pages, before, after, 1 - after / before if before else 0.0)
 
 
-def _link_filtering(db: CrawlDB) -> tuple[FilterRow, ...]:
+def _link_filtering(db: CrawlReader) -> tuple[FilterRow, ...]:
     """Seed 002 Table 2 by page type, over the downloads of the counted fetches that
     stored the counts (pages of scripted sites; a page no pattern names is "other"), and
     their total."""

@@ -33,7 +33,7 @@ from dustless.analysis._crawlreader import open_crawl
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
-from dustless.store import PROBE_KIND, PROBE_PREFIX, SQLiteStore, URLState
+from dustless.store import PROBE_KIND, SQLiteStore, URLState
 
 __all__ = ["DAY", "RecrawlStart", "open_recrawl", "recrawl_info"]
 
@@ -139,31 +139,12 @@ def open_recrawl(
         batch = store.start_batch(config, now, batch_time=when)
         if plan is not None:
             # The budget is spent on documents; the URL sources come along, every batch.
-            sources = store.query(
-                "SELECT id FROM urls WHERE kind IN (?, ?) AND state IN (?, ?)",
-                (
-                    LinkKind.SITEMAP.value,
-                    LinkKind.FEED.value,
-                    URLState.DONE.value,
-                    URLState.QUEUED.value,
-                ),
-            )
-            ids = list(plan.chosen) + [int(i) for (i,) in sources]
+            sources = store.collection_ids([LinkKind.SITEMAP, LinkKind.FEED])
+            ids = list(plan.chosen) + sources
         else:
             # Every URL the collection holds, except those recorded never to be fetched and
             # the normalized forms `evaluate --fetch` requested (probes measure the crawl;
             # they are not part of the collection).
-            ids = [
-                int(i)
-                for (i,) in store.query(
-                    "SELECT id FROM urls WHERE state IN (?, ?) AND substr(identity, 1, ?) != ?",
-                    (
-                        URLState.DONE.value,
-                        URLState.QUEUED.value,
-                        len(PROBE_PREFIX),
-                        PROBE_PREFIX,
-                    ),
-                )
-            ]
+            ids = store.collection_ids()
         store.set_url_state(ids, URLState.QUEUED)
     return RecrawlStart(batch.number, when, len(ids), config, plan)

@@ -17,7 +17,7 @@ implements the same contract for many machines.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from dustless.kinds import LinkKind
 from dustless.store._types import (
@@ -140,6 +140,10 @@ class CrawlStore(Protocol):
         """Return this worker's ``in-flight`` URLs (those of the hosts it leases, and of
         hosts nobody leases) to ``queued``: after a crash or a stop; how many were."""
 
+    def collection_ids(self, kinds: Sequence[LinkKind] | None = None) -> list[int]:
+        """The URLs of the collection a recrawl queues again (done or queued; never the
+        probes of ``evaluate --fetch``), only those of ``kinds`` when given; by id."""
+
     def set_url_state(self, ids: Sequence[int], state: URLState) -> None:
         """Set the state of many URLs (e.g. requeue a collection for a recrawl batch)."""
 
@@ -244,6 +248,3 @@ class CrawlStore(Protocol):
     def spelling_bases(self) -> list[str]:
         """Every identity with kept spellings."""
 
-    # -- analysis ----------------------------------------------------------------------------
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Run a read-only SQL query over the documented schema (docs/storage.md)."""

@@ -449,9 +449,11 @@ class SQLiteStore(SQLiteReads, SQLiteWork):
             ).fetchall()
         return [SeedRow(*r) for r in rows]
 
-    # -- fallback spellings (schema V3, crawl/spellings.py) -----------------------------------
-    # -- analysis ----------------------------------------------------------------------------
+    # -- inspection ---------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """SQL on this SQLite file, for tests and debugging. Not part of ``CrawlStore``:
+        nothing in dustless reads the crawl DB this way (the readers of ``analysis`` go
+        through ``CrawlReader``)."""
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
@@ -481,7 +483,7 @@ for _name in (
     "hosts", "add_seeds", "update_seeds", "seeds", "query", "label_urls", "admit",
     "rebuild_sites", "lease_hosts", "renew_leases", "release_hosts", "work_left", "robots",
     "put_robots", "warc_committed", "warc_committed_ends", "register_worker", "workers",
-    "has_seeds", "category_names", "add_spellings", "count_kind", "record_dates",
+    "has_seeds", "category_names", "add_spellings", "count_kind", "record_dates", "collection_ids",
 ):  # fmt: skip
     setattr(SQLiteStore, _name, _translated(getattr(SQLiteStore, _name)))
 

@@ -17,6 +17,7 @@ from typing import Any
 from dustless.kinds import LinkKind
 from dustless.store._rows import MAX_PARAMS, URL_COLS, chunks, url_hash, url_row
 from dustless.store._types import (
+    PROBE_PREFIX,
     AdmitResult,
     Admitted,
     AdmitURL,
@@ -467,6 +468,17 @@ class SQLiteWork:
     def spelling_bases(self) -> list[str]:
         with self._lock:
             return [r[0] for r in self._db.execute("SELECT DISTINCT identity FROM spellings")]
+
+    def collection_ids(self, kinds: Sequence[LinkKind] | None = None) -> list[int]:
+        sql = (
+            "SELECT id FROM urls WHERE state IN ('done', 'queued') AND substr(identity, 1, ?) != ?"
+        )
+        params: list[Any] = [len(PROBE_PREFIX), PROBE_PREFIX]
+        if kinds is not None:
+            sql += f" AND kind IN ({_marks(len(kinds))})"
+            params += [k.value for k in kinds]
+        with self._lock:
+            return [int(r[0]) for r in self._db.execute(sql + " ORDER BY id", params)]
 
     def has_seeds(self) -> bool:
         with self._lock:
