@@ -247,4 +247,3 @@ class CrawlStore(Protocol):
 
     def spelling_bases(self) -> list[str]:
         """Every identity with kept spellings."""
-
