@@ -326,7 +326,8 @@ def test_cli_text_is_table_1_shaped(example: Path, capsys: pytest.CaptureFixture
     ("args", "message"),
     [
         (["--max-loss", "2"], "--max-loss"),
-        (["--truth", "/nonexistent/t.tsv"], "cannot read truth file"),
+        (["--truth", "/nonexistent/t.tsv"], "/nonexistent/t.tsv: cannot read"),
+        (["--truth", "BAD_TRUTH"], "BAD_TRUTH:2: not UTF-8 text"),
         (["--default-documents", "a/index.html"], "file names"),
     ],
 )
@@ -339,6 +340,10 @@ def test_cli_bad_options(
     command: list[str],
 ) -> None:
     # `report` evaluates too: the same options, checked the same way.
+    bad = example.parent / "bad-truth.tsv"  # a truth file with a byte that is no UTF-8
+    bad.write_bytes(b"http://a.test/\t200\tr1\nhttp://a.test/caf\xe9\t200\tr2\n")
+    args = [str(bad) if a == "BAD_TRUTH" else a for a in args]
+    message = message.replace("BAD_TRUTH", str(bad))
     assert main([command[0], str(example), *command[1:], *args]) == 2
     err = capsys.readouterr().err
     assert message in err

@@ -144,15 +144,12 @@ def evaluation_inputs(
 
 
 def read_truth(path: str) -> dict[str, str | None]:
-    """The truth TSV as ``url -> resource`` (InvalidOption, one line, when unreadable)."""
+    """The truth TSV as ``url -> resource``; an unreadable or non-UTF-8 file is one line,
+    ``error: FILE:LINE: …`` (the CLI's one decoder, ``cli/_input.py``)."""
     from dustless.analysis._truth import parse_truth
-    from dustless.errors import InvalidOption
+    from dustless.cli._input import text_lines
 
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return parse_truth(handle)
-    except OSError as exc:
-        raise InvalidOption(f"cannot read truth file {path!r}: {exc.strerror}") from None
+    return parse_truth(text_lines(path))
 
 
 def run(args: argparse.Namespace) -> int:
