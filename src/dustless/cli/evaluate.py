@@ -222,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
             "host_details": to_jsonable(ev.host_details),
             "site_policy": to_jsonable(ev.site_policy),
             "disagreements": to_jsonable(ev.disagreements),
+            # Each method against the pages' rel=canonical declarations (RFC 6596).
+            "canonical": [{**to_jsonable(r), "agreement": r.agreement} for r in ev.canonical],
             "evaluation": {
                 k: v
                 for k, v in to_jsonable(ev).items()
@@ -234,6 +236,7 @@ def run(args: argparse.Namespace) -> int:
                     "host_details",
                     "site_policy",
                     "disagreements",
+                    "canonical",
                 )
             },
         }

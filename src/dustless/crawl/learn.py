@@ -139,7 +139,7 @@ class Learning:
             self._take(row, merges)
         self._install()
 
-    def _take(self, row: LearnedRuleRow, merges: dict[int, int]) -> bool:
+    def _take(self, row: LearnedRuleRow, merges: dict[int, tuple[int, int]]) -> bool:
         """A stored row into the learner; True if it changed the rules in force."""
         assert row.id is not None
         self._seen_ids.add(row.id)
@@ -154,8 +154,10 @@ class Learning:
         except ScriptError:
             return False  # written by a newer dustless: not ours to apply
         self._rows[key] = row
-        self._merged[row.id] = merges.get(row.id, 0)
-        self.stats.duplicates_avoided += merges.get(row.id, 0)
+        kept, checked = merges.get(row.id, (0, 0))
+        self._merged[row.id] = kept + checked
+        self.stats.duplicates_avoided += kept
+        self.stats.rules_checked += checked
         evidence = LiveEvidence(row.pairs, row.pairs - row.differ, row.support, 1)
         self.learner.adopt(row.host, row.spec, rule, evidence)
         return True
@@ -241,6 +243,7 @@ class Learning:
                 continue
             if self._due(ids):
                 out.append(_admit(u, base))
+                self._keep(ids, base, u, None, checked=True)
                 continue
             self._keep(ids, base, u, None)
         return out
@@ -263,8 +266,16 @@ class Learning:
         return due
 
     def _keep(
-        self, ids: list[int], base: str, u: AdmitURL | StoredURL | QueuedURL, url_id: int | None
+        self,
+        ids: list[int],
+        base: str,
+        u: AdmitURL | StoredURL | QueuedURL,
+        url_id: int | None,
+        *,
+        checked: bool = False,
     ) -> None:
+        """Keep what the rules ``ids`` merged (or, ``checked``, what they would have merged
+        and the crawl fetches anyway to check them)."""
         if isinstance(u, StoredURL | QueuedURL):
             site = self.discovery.site_of_host(u.host)
             seed_id = u.seed_id or None
@@ -276,10 +287,24 @@ class Learning:
         for rid in ids:
             self._merges.append(
                 MergeRow(
-                    rid, base, url, host, site, depth, kind, seed_id, parent_id, external, url_id
+                    rid,
+                    base,
+                    url,
+                    host,
+                    site,
+                    depth,
+                    kind,
+                    seed_id,
+                    parent_id,
+                    external,
+                    url_id,
+                    checked,
                 )
             )
-        self.stats.duplicates_avoided += 1
+        if checked:
+            self.stats.rules_checked += 1
+        else:
+            self.stats.duplicates_avoided += 1
 
     # -- the commit --------------------------------------------------------------------------
 
@@ -387,10 +412,13 @@ class Learning:
         for url_id, url, identity, item in queued:
             base = self._key(url) if url_id in collided else None
             ids = self._rule_ids(base) if base is not None else []
-            if base is None or not ids or self._due(ids):
+            due = base is not None and bool(ids) and self._due(ids)
+            if base is None or not ids or due:
                 # Stays queued (with its new identity); a merge due a check stays too.
                 if isinstance(item, QueuedURL):
                     kept.append(dataclasses.replace(item, identity=new_of.get(url_id, identity)))
+                if due and base is not None:
+                    self._keep(ids, base, item, url_id, checked=True)
                 continue
             self._keep(ids, base, item, url_id)
             merged.append(url_id)
@@ -409,7 +437,7 @@ class Learning:
         rid = self._ids.get((r.host, r.spec))
         if rid is None:
             return
-        rows = self.store.merges_of([rid])
+        rows = [m for m in self.store.merges_of([rid]) if not m.checked]  # checks: fetched
         queued_ids = [m.url_id for m in rows if m.url_id is not None]
         back = [u for u in self.store.urls_by_id(queued_ids).values() if u.state is URLState.MERGED]
         if back:

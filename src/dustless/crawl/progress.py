@@ -79,6 +79,7 @@ class CrawlStats:
     rules_learned: int = 0
     rules_retracted: int = 0
     duplicates_avoided: int = 0
+    rules_checked: int = 0  # merges fetched anyway, to check the rules
     readmitted: int = 0
 
     def count_state(self, state: str, status: int | None = None) -> None:
@@ -229,6 +230,8 @@ def progress_lines(stats: CrawlStats, now: float, recent: float, width: int) -> 
         ]
         if s.rules_retracted:
             learned.insert(1, f"{s.rules_retracted:,} retracted")
+        if s.rules_checked:
+            learned.append(f"{s.rules_checked:,} checked")
         groups.append(learned)
     return pack_phrases((g for g in groups if g), width)
 

@@ -171,10 +171,13 @@ class _Host:
     entries: dict[str, Entry] = field(default_factory=dict)
     url_ids: dict[str, int] = field(default_factory=dict)
     by_class: dict[int, list[str]] = field(default_factory=dict)
-    # spec -> the pairs of spellings (under the rules in force) that suggested it
+    # spec -> the pairs of spellings (under the rules in force) that suggested it, and those
+    # of them a fetch showed on both sides (not only a canonical declaration)
     hints: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    fetched: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     candidates: dict[str, LearnedRule] = field(default_factory=dict)
-    tried: dict[str, int] = field(default_factory=dict)
+    # spec -> (hints, fetched hints) when it was last validated and rejected
+    tried: dict[str, tuple[int, int]] = field(default_factory=dict)
     trust_ok: int = 0  # canonical declarations a fetch confirmed
     trust_bad: int = 0  # ... and refuted
     due: bool = False
@@ -384,13 +387,13 @@ class LiveLearner:
         if len(site.waiting_claims) < _WAITING_CAP * self.options.max_docs:
             site.waiting_claims.setdefault(canonical, []).append((host.name, cls))
         if target == host.name:
-            self._hint(host, key, canonical)
+            self._hint(host, key, canonical, fetched=False)
 
     def _mine(self, site: _Site, host: _Host, e: Entry) -> None:
         """Pairs with the spellings of the same document: hints for candidate rules."""
         keys = host.by_class.setdefault(e.cls, [])
         for other in keys:
-            self._hint(host, e.key, other)
+            self._hint(host, e.key, other, fetched=True)
         twin_name = "www." + host.name if not host.name.startswith("www.") else host.name[4:]
         twin = site.hosts.get(twin_name)
         if twin is not None:
@@ -403,7 +406,7 @@ class LiveLearner:
         if len(keys) < self.options.max_bucket:
             keys.append(e.key)
 
-    def _hint(self, host: _Host, a: str, b: str) -> None:
+    def _hint(self, host: _Host, a: str, b: str, *, fetched: bool) -> None:
         """The pair ``a``, ``b`` (one document) hints at the rules that would merge it —
         mined on the spellings the rules in force give them, so that what those rules leave
         to do is found (parameters in another order once a session id is dropped)."""
@@ -417,16 +420,19 @@ class LiveLearner:
             spec = rule_spec(rule)
             pairs = host.hints.setdefault(spec, set())
             pairs.add(pair)
+            sure = host.fetched.setdefault(spec, set())
+            if fetched:
+                sure.add(pair)
             host.candidates.setdefault(spec, rule)
-            if len(pairs) >= k and len(pairs) > host.tried.get(spec, 0):
-                host.due = True
+            if len(pairs) >= k and (len(pairs), len(sure)) > host.tried.get(spec, (0, 0)):
+                host.due = True  # validated at the next commit (again, if it gained since)
 
     def _remine(self, host: _Host) -> None:
         """A rule was put in force: the host's equal pairs hint again under it."""
         for keys in host.by_class.values():
             for i, a in enumerate(keys):
                 for b in keys[i + 1 :]:
-                    self._hint(host, a, b)
+                    self._hint(host, a, b, fetched=True)
 
     # -- monitoring the rules in force -------------------------------------------------------
 
@@ -529,15 +535,16 @@ class LiveLearner:
         k = self.options.min_support
         active = set(self._active.get(host.name, {}))
         retracted = self._retracted.get(host.name, set())
+        tried = host.tried
         ready = [
             (spec, n)
             for spec, pairs in host.hints.items()
-            for n in [len(pairs)]
-            if n >= k and n > host.tried.get(spec, 0) and spec not in active | retracted
+            for n in [(len(pairs), len(host.fetched.get(spec, ())))]
+            if n[0] >= k and n > tried.get(spec, (0, 0)) and spec not in active | retracted
         ]
         if not ready:
             return []
-        ready.sort(key=lambda sn: (_ORDER[host.candidates[sn[0]].element], -sn[1], sn[0]))
+        ready.sort(key=lambda sn: (_ORDER[host.candidates[sn[0]].element], -sn[1][0], sn[0]))
         entries = self._entries(site, host)
         reps = self._reps(entries)
         out: list[LiveRule] = []

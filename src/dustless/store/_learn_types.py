@@ -49,7 +49,8 @@ class MergeRow:
     """A URL that rule ``rule_id`` kept from being fetched: a link whose identity the rule
     made one of a stored URL's (admission), or a queued row it merged (``url_id``, state
     ``merged``). ``base`` is the URL's identity without the learned rules; the other fields
-    are what admitting it again needs."""
+    are what admitting it again needs. ``checked``: a merge the crawl fetched anyway, to
+    check the rule against it (not kept from being fetched)."""
 
     rule_id: int
     base: str
@@ -62,3 +63,4 @@ class MergeRow:
     parent_id: int | None = None
     external: bool = False
     url_id: int | None = None
+    checked: bool = False

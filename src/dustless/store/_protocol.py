@@ -253,8 +253,9 @@ class CrawlStore(Protocol):
     def drop_merges(self, rule_ids: Iterable[int]) -> None:
         """Forget the merges of retracted rules (once their URLs are admitted again)."""
 
-    def merge_counts(self) -> dict[int, int]:
-        """Merges kept per rule id (the duplicates each rule avoided)."""
+    def merge_counts(self) -> dict[int, tuple[int, int]]:
+        """Per rule id: ``(merges kept, merges fetched to check it)`` — the first are the
+        duplicates the rule avoided."""
 
     def queued_of_host(self, host: str, limit: int) -> list[StoredURL]:
         """Up to ``limit`` queued URLs of ``host`` in claim order, without claiming them."""

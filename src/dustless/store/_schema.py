@@ -210,7 +210,8 @@ _V4: Migration = (
 # evidence, never an order; the rules learned per host (authority) from content, redirects and
 # those declarations, each with its evidence, when it was learned and, if so, when and why it
 # was retracted; and what each rule merged, so that a retraction can admit again every URL it
-# kept from being fetched (``url_id``: a queued row the rule merged, now in state ``merged``).
+# kept from being fetched (``url_id``: a queued row the rule merged, now in state ``merged``;
+# ``checked``: a merge fetched anyway, to check the rule).
 _V5: Migration = (
     "ALTER TABLE fetches ADD COLUMN canonical TEXT",
     """CREATE TABLE learned_rules (
@@ -241,6 +242,7 @@ _V5: Migration = (
         parent_id  INTEGER,
         external   INTEGER NOT NULL DEFAULT 0,
         url_id     INTEGER,
+        checked    INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (rule_id, base)
     )""",
 )

@@ -22,7 +22,9 @@ _RULE_COLS = (
     "host, element, spec, support, pairs, differ, evidence, learned_at, learned_fetches, "
     "worker, retracted_at, reason, id"
 )
-_MERGE_COLS = "rule_id, base, url, host, site, depth, kind, seed_id, parent_id, external, url_id"
+_MERGE_COLS = (
+    "rule_id, base, url, host, site, depth, kind, seed_id, parent_id, external, url_id, checked"
+)
 _KINDS = {k.value: k for k in LinkKind}
 
 
@@ -92,7 +94,7 @@ class SQLiteLearn:
             with self._lock:
                 self._write().executemany(
                     f"INSERT INTO learned_merges ({_MERGE_COLS}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     [
                         (
                             m.rule_id,
@@ -106,6 +108,7 @@ class SQLiteLearn:
                             m.parent_id,
                             int(m.external),
                             m.url_id,
+                            int(m.checked),
                         )
                         for m in merges
                     ],
@@ -134,6 +137,7 @@ class SQLiteLearn:
                             r[8],
                             bool(r[9]),
                             r[10],
+                            bool(r[11]),
                         )
                     )
         return out
@@ -146,12 +150,13 @@ class SQLiteLearn:
                     f"DELETE FROM learned_merges WHERE rule_id IN ({_marks(len(part))})", part
                 )
 
-    def merge_counts(self) -> dict[int, int]:
+    def merge_counts(self) -> dict[int, tuple[int, int]]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT rule_id, count(*) FROM learned_merges GROUP BY rule_id"
+                "SELECT rule_id, sum(checked = 0), sum(checked) FROM learned_merges "
+                "GROUP BY rule_id"
             ).fetchall()
-        return {int(r): int(n) for r, n in rows}
+        return {int(r): (int(n), int(c)) for r, n, c in rows}
 
     # -- re-keying ---------------------------------------------------------------------------
     def queued_of_host(self, host: str, limit: int) -> list[StoredURL]:
