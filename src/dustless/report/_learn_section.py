@@ -3,8 +3,9 @@
 Per host, the rules ``crawl --learn`` learned — each with its support and measured
 false-positive rate when accepted, where its evidence came from, when it was learned (seconds
 into the crawl and after how many pages), how many URLs it merged and how many of its merges
-were fetched anyway to check it, and whether it is still in force or was retracted, and why — and the canonical URLs the documents declared (RFC 6596):
-the evidence a user checks before keeping the learned rules (docs/learning.md).
+were fetched anyway to check it, and whether it is still in force or was retracted, and why
+— and the canonical URLs the documents declared (RFC 6596): the evidence a user checks
+before keeping the learned rules (docs/learning.md).
 """
 
 from __future__ import annotations
