@@ -98,8 +98,8 @@ class LiveOptions:
     max_fp: float = 0.01
     min_support: int = 2
     max_bucket: int = 32
-    max_docs: int = 4000
-    max_total: int = 400_000
+    max_docs: int = 2000
+    max_total: int = 50_000
     per_pass: int = 12
 
     def __post_init__(self) -> None:
@@ -168,9 +168,13 @@ class _Host:
     """The evidence of one host (authority)."""
 
     name: str
-    entries: dict[str, Entry] = field(default_factory=dict)
+    # Spelling -> its content class (NO_DOCUMENT: none), each shown by a fetch or by a
+    # permanent redirect to a fetched one (both "verified"); kept small, a few hundred bytes
+    # a page: the learner's memory is that of the pages it keeps.
+    entries: dict[str, int] = field(default_factory=dict)
     url_ids: dict[str, int] = field(default_factory=dict)
-    by_class: dict[int, list[str]] = field(default_factory=dict)
+    # class -> its spellings on this host (a str while there is one: most documents)
+    by_class: dict[int, str | list[str]] = field(default_factory=dict)
     # spec -> the pairs of spellings (under the rules in force) that suggested it, and those
     # of them a fetch showed on both sides (not only a canonical declaration)
     hints: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
@@ -193,8 +197,9 @@ class _Site:
 
     index: ContentIndex
     hosts: dict[str, _Host] = field(default_factory=dict)
-    # Monitoring: every spelling shown by a fetch, by its identity under the rules in force.
-    members: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    # Monitoring, once one of its hosts has a rule: every spelling shown by a fetch, by its
+    # identity under the rules in force (None: no rule yet, nothing to monitor).
+    members: dict[str, list[tuple[str, int]]] | None = None
     waiting_claims: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     waiting_redirects: dict[str, list[str]] = field(default_factory=dict)
     alias_hints: Counter[tuple[str, str]] = field(default_factory=Counter)
@@ -324,47 +329,48 @@ class LiveLearner:
             cls = site.index.classify(f.sha1, f.fp)
             if cls is None:
                 return out  # the site holds as many documents as it may
-            out += self._add(site, host, Entry(f.key, cls), f.url_id)
+            out += self._add(site, host, f.key, cls, f.url_id)
             if f.canonical is not None:
                 self._claim(site, host, f.key, cls, f.canonical)
         elif f.no_document:
-            out += self._add(site, host, Entry(f.key, NO_DOCUMENT), f.url_id)
+            out += self._add(site, host, f.key, NO_DOCUMENT, f.url_id)
         elif f.redirect is not None and f.redirect != f.key:
             target = authority_of_key(f.redirect)
             if site_of_authority(target) != site_of_authority(authority):
                 return out  # another site: not a spelling of this one
             known = site.host(target).entries.get(f.redirect)
-            if known is not None and known.cls != NO_DOCUMENT:
-                out += self._add(site, host, Entry(f.key, known.cls), None)
+            if known is not None and known != NO_DOCUMENT:
+                out += self._add(site, host, f.key, known, None)
             elif len(site.waiting_redirects) < _WAITING_CAP * self.options.max_docs:
                 site.waiting_redirects.setdefault(f.redirect, []).append(f.key)
         return out
 
-    def _add(self, site: _Site, host: _Host, e: Entry, url_id: int | None) -> list[Retraction]:
+    def _add(
+        self, site: _Site, host: _Host, key: str, cls: int, url_id: int | None
+    ) -> list[Retraction]:
         """A spelling shown by a fetch (or a redirect to one): mine, monitor, resolve."""
-        old = host.entries.get(e.key)
-        if old is not None and (old.cls != NO_DOCUMENT or e.cls == NO_DOCUMENT):
+        old = host.entries.get(key)
+        if old is not None and (old != NO_DOCUMENT or cls == NO_DOCUMENT):
             return []  # known already (a document is not undone by a later failure)
-        host.entries[e.key] = e
+        host.entries[key] = cls
         if url_id is not None:
-            host.url_ids[e.key] = url_id
+            host.url_ids[key] = url_id
         site.size += old is None
         self._total += old is None
-        out = self._monitor(site, host, e)
-        if e.cls != NO_DOCUMENT:
-            self._mine(site, host, e)
+        out = self._monitor(site, key, cls) if site.members is not None else []
+        if cls != NO_DOCUMENT:
+            self._mine(site, host, key, cls)
         # What waited for this spelling: canonical claims about it, redirects to it.
-        for declarer, cls in site.waiting_claims.pop(e.key, ()):
-            d = site.host(declarer)
-            if cls == e.cls:
-                d.trust_ok += 1
-            else:
-                d.trust_bad += 1
-        if e.cls != NO_DOCUMENT:
-            for source in site.waiting_redirects.pop(e.key, ()):
-                out += self._add(
-                    site, site.host(authority_of_key(source)), Entry(source, e.cls), None
-                )
+        if site.waiting_claims:
+            for declarer, claimed in site.waiting_claims.pop(key, ()):
+                d = site.host(declarer)
+                if claimed == cls:
+                    d.trust_ok += 1
+                else:
+                    d.trust_bad += 1
+        if cls != NO_DOCUMENT and site.waiting_redirects:
+            for source in site.waiting_redirects.pop(key, ()):
+                out += self._add(site, site.host(authority_of_key(source)), source, cls, None)
         return out
 
     def _claim(self, site: _Site, host: _Host, key: str, cls: int, canonical: str) -> None:
@@ -379,7 +385,7 @@ class LiveLearner:
             return  # a canonical on another site: counted by stats, no rule of this one
         known = site.host(target).entries.get(canonical)
         if known is not None:
-            if known.cls == cls:
+            if known == cls:
                 host.trust_ok += 1
             else:
                 host.trust_bad += 1
@@ -389,22 +395,24 @@ class LiveLearner:
         if target == host.name:
             self._hint(host, key, canonical, fetched=False)
 
-    def _mine(self, site: _Site, host: _Host, e: Entry) -> None:
+    def _mine(self, site: _Site, host: _Host, key: str, cls: int) -> None:
         """Pairs with the spellings of the same document: hints for candidate rules."""
-        keys = host.by_class.setdefault(e.cls, [])
+        keys = _keys(host.by_class.get(cls))
         for other in keys:
-            self._hint(host, e.key, other, fetched=True)
+            self._hint(host, key, other, fetched=True)
         twin_name = "www." + host.name if not host.name.startswith("www.") else host.name[4:]
         twin = site.hosts.get(twin_name)
         if twin is not None:
-            mine = _path_query(split(e.key))
-            for other in twin.by_class.get(e.cls, ()):
+            mine = _path_query(split(key))
+            for other in _keys(twin.by_class.get(cls)):
                 if _path_query(split(other)) == mine:
                     site.alias_hints[(host.name, twin_name)] += 1
                     site.alias_hints[(twin_name, host.name)] += 1
                     break
-        if len(keys) < self.options.max_bucket:
-            keys.append(e.key)
+        if not keys:
+            host.by_class[cls] = key
+        elif len(keys) < self.options.max_bucket:
+            host.by_class[cls] = [*keys, key]
 
     def _hint(self, host: _Host, a: str, b: str, *, fetched: bool) -> None:
         """The pair ``a``, ``b`` (one document) hints at the rules that would merge it —
@@ -429,7 +437,8 @@ class LiveLearner:
 
     def _remine(self, host: _Host) -> None:
         """A rule was put in force: the host's equal pairs hint again under it."""
-        for keys in host.by_class.values():
+        for found in host.by_class.values():
+            keys = _keys(found)
             for i, a in enumerate(keys):
                 for b in keys[i + 1 :]:
                     self._hint(host, a, b, fetched=True)
@@ -437,23 +446,26 @@ class LiveLearner:
     # -- monitoring the rules in force -------------------------------------------------------
 
     def _rebuild_members(self, site: _Site) -> None:
+        if not any(self._active.get(h) for h in site.hosts):
+            site.members = None  # no rule of the site in force: nothing to monitor
+            return
         apply = self._ruleset.apply
         members: dict[str, list[tuple[str, int]]] = {}
         for h in site.hosts.values():
-            for key, e in h.entries.items():
-                members.setdefault(apply(key), []).append((key, e.cls))
+            for key, cls in h.entries.items():
+                members.setdefault(apply(key), []).append((key, cls))
         site.members = members
 
-    def _monitor(self, site: _Site, host: _Host, e: Entry) -> list[Retraction]:
+    def _monitor(self, site: _Site, new: str, new_cls: int) -> list[Retraction]:
         """Compare a new spelling with those the rules in force give its identity."""
-        akey = self._ruleset.apply(e.key) if self._active else e.key
-        group = site.members.setdefault(akey, [])
+        assert site.members is not None
+        group = site.members.setdefault(self._ruleset.apply(new), [])
         out: list[Retraction] = []
         for key, cls in group:
-            if key == e.key or (cls == NO_DOCUMENT and e.cls == NO_DOCUMENT):
+            if key == new or (cls == NO_DOCUMENT and new_cls == NO_DOCUMENT):
                 continue
-            equal = cls == e.cls
-            for rhost, spec in self._necessary(key, e.key):
+            equal = cls == new_cls
+            for rhost, spec in self._necessary(key, new):
                 a = self._active.get(rhost, {}).get(spec)
                 if a is None:
                     continue
@@ -462,8 +474,8 @@ class LiveLearner:
                 else:
                     a.differ += 1
                     if a.over_budget(self.options.max_fp):
-                        out.append(self._retract(rhost, spec, a, key, e.key))
-        group.append((e.key, e.cls))
+                        out.append(self._retract(rhost, spec, a, key, new))
+        group.append((new, new_cls))
         return out
 
     def _necessary(self, a: str, b: str) -> list[tuple[str, str]]:
@@ -504,7 +516,7 @@ class LiveLearner:
 
     def _entries(self, site: _Site, host: _Host) -> list[Entry]:
         """The host's spellings, with trusted canonical claims about unfetched URLs."""
-        entries = list(host.entries.values())
+        entries = [Entry(key, cls) for key, cls in host.entries.items()]
         trusted = {h.name for h in site.hosts.values() if h.trusted(self.options.max_fp)}
         if not trusted:
             return entries
@@ -627,7 +639,7 @@ class LiveLearner:
         h = site.hosts.get(host) if site is not None else None
         if h is None:
             return {}
-        return {k: i for k, i in h.url_ids.items() if h.entries[k].cls != NO_DOCUMENT}
+        return {k: i for k, i in h.url_ids.items() if h.entries[k] != NO_DOCUMENT}
 
 
 def _bare(rule: LearnedRule) -> LearnedRule:
@@ -637,6 +649,12 @@ def _bare(rule: LearnedRule) -> LearnedRule:
 
 def _with_evidence(rule: LearnedRule, ev: LiveEvidence) -> LearnedRule:
     return rule_from_spec(rule_spec(rule), ev.support, round(ev.fp_rate, 6))
+
+
+def _keys(found: str | list[str] | None) -> list[str]:
+    if found is None:
+        return []
+    return [found] if isinstance(found, str) else found
 
 
 def _rules_of(rules: dict[str, _Active]) -> tuple[LearnedRule, ...]:
