@@ -145,6 +145,33 @@ def _header(ev: Evaluation) -> str:
     return _wrap(text)
 
 
+def _canonical_table(ev: Evaluation) -> str:
+    """The canonical row: each method against the pages' rel=canonical declarations."""
+    body = []
+    last = ""
+    for r in ev.canonical:
+        if not r.declarations:
+            continue
+        body.append(
+            [
+                r.factor if r.factor != last else "",
+                r.method,
+                f"{r.merged:,}/{r.declared_same:,}",
+                f"{r.kept_apart:,}/{r.declared_apart:,}",
+                "-" if r.agreement is None else f"{r.agreement:.2f}",
+            ]
+        )
+        last = r.factor
+    if not body:
+        return "canonical: no page declares another spelling of a candidate set canonical"
+    return text_table(
+        "canonical: agreement with the pages' rel=canonical declarations (RFC 6596)",
+        ["factor", "method", "one: merged", "apart: kept", "agreement"],
+        body,
+        [False, False, True, True, True],
+    )
+
+
 def _host_part(ev: Evaluation) -> list[str]:
     out = []
     policy = {p.host: p for p in ev.site_policy}
@@ -187,6 +214,8 @@ def format_evaluation(ev: Evaluation, *, by_host: bool = False) -> str:
                 "share of its merges); apart: pairs of one resource it keeps apart."
             )
         )
+    if ev.canonical:
+        out.append(_canonical_table(ev))
     if by_host:
         out.extend(_host_part(ev))
     if ev.disagreements:

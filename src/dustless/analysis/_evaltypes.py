@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dustless.analysis._canonical_eval import CanonicalRow
+
 __all__ = [
     "Disagreement",
     "Evaluation",
@@ -128,6 +130,8 @@ class Evaluation:
     host_details: tuple[RowDetail, ...] = ()
     site_policy: tuple[HostPolicy, ...] = ()
     disagreements: tuple[Disagreement, ...] = ()
+    # The canonical row: each method against the pages' rel=canonical declarations.
+    canonical: tuple[CanonicalRow, ...] = ()
 
     @property
     def estimated(self) -> bool:

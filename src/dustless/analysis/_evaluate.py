@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from dustless.analysis._canonical_eval import canonical_rows
 from dustless.analysis._content import CONTENT_MODES, document_classes
 from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._evaltypes import (
@@ -418,6 +419,7 @@ def evaluate_crawl(
         reading=reading,
         spelling_tries=tries,
         disagreements=disagreements,
+        canonical=canonical_rows(db, all_factors, db.crawl_batches(batch)),
     )
 
 

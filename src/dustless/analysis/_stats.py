@@ -26,6 +26,12 @@ from dataclasses import dataclass
 
 from dustless.analysis._changes import LINK_KIND_CLASSES
 from dustless.analysis._crawlreader import CrawlReader
+from dustless.analysis._learnstats import (
+    CanonicalCounts,
+    LearnedRow,
+    canonical_counts,
+    learned_rules,
+)
 from dustless.errors import InvalidOption
 
 __all__ = [
@@ -251,6 +257,10 @@ class CrawlStats:
     content: str = "near"
     documents: int = 0
     distinct_documents: int = 0
+    # Learning while crawling (docs/learning.md): the rules learned per host, and the
+    # canonical URLs documents declared (RFC 6596; None: a crawl stored before they were).
+    learned: tuple[LearnedRow, ...] = ()
+    canonicals: CanonicalCounts | None = None
 
 
 def _share(count: int, total: int) -> float:
@@ -564,6 +574,7 @@ def crawl_stats(
             (*gates, top_hosts),
         )
     )
+    canonicals = canonical_counts(db)  # reads the counted fetches (temp.t)
     ends = [b.ended_at for b in db.batches if b.number in batches and b.ended_at is not None]
     starts = [b.started_at for b in db.batches if b.number in batches]
     db.script("DROP TABLE IF EXISTS temp.t")
@@ -605,6 +616,8 @@ def crawl_stats(
         content=content,
         documents=int(documents),
         distinct_documents=int(distinct),
+        learned=learned_rules(db),
+        canonicals=canonicals,
     )
 
 

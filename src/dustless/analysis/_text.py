@@ -121,8 +121,64 @@ def format_stats(st: CrawlStats) -> str:
             ],
             (False, True, True, True, True),
         ),
+        *_canonicals(st),
+        *_learned(st),
     ]
     return "\n\n".join(parts) + "\n"
+
+
+def _canonicals(st: CrawlStats) -> list[str]:
+    """RFC 6596 declarations of the downloaded documents (a crawl that kept them)."""
+    c = st.canonicals
+    if c is None or not c.declaring:
+        return []
+    return [
+        text_table(
+            "Canonical links (RFC 6596) declared by the downloaded documents",
+            ("", "documents", "share"),
+            [
+                ("declare a canonical URL", _n(c.declaring), _pct(c.declaring / c.documents)),
+                ("  their own URL", _n(c.own), _pct(c.own / c.declaring)),
+                ("  a URL on another host", _n(c.other_host), _pct(c.other_host / c.declaring)),
+                ("declared URLs fetched", _n(c.fetched), ""),
+                (
+                    "  answering other than 200",
+                    _n(c.non_200),
+                    _pct(c.non_200 / c.fetched) if c.fetched else "-",
+                ),
+                (
+                    "  of which redirects",
+                    _n(c.redirect),
+                    _pct(c.redirect / c.fetched) if c.fetched else "-",
+                ),
+            ],
+            (False, True, True),
+        )
+    ]
+
+
+def _learned(st: CrawlStats) -> list[str]:
+    """The rules ``crawl --learn`` learned, per host (docs/learning.md)."""
+    if not st.learned:
+        return []
+    rows = []
+    for r in st.learned:
+        when = f"{r.learned_after:.1f} s, page {r.learned_fetches:,}"
+        state = "in force" if r.active else f"retracted at {r.retracted_after or 0:.1f} s"
+        rows.append((r.host, r.rule, _n(r.support), _pct(r.fp_rate), when, _n(r.merged), state))
+    active = sum(1 for r in st.learned if r.active)
+    title = (
+        f"Rules learned while crawling: {active} in force, {len(st.learned) - active} "
+        f"retracted; {_n(sum(r.merged for r in st.learned if r.active))} URLs merged"
+    )
+    return [
+        text_table(
+            title,
+            ("host", "rule", "support", "fp", "learned", "merged", "checked", "state"),
+            rows,
+            (False, False, True, True, False, True, True, False),
+        )
+    ]
 
 
 def _link_filtering(st: CrawlStats) -> list[str]:

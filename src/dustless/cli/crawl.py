@@ -32,6 +32,8 @@ _EPILOG = """examples:
   dustless crawl tw http://site1.test:8400/ --resolve '*.test:127.0.0.1' --delay 0.05
   dustless crawl crawl1 --resume            # after Ctrl-C or a crash: continue where it was
   dustless crawl crawl2 --seeds seeds.txt --rules rules.xml   # learned rules (identities)
+  dustless crawl crawl3 https://example.org/ --learn         # learn them while crawling
+  dustless rules show crawl3                 # what it learned (crawl3/learned-rules.xml)
   dustless crawl web http://www.web.com/list.aspx?cate_id=467 --script web.xml
   dustless crawl news https://example.org/ --sitemaps --feeds   # pages no link reaches
 
@@ -89,6 +91,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="learned rules or pattern script (dustless rules learn): its rules join the "
         "policy's site-rules step and merge identities; repeatable",
+    )
+    parser.add_argument(
+        "--learn",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="learn each site's URL rules while crawling, from its content, redirects and "
+        "rel=canonical, and apply them to the rest of the crawl (written to "
+        "DIR/learned-rules.xml); on by default with --policy aggressive",
+    )
+    parser.add_argument(
+        "--max-fp",
+        type=float,
+        default=d.max_fp,
+        metavar="RATE",
+        help=f"with --learn: the highest share of differing pairs a learned rule may merge "
+        f"before it is retracted (default {d.max_fp})",
+    )
+    parser.add_argument(
+        "--min-support",
+        type=int,
+        default=d.min_support,
+        metavar="N",
+        help=f"with --learn: independent equal-content pairs a rule needs (default "
+        f"{d.min_support})",
     )
     parser.add_argument(
         "--script",
@@ -228,6 +254,9 @@ def config_from(
         max_sites=args.max_sites,
         concurrency=args.concurrency,
         spelling_tries=args.spelling_tries,
+        learn=args.policy == "aggressive" if args.learn is None else args.learn,
+        max_fp=args.max_fp,
+        min_support=args.min_support,
         delay=args.delay,
         delay_factor=args.delay_factor,
         max_crawl_delay=args.max_crawl_delay,

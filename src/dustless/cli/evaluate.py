@@ -225,6 +225,8 @@ def run(args: argparse.Namespace) -> int:
             "host_details": to_jsonable(ev.host_details),
             "site_policy": to_jsonable(ev.site_policy),
             "disagreements": to_jsonable(ev.disagreements),
+            # Each method against the pages' rel=canonical declarations (RFC 6596).
+            "canonical": [{**to_jsonable(r), "agreement": r.agreement} for r in ev.canonical],
             "evaluation": {
                 k: v
                 for k, v in to_jsonable(ev).items()
@@ -237,6 +239,7 @@ def run(args: argparse.Namespace) -> int:
                     "host_details",
                     "site_policy",
                     "disagreements",
+                    "canonical",
                 )
             },
         }

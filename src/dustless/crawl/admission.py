@@ -28,9 +28,11 @@ from dustless.crawl.progress import CrawlStats
 from dustless.crawl.scripted import URGENT, Label, ScriptedPages, urgent_hosts
 
 if TYPE_CHECKING:
+    from dustless.crawl.learn import Learning
     from dustless.crawl.spellings import Spellings
 from dustless.frontier import QueuedURL
 from dustless.kinds import LinkKind
+from dustless.rules import authority_of_key
 from dustless.store import PROBE_PREFIX, AdmitURL, CrawlStore, NewURL, URLLabel, Verdict
 
 __all__ = ["Admission"]
@@ -67,6 +69,9 @@ class Admission:
         self._known: set[str] = set()
         self._old: set[str] = set()
         self.spellings: Spellings | None = None  # fallback spellings (crawl/spellings.py)
+        # Learning while crawling (crawl/learn.py): told of the links URL-seen drops on a
+        # host with learned rules (a rule's merges, kept so that a retraction can undo them).
+        self.learning: Learning | None = None
 
     def seed(self, seeds: Iterable[str]) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
@@ -85,11 +90,15 @@ class Admission:
         """Candidates found at ``item`` (``Discovery.links``): the new ones wait for the flush."""
         known, old, pending = self._known, self._old, self._pending_ids
         spellings: list[tuple[str, str]] = []
+        touched = self.learning.live.touched if self.learning is not None else ()
+        merged: list[AdmitURL] = []
         for c in candidates:
             identity = c.identity
             if identity in known or identity in old or identity in pending:
                 self.discovery.settle_one(c.url)
                 spellings.append((identity, c.url))  # another spelling of a known identity
+                if touched and authority_of_key(identity) in touched:
+                    merged.append(c.admit(item.url_id))  # maybe a learned rule's merge
                 continue
             label = labels.get(c.url) if labels else None
             self._add(c.admit(item.url_id, 0 if label is None else label.priority))
@@ -97,6 +106,9 @@ class Admission:
                 self._labels[c.url] = label
         if spellings and self.spellings is not None:
             self.spellings.note(spellings)
+        if merged and self.learning is not None:
+            for u in self.learning.merged(merged):
+                self._add(u)  # a merge due a check: admitted under its own identity
         urgent = labels is not None and any(lb.priority >= URGENT for lb in labels.values())
         if urgent or len(self._pending) >= _FLUSH_AT:
             # Seed 002 §3.4.2: a list page's detail pages are fetched before the next list
@@ -120,6 +132,11 @@ class Admission:
         """A redirect target under a derived identity (``crawl/redirect.py``)."""
         self._add(c.admit(item.url_id))
 
+    def readmit(self, urls: list[AdmitURL]) -> None:
+        """URLs a retracted rule had merged: admitted again with the next flush."""
+        for u in urls:
+            self._add(u)
+
     def _add(self, u: AdmitURL) -> None:
         self._pending.append(u)
         self._pending_ids.add(u.identity)
@@ -140,6 +157,8 @@ class Admission:
         stored: list[str] = []
         seen_again: list[tuple[str, str]] = []
         rows: list[tuple[AdmitURL, bool]] = []
+        touched = self.learning.live.touched if self.learning is not None else ()
+        merged: list[AdmitURL] = []
         for u, a in zip(pending, result.admitted, strict=True):
             verdict = a.verdict
             if verdict is Verdict.QUEUED:
@@ -153,12 +172,17 @@ class Admission:
                 stored.append(u.identity)
                 d.settle_one(u.url)
                 seen_again.append((u.identity, u.url))
+                if touched and authority_of_key(u.identity) in touched:
+                    merged.append(u)
             else:
                 d.stats.reject(verdict.value)
             rows.append((u, verdict is Verdict.QUEUED))
         self._remember(stored)
         if seen_again and self.spellings is not None:
             self.spellings.note(seen_again)
+        if merged and self.learning is not None:
+            for m in self.learning.merged(merged):
+                self._add(m)  # a merge due a check: admitted with the next flush
         if labels and self.scripted is not None:
             self._label(rows, labels)
         return queued

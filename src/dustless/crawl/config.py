@@ -70,6 +70,11 @@ class CrawlConfig:
     commit_interval: float = 1.0  # the store records fetches at least this often (crash safety)
     # Spellings of one identity fetched at most, the first included (crawl/spellings.py).
     spelling_tries: int = 3
+    # Learning while crawling (crawl/learn.py, docs/learning.md): each host's URL rules from
+    # its content, redirects and canonical links, with the budget of rules learn.
+    learn: bool = False
+    max_fp: float = 0.01
+    min_support: int = 2
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -91,6 +96,14 @@ class CrawlConfig:
             raise InvalidOption(f"--sitemap-depth must be >= 0, not {self.sitemap_depth}")
         if self.max_sitemaps < 1:
             raise InvalidOption(f"--max-sitemaps must be >= 1, not {self.max_sitemaps}")
+        if not 0.0 <= self.max_fp <= 1.0:
+            raise InvalidOption(f"--max-fp must be a fraction in [0, 1], not {self.max_fp}")
+        if self.min_support < 1:
+            raise InvalidOption(f"--min-support must be >= 1, not {self.min_support}")
+        if self.learn and self.policy == "google-safebrowsing":
+            raise InvalidOption(
+                "--learn needs a policy of steps: google-safebrowsing is a fixed pipeline"
+            )
         if not self.user_agent.strip():
             raise InvalidOption("--user-agent must not be empty")
         if not 0 < self.commit_interval <= 1.0:

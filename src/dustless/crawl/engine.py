@@ -35,12 +35,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dustless.crawl.admission import Admission
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
+from dustless.crawl.learn import Learning, learning_policy
 from dustless.crawl.net import Fetches
 from dustless.crawl.page import page_outcome, page_state
 from dustless.crawl.progress import CrawlStats, Progress
@@ -53,6 +55,7 @@ from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
 from dustless.kinds import SOURCE_KINDS
 from dustless.recrawl._validators import conditional_batch
+from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
 from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter
 
@@ -114,6 +117,7 @@ class Crawler:
         *,
         batch: Batch,
         rules: Rules | None = None,
+        learned: Path | None = None,
         resumed: bool = False,
         progress: Progress | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -139,7 +143,11 @@ class Crawler:
         self.agent = c.user_agent
         self.stats = CrawlStats(started=clock())
         all_rules = None if rules is None else rules.all
-        self.discovery = Discovery(c, Normalizer(identity_policy(c.policy, all_rules)))
+        policy = identity_policy(c.policy, all_rules)
+        # --learn: rules learned during the crawl join the identities (crawl/learn.py).
+        live = LiveRules() if c.learn else None
+        identity = policy if live is None else learning_policy(policy, live)
+        self.discovery = Discovery(c, Normalizer(identity))
         scripts = None if rules is None else rules.scripts
         self.scripted = None if scripts is None else ScriptedPages(scripts, store)
         self.hosts = HostTable(
@@ -173,6 +181,21 @@ class Crawler:
             default=default,
             site_switch=site_switch(None if rules is None else rules.all, default),
         )
+        self.learning: Learning | None = None
+        if live is not None:
+            self.stats.learning = True
+            self.learning = Learning(
+                store,
+                self.discovery,
+                Normalizer(policy).normalize,
+                live,
+                self.stats,
+                LiveOptions(max_fp=c.max_fp, min_support=c.min_support),
+                wall=wall,
+                path=learned,
+            )
+            self.learning.admission, self.admission.learning = self.admission, self.learning
+            self.learning.spellings, self.learning.hosts = self.spellings, self.hosts
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
@@ -215,6 +238,8 @@ class Crawler:
             await self.fetcher.close()
         try:
             finished = self._stop == 0
+            if self.learning is not None:
+                self.learning.commit()  # what the last pages taught, kept with them
             self.admission.flush()
             self.sources.write()  # the dates of the URLs just admitted
             self.record.write()
@@ -567,6 +592,8 @@ class Crawler:
             self.admission.label(outcome.own_label)
         self.record.fetch(outcome.fetch)
         self.spellings.fetched(item, state, status)  # no document: the next spelling
+        if self.learning is not None:
+            self.learning.page(item, r, outcome.fetch)  # evidence for the learned rules
 
     def _on_source(self, item: QueuedURL, r: FetchResult, reader: SourceReader) -> None:
         """A sitemap or feed fetched (its entries are admitted already): its row."""
@@ -602,6 +629,8 @@ class Crawler:
     # -- writing -----------------------------------------------------------------------------
 
     def _commit(self, now: float) -> None:
+        if self.learning is not None:
+            self.learning.commit()  # new rules first: the pending links get them
         self.admission.flush()
         self.sources.write()
         self.record.commit()

@@ -16,7 +16,7 @@ from dustless.crawl.discover import Candidate, Discovery
 from dustless.crawl.record import Stored
 from dustless.crawl.redirect import same_identity
 from dustless.crawl.scripted import Label, ScriptedPages
-from dustless.extract import content_fingerprint, extract_links
+from dustless.extract import content_fingerprint, declared_canonical, extract_links
 from dustless.fetch import FetchResult
 from dustless.frontier import QueuedURL
 from dustless.kinds import DOCUMENT_KINDS, LinkKind
@@ -83,6 +83,7 @@ def page_outcome(
     labels: dict[str, Label] | None = None
     own: URLLabel | None = None
     before = after = None
+    canonical: str | None = None  # RFC 6596: evidence for the learner (crawl/learn.py)
     if state is NetState.OK and not stored.revisit and is_html(r.mime):
         # The whole Content-Type header: its charset decides the decoding.
         extraction = extract_links(r.body, item.url, r.header("content-type") or r.mime)
@@ -91,12 +92,15 @@ def page_outcome(
             # stored whole, its first part's links are followed, and the fetch says so.
             state = NetState.pBig
         counts.update(extraction.counts)
+        canonical = extraction.canonical
         if scripted is None:
             found = [(link.url, link.kind) for link in extraction.links]
         else:  # seed 002 §3.4: filter, rewrite, javascript links, labels, priorities
             plan = scripted.page(item.url, item.url_id, extraction, discovery)
             found, labels, own = plan.found, plan.labels, plan.own
             before, after = plan.before, plan.after
+    if status is not None and 200 <= status < 300:
+        canonical = declared_canonical(r.headers, item.url, canonical)  # + the Link header
     error = r.error
     links: list[Candidate] = []
     same: Candidate | None = None
@@ -149,5 +153,6 @@ def page_outcome(
         links_before=before,
         links_after=after,
         content_fp=fp,
+        canonical=canonical,
     )
     return PageOutcome(fetch, links, labels, own, same)

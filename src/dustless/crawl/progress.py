@@ -106,6 +106,15 @@ class CrawlStats:
             text += f"; refused: {refused}"
         return text
 
+    # Learning while crawling (crawl/learn.py): rules in force, rules retracted, the URLs
+    # the rules kept from being fetched (net of retractions), and those admitted again.
+    learning: bool = False
+    rules_learned: int = 0
+    rules_retracted: int = 0
+    duplicates_avoided: int = 0
+    rules_checked: int = 0  # merges fetched anyway, to check the rules
+    readmitted: int = 0
+
     def count_state(self, state: str, status: int | None = None) -> None:
         self.states[state] = self.states.get(state, 0) + 1
         if state == "code" and status is not None:
@@ -247,6 +256,16 @@ def progress_lines(stats: CrawlStats, now: float, recent: float, width: int) -> 
         groups.append(["skipped: " + skipped[0], *skipped[1:]])
     if s.hosts_blocked:
         groups.append([f"{s.hosts_blocked} host{'s' if s.hosts_blocked > 1 else ''} given up"])
+    if s.learning:
+        learned = [
+            f"learned {s.rules_learned:,} rule{'s' if s.rules_learned != 1 else ''}",
+            f"{s.duplicates_avoided:,} duplicates avoided",
+        ]
+        if s.rules_retracted:
+            learned.insert(1, f"{s.rules_retracted:,} retracted")
+        if s.rules_checked:
+            learned.append(f"{s.rules_checked:,} checked")
+        groups.append(learned)
     return pack_phrases((g for g in groups if g), width)
 
 

@@ -9,6 +9,11 @@ them per kind (004 Table 13: ``f`` frame, ``a`` anchor, ``h`` everything else).
 
 from __future__ import annotations
 
+from dustless.extract._canonical import (
+    canonical_from_link_headers,
+    declared_canonical,
+    one_canonical,
+)
 from dustless.extract._charset import decode_html, sniff_encoding
 from dustless.extract._fingerprint import (
     FINGERPRINT_BYTES,
@@ -30,10 +35,13 @@ __all__ = [
     "Extraction",
     "Link",
     "LinkKind",
+    "canonical_from_link_headers",
     "content_fingerprint",
+    "declared_canonical",
     "decode_html",
     "extract_links",
     "is_near",
+    "one_canonical",
     "parse_refresh",
     "similarity",
     "sniff_encoding",

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from selectolax.lexbor import LexborHTMLParser
 
+from dustless.extract._canonical import one_canonical
 from dustless.extract._charset import decode_document
 from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
 from dustless.extract._types import Extraction, Link, LinkKind
@@ -309,6 +310,7 @@ def extract_links(
     scope = _BaseScope(base)
     cache = _CACHE
     seen_nodes: set[int] = set()
+    canonicals: list[str] = []  # RFC 6596 declarations, for Extraction.canonical
 
     def add(raw: str, kind: LinkKind, letter: str, label: str) -> None:
         ref = raw.strip(_SPACE)
@@ -372,7 +374,10 @@ def extract_links(
             rels = set((attrs.get("rel") or "").lower().split())
             value = attrs.get("href")
             if value is not None and rels & _DOC_RELS and not rels & _RESOURCE_RELS:
+                before = len(links)
                 add(value, _H, "h", attrs.get("title") or "")
+                if "canonical" in rels and len(links) > before:
+                    canonicals.append(links[-1].url)
         elif tag == "meta" and (attrs.get("http-equiv") or "").strip().lower() == "refresh":
             value = parse_refresh(attrs.get("content") or "")
             if value is not None:
@@ -391,4 +396,5 @@ def extract_links(
         tuple(scripts),
         over_budget=over_budget,
         flattened=flattened,
+        canonical=one_canonical(u.split("#", 1)[0] for u in canonicals),
     )

@@ -34,6 +34,9 @@ class Extraction:
     # The page was nested or built too hostile to parse as it is (extract._guard): its links
     # were read from it without its structure — all of them, at a cost in proportion to it.
     flattened: bool = False
+    # The page's <link rel="canonical"> target (RFC 6596), resolved; None when it declares
+    # none or several that disagree (read as evidence, docs/learning.md).
+    canonical: str | None = None
 
     @property
     def link_kinds(self) -> str:

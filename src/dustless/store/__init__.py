@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dustless.store._cdxj import CdxjEntry, cdx_timestamp, entry_from_head, scan_entries
 from dustless.store._index import INDEX_DIR, CdxjIndex
+from dustless.store._learn_types import LearnedRuleRow, MergeRow
 from dustless.store._protocol import CrawlStore
 from dustless.store._recover import (
     RecoveryResult,
@@ -96,7 +97,9 @@ __all__ = [
     "FetchRow",
     "HostInfo",
     "HostLease",
+    "LearnedRuleRow",
     "Limits",
+    "MergeRow",
     "NewSeed",
     "NewURL",
     "RecoveryResult",

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 from dustless.kinds import LinkKind
+from dustless.store._learn_types import LearnedRuleRow, MergeRow
 from dustless.store._types import (
     AdmitResult,
     AdmitURL,
@@ -247,3 +248,35 @@ class CrawlStore(Protocol):
 
     def spelling_bases(self) -> list[str]:
         """Every identity with kept spellings."""
+
+    # -- learning while crawling (crawl/learn.py, docs/learning.md) --------------------------
+    def add_learned_rules(self, rules: Sequence[LearnedRuleRow]) -> list[int]:
+        """Store rules learned for their hosts; the id of each (the existing row's id when a
+        rule with the same host and spec is stored already, say by another worker)."""
+
+    def retract_learned_rules(self, retractions: Sequence[tuple[int, float, str]]) -> None:
+        """``(rule id, when, why)``: mark rules retracted (the first retraction stands)."""
+
+    def learned_rules(self) -> list[LearnedRuleRow]:
+        """Every rule learned in the crawl, retracted ones too, by id."""
+
+    def add_merges(self, merges: Sequence[MergeRow]) -> None:
+        """Keep what rules merged (one row per rule and base identity; repeats ignored)."""
+
+    def merges_of(self, rule_ids: Iterable[int]) -> list[MergeRow]:
+        """What the rules ``rule_ids`` merged, in the order it was kept."""
+
+    def drop_merges(self, rule_ids: Iterable[int]) -> None:
+        """Forget the merges of retracted rules (once their URLs are admitted again)."""
+
+    def merge_counts(self) -> dict[int, tuple[int, int]]:
+        """Per rule id: ``(merges kept, merges fetched to check it)`` — the first are the
+        duplicates the rule avoided."""
+
+    def queued_of_host(self, host: str, limit: int) -> list[StoredURL]:
+        """Up to ``limit`` queued URLs of ``host`` in claim order, without claiming them."""
+
+    def rekey_urls(self, changes: Sequence[tuple[int, str, str]]) -> list[int]:
+        """``(url id, old identity, new identity)``: give URL rows the identity a new rule
+        gives them (their kept spellings move along). A new identity that is already stored
+        is not taken: the ids of those rows are returned (a collision), the rest are moved."""

@@ -67,8 +67,8 @@ FETCH_INSERT = (
     "size_stored, elapsed, connect_time, ttfb, content_sha1, revisit_of, links_h, links_a, "
     "links_f, links_internal, links_external, location, etag, last_modified, warc_file, "
     "warc_offset, warc_length, warc_record_id, req_file, req_offset, req_length, error, "
-    "links_before, links_after, worker, content_fp, source_state) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "links_before, links_after, worker, content_fp, source_state, canonical) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -83,4 +83,5 @@ def fetch_params(f: FetchRecord, batch: int, worker: str | None) -> tuple[Any, .
         w.record_id if w else None, q.file if q else None, q.offset if q else None,
         q.length if q else None, f.error, f.links_before, f.links_after, worker, f.content_fp,
         f.source_state,
+        f.canonical,
     )  # fmt: skip

@@ -230,5 +230,47 @@ _V5: Migration = (
     "CREATE INDEX urls_sources ON urls (host, kind) WHERE kind IN ('m', 'n')",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5)
+# Learning while crawling (docs/learning.md): per fetch, the canonical URL the page declared
+# (``<link rel="canonical">`` or the HTTP ``Link: <…>; rel="canonical"`` header, RFC 6596) —
+# evidence, never an order; the rules learned per host (authority) from content, redirects and
+# those declarations, each with its evidence, when it was learned and, if so, when and why it
+# was retracted; and what each rule merged, so that a retraction can admit again every URL it
+# kept from being fetched (``url_id``: a queued row the rule merged, now in state ``merged``;
+# ``checked``: a merge fetched anyway, to check the rule).
+_V6: Migration = (
+    "ALTER TABLE fetches ADD COLUMN canonical TEXT",
+    """CREATE TABLE learned_rules (
+        id               INTEGER PRIMARY KEY,
+        host             TEXT NOT NULL,
+        element          TEXT NOT NULL,
+        spec             TEXT NOT NULL,
+        support          INTEGER NOT NULL,
+        pairs            INTEGER NOT NULL,
+        differ           INTEGER NOT NULL,
+        evidence         TEXT NOT NULL,
+        learned_at       REAL NOT NULL,
+        learned_fetches  INTEGER NOT NULL,
+        worker           TEXT,
+        retracted_at     REAL,
+        reason           TEXT
+    )""",
+    "CREATE UNIQUE INDEX learned_rules_spec ON learned_rules (host, spec)",
+    """CREATE TABLE learned_merges (
+        rule_id    INTEGER NOT NULL,
+        base       TEXT NOT NULL,
+        url        TEXT NOT NULL,
+        host       TEXT NOT NULL,
+        site       TEXT NOT NULL,
+        depth      INTEGER NOT NULL,
+        kind       TEXT NOT NULL,
+        seed_id    INTEGER,
+        parent_id  INTEGER,
+        external   INTEGER NOT NULL DEFAULT 0,
+        url_id     INTEGER,
+        checked    INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (rule_id, base)
+    )""",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 SCHEMA_VERSION = len(MIGRATIONS)

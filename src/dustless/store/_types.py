@@ -57,13 +57,16 @@ class URLState(enum.Enum):
     ``queued`` → ``in-flight`` (claimed by a worker) → ``done`` (a fetch was recorded).
     ``skipped`` URLs were discovered and recorded (for statistics and seeds.out.txt) but are
     never to be fetched (out of scope, filtered). A crash leaves ``in-flight`` rows behind;
-    ``requeue_in_flight`` returns them to ``queued`` on resume.
+    ``requeue_in_flight`` returns them to ``queued`` on resume. ``merged``: a queued URL that a
+    rule learned during the crawl found to be another spelling of a stored one; not fetched,
+    and ``queued`` again if the rule is retracted (docs/learning.md).
     """
 
     QUEUED = "queued"
     IN_FLIGHT = "in-flight"
     DONE = "done"
     SKIPPED = "skipped"
+    MERGED = "merged"
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +174,9 @@ class FetchRecord:
     # A sitemap or feed read: how reading it ended (``dustless.sources.SourceState`` value);
     # None for pages and for sources whose answer was not read (not 2xx).
     source_state: str | None = None
+    # The canonical URL the page declares (RFC 6596: link element or Link header), absolute
+    # and as written; evidence for the learner (docs/learning.md), never followed as an order.
+    canonical: str | None = None
 
     def __post_init__(self) -> None:
         state: object = self.state

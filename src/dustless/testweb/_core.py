@@ -45,6 +45,10 @@ class Profile(enum.Enum):
     #: dirty's personalities plus what a field test met on real servers: www aliases whose
     #: pages link to their own host name, dynamic pages, a templated site of short articles
     FIELD = "field"
+    #: dirty's sites declaring their canonical URLs (RFC 6596: link element or Link header),
+    #: plus sites whose declarations are wrong: every page canonical to the home page, to a
+    #: 404, to another site, and pagination whose canonical drops the page parameter
+    CANONICAL = "canonical"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,8 @@ class Page:
     #: with, and the twin's origin it is rewritten to when requested there
     origin: str = ""
     twin_origin: str = ""
+    #: the HTTP Link header of the page (RFC 8288), e.g. its canonical URL (RFC 6596)
+    link_header: str = ""
 
     def version(self, day: int) -> int:
         """How many times the page has changed by ``day`` (changes only when days advance)."""

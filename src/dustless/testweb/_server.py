@@ -149,7 +149,10 @@ class TestWebServer:
             # ETag, as such servers send none.
             self._requests += 1
             body = self._twin(page, host, render_page(page, self.day, self._requests))
-            return body, {"Content-Type": "text/html; charset=utf-8"}
+            headers = {"Content-Type": "text/html; charset=utf-8"}
+            if page.link_header:
+                headers["Link"] = page.link_header
+            return body, headers
         twin = bool(page.twin_origin) and host == page.twin_origin.split("//", 1)[1].split(":")[0]
         key = (page.rid, page.version(self.day), twin)
         cached = self._bodies.get(key)
@@ -158,6 +161,8 @@ class TestWebServer:
             # The ETag names the version, so a recrawl can revalidate (If-None-Match → 304).
             etag = '"' + hashlib.blake2b(body, digest_size=8).hexdigest() + '"'
             headers = {"Content-Type": "text/html; charset=utf-8", "ETag": etag}
+            if page.link_header:
+                headers["Link"] = page.link_header  # RFC 6596 canonical, as a header
             cached = self._bodies[key] = (body, headers)
         return cached
 

@@ -72,8 +72,13 @@ class GeneratedSite(Site):
         neighbours: tuple[str, ...] = (),
         address: str = "127.0.0.1",
         hostile_variant: int = 0,
+        canonical: str = "",
     ) -> None:
         self.cfg = cfg
+        # How pages declare their canonical URL (RFC 6596): "" not at all; "html" / "header"
+        # rightly (a <link> element / an HTTP Link header); or wrongly, as misconfigured
+        # sites do (testweb/_canonical.py): "home", "missing" (a 404), "offsite".
+        self.canonical = canonical
         self.name = name
         self.host = host
         self.www_host = "www." + host
@@ -194,6 +199,7 @@ class GeneratedSite(Site):
             url = self._url(self.host, dst.path, dst.query)
             head = f'<meta http-equiv="refresh" content="0; url={html.escape(dst.key)}">\n'
             links = [Link(url, "", "h")]
+        head, link_header = self._declare(node, head, neighbours)
         if node.kind == "home":
             period = _HOME_PERIOD
         elif node.kind == "section":
@@ -217,7 +223,26 @@ class GeneratedSite(Site):
             chrome=self._chrome,
             origin=self._twin[0],
             twin_origin=self._twin[1],
+            link_header=link_header,
         )
+
+    def _declare(self, node: _Node, head: str, neighbours: tuple[str, ...]) -> tuple[str, str]:
+        """The page's head and Link header with its canonical declaration (RFC 6596)."""
+        mode = self.canonical
+        if not mode:
+            return head, ""
+        if mode in ("html", "header"):
+            target = self._url(self.host, node.path, node.query)
+        elif mode == "home":
+            target = self.origin + "/"  # a classic CMS mistake: every page is "the home page"
+        elif mode == "missing":
+            target = self.origin + "/gone" + node.key  # moved away long ago: a 404
+        else:  # "offsite": another site's page of the same path
+            other = neighbours[0].rstrip("/") if neighbours else self.origin
+            target = other + node.key
+        if mode == "header":
+            return head, f'<{target}>; rel="canonical"'
+        return head + f'<link rel="canonical" href="{html.escape(target)}">\n', ""
 
     def _targets(self, node: _Node, nodes: list[_Node]) -> list[_Node]:
         home = nodes[0]

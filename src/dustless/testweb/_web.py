@@ -2,7 +2,8 @@
 
 Which personalities a web has depends on its profile (issue 3): ``clean`` only plain sites,
 ``dirty`` every aliasing personality plus the pattern-script sites of seed 002, ``hostile``
-only traps and misbehaviour, ``mixed`` all of them.
+only traps and misbehaviour, ``mixed`` all of them; ``canonical`` is ``dirty`` with every
+site declaring its canonical URLs, plus the misconfigured sites of ``_canonical.py``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import dataclasses
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+from dustless.testweb._canonical import misconfigured_sites
 from dustless.testweb._core import Outcome, Page, Profile, Site, WebConfig, origin
 from dustless.testweb._dbsites import ProductSite, WebComSite
 from dustless.testweb._personality import (
@@ -128,7 +130,7 @@ class Web:
 def _personalities(profile: Profile) -> tuple[Personality, ...]:
     if profile is Profile.CLEAN:
         return (PLAIN,)
-    if profile is Profile.DIRTY:
+    if profile in (Profile.DIRTY, Profile.CANONICAL):
         return _DIRTY
     if profile is Profile.HOSTILE:
         return (HOSTILE,)
@@ -148,10 +150,11 @@ def build_web(cfg: WebConfig) -> Web:
     homes = [origin(h, cfg.port) + "/" for h in hosts]
     sites: list[Site] = []
     hostile_count = 0
+    dirty = (Profile.DIRTY, Profile.MIXED, Profile.CANONICAL)
     for i, (name, host) in enumerate(zip(names, hosts, strict=True)):
         personality = kinds[i % len(kinds)]
         www = Www.NONE
-        if cfg.profile in (Profile.DIRTY, Profile.MIXED) and not personality.hostile:
+        if cfg.profile in dirty and not personality.hostile:
             www = _WWW[(i // len(kinds) + i) % len(_WWW)]
         elif cfg.profile is Profile.FIELD and personality.style != "templated":
             www = _WWW_FIELD[(i // len(kinds) + i) % len(_WWW_FIELD)]
@@ -175,13 +178,24 @@ def build_web(cfg: WebConfig) -> Web:
                 neighbours=neighbours,
                 address=address,
                 hostile_variant=hostile_count,
+                canonical=_declares(cfg.profile, i),
             )
         )
         if personality.hostile:
             hostile_count += 1
         if www_site is not None:
             sites.append(www_site)
-    if cfg.profile in (Profile.DIRTY, Profile.MIXED, Profile.FIELD):
+    if cfg.profile in (*dirty, Profile.FIELD):
         sites.append(WebComSite(cfg, cfg.addresses[0]))
         sites.append(ProductSite(cfg, cfg.addresses[-1]))
+    if cfg.profile is Profile.CANONICAL:
+        sites += misconfigured_sites(cfg, cfg.addresses[0], tuple(homes[:1]))
     return Web(cfg, sites)
+
+
+def _declares(profile: Profile, i: int) -> str:
+    """How the ``i``-th generated site declares canonical URLs: in the canonical profile
+    every dirty site does so rightly, one in three with an HTTP Link header."""
+    if profile is not Profile.CANONICAL:
+        return ""
+    return "header" if i % 3 == 2 else "html"
