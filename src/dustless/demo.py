@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -23,6 +22,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from dustless.analysis import open_crawl
 from dustless.crawl import run_crawl
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.progress import Progress
@@ -108,8 +108,8 @@ def main() -> int:
     )
     polite = all(h["max_concurrent"] <= 1 for h in server["hosts"].values())
     print(f"  never two requests at once to one host: {polite}")
-    with sqlite3.connect(out / "crawl.db") as db:
-        (depth,) = db.execute("SELECT max(depth) FROM urls").fetchone()
+    with open_crawl(out) as db:
+        [(depth,)] = db.query("SELECT max(depth) FROM urls")
     print(f"  deepest URL: depth {depth} (limit {config.max_depth})")
     truth = str(work / "truth.tsv")
     report = work / "report.html"

@@ -7,7 +7,8 @@ reaches them, the engine records them, the store keeps them, the statistics coun
 at "문서 접속" (connect) cErr, cTim or Conn; at "헤더 다운로드" (header) hSht, hNpr, hTim,
 hErr, or the server's code, which is OK when it is 200 and the MIME type is text/html; at
 "문서 다운로드" (document) dTim and dErr. We add the states our gates produce before any
-request (robots, filtered, noIP), the size limit (tooBig), and one for our own failures
+request (robots, filtered, noIP), the size limit (tooBig), extraction's budget (pBig: a page
+whose markup is too big to read all its links, issue "hostile web"), and one for our failures
 (iErr: a bug of dustless met while crawling a URL — recorded and counted, never blamed on
 the server).
 
@@ -49,6 +50,7 @@ class NetState(enum.Enum):
     dTim = "dTim"
     dErr = "dErr"
     tooBig = "tooBig"
+    pBig = "pBig"
     iErr = "iErr"
 
     @property
@@ -114,13 +116,16 @@ _ROWS: tuple[tuple[NetState, Stage, bool, str, tuple[NetState, ...]], ...] = (
      "a response other than 200 text/html: its status code is recorded",
      (_S.dTim, _S.dErr, _S.tooBig)),
     (_S.OK, Stage.HEADER, True, "status 200 with MIME type text/html",
-     (_S.dTim, _S.dErr, _S.tooBig)),
+     (_S.dTim, _S.dErr, _S.tooBig, _S.pBig)),
     (_S.dTim, Stage.DOCUMENT, True,
      "the body stalled (no data for the stall limit) or exceeded the total time", ()),
     (_S.dErr, Stage.DOCUMENT, True,
      "error while reading the body (reset, bad chunking, short body, bad compression)", ()),
     (_S.tooBig, Stage.DOCUMENT, True,
      "the body exceeded the size limit or the decompression guard; truncated", ()),
+    (_S.pBig, Stage.DOCUMENT, True,
+     "stored whole, but its markup passed link extraction's budget: links from its first "
+     "part only", ()),
     (_S.iErr, Stage.GATE, True,
      "internal error: a bug of dustless while handling the URL (not the server's fault)", ()),
 )  # fmt: skip
@@ -131,7 +136,7 @@ STATE_TABLE: Mapping[NetState, StateInfo] = MappingProxyType(
         for state, stage, final, description, successors in _ROWS
     }
 )
-_RESPONDED = frozenset({_S.code, _S.OK, _S.dTim, _S.dErr, _S.tooBig})
+_RESPONDED = frozenset({_S.code, _S.OK, _S.dTim, _S.dErr, _S.tooBig, _S.pBig})
 
 
 def advance(current: NetState, new: NetState) -> NetState:

@@ -50,9 +50,24 @@ def test_parse_truth_lines() -> None:
 
 
 def test_status_zero_is_the_test_webs_connection_reset() -> None:
-    # docs/testweb.md: a reset before any byte is written as status 0, resource "reset".
+    # docs/testweb.md: a reset before any byte is written as status 0 (old files named it
+    # resource "reset"): no status, and no resource.
     entry = parse_truth_line("http://h.test/reset/before.html\t0\treset\n", 1)
-    assert entry == TruthEntry("http://h.test/reset/before.html", None, "reset", ())
+    assert entry == TruthEntry("http://h.test/reset/before.html", None, None, ())
+
+
+def test_old_truth_files_name_404s_and_redirects_but_they_are_no_resources() -> None:
+    old = "http://a.test/x\t404\t404\nhttp://a.test/y\t404\t404\nhttp://a.test/d\t301\tredirect\n"
+    assert parse_truth(old.splitlines(keepends=True)) == {
+        "http://a.test/x": None,
+        "http://a.test/y": None,
+        "http://a.test/d": None,
+    }
+    new = "url\tstatus\tresource-id\nhttp://a.test/x\t404\t-\nhttp://a.test/p\t200\ts:/p\n"
+    assert parse_truth(new.splitlines(keepends=True)) == {
+        "http://a.test/x": None,
+        "http://a.test/p": "s:/p",
+    }
 
 
 @pytest.mark.parametrize(

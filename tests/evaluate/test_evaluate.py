@@ -8,6 +8,7 @@ methods, redirects, probe batches, truth, JSON and text output.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,7 @@ JSON_ROW_FIELDS = {
     "coverage_loss_measured",
     "true_fp_rate",
     "true_fn_rate",
+    "host",
 }
 # The worked example of seed 000 §3 counts default.asp (IIS) as a default document.
 EXAMPLE_DEFAULTS = ("default.asp", "index.htm", "index.html", "default.htm")
@@ -143,9 +145,14 @@ def test_a_form_never_requested_is_an_estimate_until_fetched(tmp_path: Path) -> 
         ],
     )
     with open_crawl(out) as db:
-        before = evaluate_crawl(db)
+        before = evaluate_crawl(db, reading="paper")
+        crawler = evaluate_crawl(db)
         obs = load_observations(db)
         forms = unfetched_forms(obs, build_factors())
+    # As the crawler fetches: /Asp/x gives A; /Doc is fetched for {Doc, doc}, C is lost.
+    lower = _row(crawler, "path-case", "lowercase")
+    assert lower.coverage_loss_measured
+    assert lower.coverage_loss_rate == pytest.approx(1 / 3)
     lower = _row(before, "path-case", "lowercase")
     assert not lower.coverage_loss_measured
     # /asp/x was never requested: counted as lost, so 1 − 1/3 (only unix.test/doc covered).
@@ -163,7 +170,7 @@ def test_a_form_never_requested_is_an_estimate_until_fetched(tmp_path: Path) -> 
         batch_config=PROBE,
     )
     with open_crawl(out) as db:
-        after = evaluate_crawl(db)
+        after = evaluate_crawl(db, reading="paper")
     lower = _row(after, "path-case", "lowercase")
     upper = _row(after, "path-case", "uppercase")
     assert lower.coverage_loss_measured
@@ -184,13 +191,17 @@ def test_a_redirect_counts_with_its_targets_document(tmp_path: Path) -> None:
     out = build_crawl(tmp_path / "c", pages)
     with open_crawl(out) as db:
         ev = evaluate_crawl(db)
-        plain = evaluate_crawl(db, follow_redirects=False)
+        plain = evaluate_crawl(db, follow_redirects=False, reading="paper")
+        fallback = evaluate_crawl(db, follow_redirects=False)
     # 000 §4.2: /pubs redirects to /pubs/, which is why the two are the same URL.
     none = _row(ev, "trailing-slash", "none")
     remove = _row(ev, "trailing-slash", "remove")
     assert (none.downloads, none.unique_documents, none.redundancy_rate) == (2, 1, 0.5)
     assert remove.coverage_loss_rate == 0.0
     assert _row(plain, "trailing-slash", "remove").coverage_loss_rate == 1.0
+    # The crawler falls back to the next spelling when /pubs gives no document: nothing lost.
+    assert _row(fallback, "trailing-slash", "remove").coverage_loss_rate == 0.0
+    assert _row(fallback, "trailing-slash", "remove").requests == 2
 
 
 def test_seed_001_factors(tmp_path: Path) -> None:
@@ -307,7 +318,7 @@ def test_cli_text_is_table_1_shaped(example: Path, capsys: pytest.CaptureFixture
     assert "seed 000 Table 1" in out
     assert "paper R/L" in out
     assert "0.52/0.00" in out
-    assert "recommended policy (coverage loss <= 0.6 per method)" in out
+    assert "recommended policy (coverage loss <= 0.6 per method, all hosts)" in out
     assert "remove-default-document" in out  # 0.5 fits a 0.6 budget
 
 
@@ -315,7 +326,8 @@ def test_cli_text_is_table_1_shaped(example: Path, capsys: pytest.CaptureFixture
     ("args", "message"),
     [
         (["--max-loss", "2"], "--max-loss"),
-        (["--truth", "/nonexistent/t.tsv"], "cannot read truth file"),
+        (["--truth", "/nonexistent/t.tsv"], "/nonexistent/t.tsv: cannot read"),
+        (["--truth", "BAD_TRUTH"], "BAD_TRUTH:2: not UTF-8 text"),
         (["--default-documents", "a/index.html"], "file names"),
     ],
 )
@@ -328,6 +340,10 @@ def test_cli_bad_options(
     command: list[str],
 ) -> None:
     # `report` evaluates too: the same options, checked the same way.
+    bad = example.parent / "bad-truth.tsv"  # a truth file with a byte that is no UTF-8
+    bad.write_bytes(b"http://a.test/\t200\tr1\nhttp://a.test/caf\xe9\t200\tr2\n")
+    args = [str(bad) if a == "BAD_TRUTH" else a for a in args]
+    message = message.replace("BAD_TRUTH", str(bad))
     assert main([command[0], str(example), *command[1:], *args]) == 2
     err = capsys.readouterr().err
     assert message in err
@@ -398,10 +414,35 @@ def test_cli_shows_the_share_of_wrong_merges(
     assert main(["evaluate", str(out), "--truth", str(truth)]) == 0
     text = capsys.readouterr().out
     assert "wrong/merged" in text
-    assert "0.500 (1/2)" in text
+    assert re.search(r"lowercase +[0-9]+ +2 +1 +0\.500", text)
+    assert all(len(line) <= 100 for line in text.splitlines())
 
 
 def _rows_by_key(
     data: dict[str, list[dict[str, object]]],
 ) -> dict[tuple[object, object], dict[str, object]]:
     return {(r["factor"], r["method"]): r for r in data["rows"]}
+
+
+@pytest.mark.parametrize("reading", ["paper", "crawler"])
+def test_worked_examples_come_out_exactly_with_exact_content(example: Path, reading: str) -> None:
+    with open_crawl(example) as db:
+        ev = evaluate_crawl(
+            db, default_documents=EXAMPLE_DEFAULTS, content="exact", reading=reading
+        )
+    assert ev.content == "exact"
+    none = _row(ev, "default-document", "none")
+    remove = _row(ev, "default-document", "remove")
+    assert (none.redundancy_rate, remove.coverage_loss_rate) == (0.5, 0.5)
+    path = _row(ev, "path-case", "none")
+    assert round(path.redundancy_rate, 2) == 0.33
+    assert _row(ev, "path-case", "lowercase").coverage_loss_rate == 0.0
+    # Per host: the sets of www.microsoft.com and of nasdaq.com, each on its own.
+    hosts = {r.host for r in ev.host_rows if r.sets}
+    assert {"www.microsoft.com", "nasdaq.com", "ietf.org"} <= hosts
+    ms = next(
+        r
+        for r in ev.host_rows
+        if (r.host, r.factor, r.method) == ("www.microsoft.com", "default-document", "none")
+    )
+    assert ms.redundancy_rate == 0.5

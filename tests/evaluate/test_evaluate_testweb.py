@@ -52,7 +52,7 @@ def test_evaluate_fetch_and_truth_on_the_dirty_test_web(
     assert run_crawl(config, out).finished
     truth = str(web.truth_path)
 
-    before = _evaluate(capsys, str(out), "--truth", truth)
+    before = _evaluate(capsys, str(out), "--truth", truth, "--reading", "paper")
     rows = _rows(before)
     assert rows["path-case", "none"]["sets"] > 0
     assert rows["path-case", "none"]["redundancy_rate"] > 0

@@ -10,6 +10,7 @@ import http.client
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -69,12 +70,27 @@ def pywb(root: Path, warc_dir: Path, index_dir: Path) -> Iterator[int]:
     try:
         assert ready.wait(60), "pywb did not start in 60 s"
         assert proc.poll() is None, "pywb did not start:\n" + "".join(output)
+        _until_listening(proc, port, output)
         yield port
     finally:
         proc.terminate()
         proc.wait(10)
         assert proc.stdout is not None
         proc.stdout.close()
+
+
+def _until_listening(proc: subprocess.Popen[str], port: int, output: list[str]) -> None:
+    """pywb's server says "Starting" before its socket listens: on a loaded machine the first
+    request came too early (connection refused). Ask until it answers a connect."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert proc.poll() is None, "pywb exited:\n" + "".join(output)
+            assert time.monotonic() < deadline, "pywb did not listen in 30 s"
+            time.sleep(0.05)
 
 
 def get(host: str, port: int, path: str, headers: dict[str, str] | None = None):

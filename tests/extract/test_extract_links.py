@@ -368,3 +368,34 @@ def test_base_and_onclick_in_any_case(html: str) -> None:
     assert got.base == (resolve(DOC, first.attrs["href"]) if first is not None else DOC)
     onclicks = [n.attrs["onclick"] for n in parser.css("[onclick]")]
     assert [s for s in got.scripts if s in onclicks] == onclicks
+
+
+# -- <link rel>: hyperlinks to documents, not resources of this one ------------------------------
+@pytest.mark.parametrize(
+    "rel",
+    [
+        # HTML §4.6.7's hyperlink types allowed on <link>
+        "search", "alternate", "author", "canonical", "help", "license", "next", "prev",
+        "privacy-policy", "terms-of-service",
+        # HTML 4.01 §6.12 and the registered extensions that name documents
+        "start", "contents", "index", "glossary", "copyright", "chapter", "section",
+        "subsection", "appendix", "first", "last", "up", "home", "archives", "amphtml",
+        "shortlink", "previous", "SEARCH", " next  prev ",
+    ],
+)  # fmt: skip
+def test_link_relations_that_name_documents_are_followed(rel: str) -> None:
+    html = f'<html><head><link rel="{rel}" href="/doc" title="T"></head></html>'
+    assert pairs(links(html)) == [("http://ex.test/doc", H)]
+
+
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "stylesheet", "alternate stylesheet", "icon", "shortcut icon", "apple-touch-icon",
+        "manifest", "preload", "prefetch", "modulepreload", "preconnect", "dns-prefetch",
+        "pingback", "alternate icon", "", "nofollow", "unknown-thing",
+    ],
+)  # fmt: skip
+def test_link_relations_that_name_resources_are_not(rel: str) -> None:
+    html = f'<html><head><link rel="{rel}" href="/res"></head></html>'
+    assert pairs(links(html)) == []

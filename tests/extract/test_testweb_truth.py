@@ -33,3 +33,27 @@ def test_extracted_links_match_the_truth(seed: int, profile: Profile) -> None:
     assert checked > 100
     if profile is not Profile.CLEAN:
         assert set(kinds) == {"a", "f", "h"}  # every kind of Table 13 was exercised
+
+
+def test_the_hostile_web_nested_pages() -> None:
+    # The hostile profile serves the two pages; extraction reads the first flat and
+    # whole, the second (300,000 tags) flat and only to its budget.
+    web = build_web(WebConfig(seed=1, sites=3, pages_per_site=12, profile=Profile.HOSTILE))
+    host = web.hosts[0]
+    origin = f"http://{host}"
+    divs = web.route(host, "/nest/divs.html", "")
+    assert divs is not None
+    assert divs.status == 200
+    assert len(divs.body) > 1_100_000
+    e = extract_links(divs.body, origin + "/nest/divs.html", "text/html; charset=utf-8")
+    assert e.flattened
+    assert not e.over_budget
+    assert [link.url for link in e.links] == [origin + "/", origin + "/landing.html"]
+    unclosed = web.route(host, "/nest/unclosed.html", "")
+    assert unclosed is not None
+    e = extract_links(unclosed.body, origin + "/nest/unclosed.html", "text/html")
+    assert e.flattened
+    assert e.over_budget
+    assert [link.url for link in e.links] == [origin + "/", origin + "/private/open-1.html"]
+    home = web.route(host, "/", "")
+    assert home is not None

@@ -154,3 +154,71 @@ async def test_http10_body_until_close(raw_server, make_fetcher):
     assert result.state is NetState.OK
     assert result.body == b"<html>old</html>"
     assert result.raw_response_head.startswith(b"HTTP/1.0 200 OK\r\n")
+
+
+class Sink:
+    """A ``BodySink`` that keeps what it is given and stops after ``stop_after`` bytes."""
+
+    def __init__(self, statuses=(200,), stop_after=None):
+        self.statuses = statuses
+        self.stop_after = stop_after
+        self.got = bytearray()
+
+    def wants(self, status):
+        return status in self.statuses
+
+    def feed(self, chunk):
+        self.got += chunk
+        return self.stop_after is not None and len(self.got) >= self.stop_after
+
+
+@pytest.mark.parametrize(("encoding", "encode"), [(b"gzip", gzip.compress), (None, bytes)])
+async def test_a_sink_takes_the_decoded_body_and_the_result_keeps_none(
+    raw_server, make_fetcher, encoding, encode
+):
+    server = await raw_server(raw_response(encode(PAGE), encoding))
+    sink = Sink()
+    result = await make_fetcher(LIMITS).fetch_with(
+        server.url(host="h.test"), None, LIMITS, sink=sink
+    )
+    assert result.state is NetState.OK
+    assert bytes(sink.got) == PAGE
+    assert result.body == b""
+    assert result.wire_bytes == len(encode(PAGE))
+
+
+async def test_a_sink_stops_the_download_and_reads_past_an_announced_length(
+    web_server, make_fetcher
+):
+    async def big(request):
+        response = web.StreamResponse(headers={"Content-Type": "application/xml"})
+        response.content_length = 100 * LIMITS.max_bytes  # announced: far over the limit
+        await response.prepare(request)
+        try:
+            for _ in range(100 * LIMITS.max_bytes // 8192):
+                await response.write(b"z" * 8192)
+        except ConnectionError:
+            pass
+        return response
+
+    app = web.Application()
+    app.router.add_get("/", big)
+    port = await web_server(app)
+    sink = Sink(stop_after=3 * 8192)
+    fetcher = make_fetcher(LIMITS)
+    result = await fetcher.fetch_with(
+        f"http://h.test:{port}/", None, LIMITS, keep_prefix=True, sink=sink
+    )
+    assert result.state is NetState.code  # the answer as it was: the sink chose to stop
+    assert 3 * 8192 <= len(sink.got) <= LIMITS.max_bytes
+    assert result.wire_bytes < 10 * LIMITS.max_bytes  # a read or two of the 6.5 MB sent
+
+
+async def test_a_sink_does_not_take_an_answer_it_does_not_want(raw_server, make_fetcher):
+    server = await raw_server(raw_response(PAGE))
+    sink = Sink(statuses=(204,))
+    result = await make_fetcher(LIMITS).fetch_with(
+        server.url(host="h.test"), None, LIMITS, sink=sink
+    )
+    assert result.body == PAGE  # held as usual: a redirect, a 404 …
+    assert not sink.got

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import random
 import signal
 import sqlite3
 import subprocess
@@ -76,8 +75,7 @@ def test_full_recrawls_record_batches(
 def test_a_full_recrawl_leaves_evaluate_probes_alone(
     testweb_factory: Callable[..., Any], tmp_path: Path
 ) -> None:
-    from dustless.analysis._probe import PROBE_PREFIX
-    from dustless.store import NewURL, SQLiteStore, URLState
+    from dustless.store import PROBE_PREFIX, NewURL, SQLiteStore, URLState
 
     web = testweb_factory(**WEB)
     out = tmp_path / "c"
@@ -153,10 +151,10 @@ def test_kill_9_during_a_recrawl_then_resume(
     cmd = [sys.executable, "-m", "dustless", "recrawl", str(out), "--batch-time"]
     cmd += [_when(out, 4), "--delay", "0.2", "--concurrency", "4", "--quiet"]
     proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+    # The kill waits on an event (8 fetches of batch 2 committed), not on a random time.
     deadline = time.monotonic() + 60
     while _count(out, 2) < 8 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
-    time.sleep(random.uniform(0.0, 0.3))
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the recrawl ended before the kill"

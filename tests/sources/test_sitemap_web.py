@@ -1,35 +1,34 @@
-"""Sitemaps and feeds of the test web (profile ``sitemaps``), read through the pure API the
-way the crawl engine will: robots.txt ``Sitemap:`` lines, the index budget, bodies in chunks.
+"""Sitemaps and feeds of the test web (profile ``sitemaps``) read by the real crawl.
 
-Each hostile case ends in one state; the orphan pages only a sitemap lists are found by the
-sitemap walk and by no link.
+The test web is the judge: it counts the requests for each path (``/__requests``), so
+"each sitemap fetched once" is what the server saw, and it knows which pages no link
+reaches. Each hostile case ends as one recorded state on its one fetch row, and the crawl
+goes on.
 """
 
 from __future__ import annotations
 
 import collections
 import http.client
+import json
 from urllib.parse import urlsplit
 
 import pytest
 
 from crawl.conftest import crawl
-from dustless.sources import (
-    Admit,
-    CrossHost,
-    EntryKind,
-    FeedParser,
-    RootKind,
-    SitemapBudget,
-    SitemapParser,
-    SourceState,
-    discover_feeds,
-    entry_allowed,
-)
+from dustless.analysis import crawl_stats, open_crawl
 from dustless.store import SQLiteStore
-from dustless.testweb._sitemaps import CHILDREN, HOSTILE_SITEMAPS, LINKED, ORPHANS
+from dustless.testweb._sitemaps import (
+    CHILDREN,
+    HOSTILE_SITEMAP_HOST,
+    HOSTILE_SITEMAPS,
+    LINKED,
+    ORPHANS,
+    REQUESTS_PATH,
+    SITEMAP_HOST,
+)
 
-CHUNK = 64 * 1024
+SITEMAP_FILES = {"/sitemap_index.xml", "/sitemaps/pages.xml", "/sitemaps/orphans.xml.gz"}
 
 
 @pytest.fixture
@@ -37,132 +36,191 @@ def web(testweb_factory):
     return testweb_factory(profile="sitemaps")
 
 
-class Reader:
-    """GETs through the test web's address, counting requests per URL."""
-
-    def __init__(self, web) -> None:
-        self.web = web
-        self.requests: collections.Counter[str] = collections.Counter()
-
-    def get(self, url: str, parser=None):
-        self.requests[url] = self.requests[url] + 1
-        parts = urlsplit(url)
-        conn = http.client.HTTPConnection(self.web.address, self.web.port, timeout=60)
-        try:
-            conn.request("GET", parts.path, headers={"Host": parts.netloc})
-            resp = conn.getresponse()
-            if parser is None:
-                return resp.read()
-            entries = []
-            while chunk := resp.read(CHUNK):
-                entries += parser.feed(chunk)
-                if parser.done:
-                    break  # a limit or an error: the rest is never downloaded
-            outcome = parser.close()
-            return entries + parser.tail, outcome
-        finally:
-            conn.close()
-
-    def sitemap_lines(self, origin: str) -> list[str]:
-        robots = self.get(origin + "/robots.txt").decode()
-        return [
-            line.split(":", 1)[1].strip()
-            for line in robots.splitlines()
-            if line.lower().startswith("sitemap:")
-        ]
-
-    def walk(self, origin: str, budget: SitemapBudget):
-        """Every page a host's sitemaps list (allowed by the cross-host rules), and the
-        outcome of each sitemap fetched."""
-        pages, outcomes = [], {}
-        todo = [(url, 0) for url in self.sitemap_lines(origin)]
-        while todo:
-            url, depth = todo.pop(0)
-            if budget.admit(url, depth) is not Admit.FETCH:
-                continue
-            entries, outcome = self.get(url, SitemapParser())
-            outcomes[url] = outcome
-            for e in entries:
-                if entry_allowed(e.url, url, [origin]) is not CrossHost.ALLOWED:
-                    continue
-                if e.kind is EntryKind.SITEMAP:
-                    todo.append((e.url, depth + 1))
-                else:
-                    pages.append(e)
-        return pages, outcomes
+def served(web, host: str) -> collections.Counter[str]:
+    """The requests the test web answered for each path of ``host`` so far."""
+    conn = http.client.HTTPConnection(web.address, web.port, timeout=30)
+    try:
+        conn.request("GET", REQUESTS_PATH, headers={"Host": f"{host}:{web.port}"})
+        return collections.Counter(json.loads(conn.getresponse().read()))
+    finally:
+        conn.close()
 
 
-def test_sitemap_index_finds_the_pages_no_link_reaches(web, tmp_path) -> None:
-    origin = web.base_url("sitemaps.test")
-    reader = Reader(web)
-    pages, outcomes = reader.walk(origin, SitemapBudget())
-    urls = {p.url for p in pages}
+class Requests:
+    """What the server answered during a ``with`` block (the pool's server is shared)."""
+
+    def __init__(self, web, host: str) -> None:
+        self.web, self.host = web, host
+
+    def __enter__(self) -> collections.Counter[str]:
+        self.before = served(self.web, self.host)
+        self.delta: collections.Counter[str] = collections.Counter()
+        return self.delta
+
+    def __exit__(self, *exc: object) -> None:
+        self.delta.update(served(self.web, self.host) - self.before)
+
+
+def rows(out):
+    with SQLiteStore(out) as store:
+        return store.query(
+            "SELECT u.url, u.kind, u.depth, f.state, f.status, f.source_state, "
+            "f.links_internal, f.error FROM fetches f JOIN urls u ON u.id = f.url_id ORDER BY f.id"
+        )
+
+
+def test_sitemaps_crawl_the_pages_no_link_reaches_each_sitemap_once(web, tmp_path) -> None:
+    origin = web.base_url(SITEMAP_HOST)
     orphans = {f"{origin}/orphan/{i}.html" for i in range(1, ORPHANS + 1)}
-    assert orphans <= urls
-    assert len(urls) == 1 + LINKED + ORPHANS
-    assert all(p.lastmod is not None for p in pages)
-    assert all(o.state is SourceState.OK for o in outcomes.values())
-    assert {o.gzip for o in outcomes.values()} == {True, False}  # orphans.xml.gz
-    assert set(reader.requests.values()) == {1}  # each sitemap fetched once
+    seeds = (origin + "/",)
 
-    # Links alone never reach them.
-    result = crawl(web, tmp_path / "c", seeds=(origin + "/",))
-    assert result.finished
-    with SQLiteStore(tmp_path / "c") as store:
-        crawled = {r.url for r in store.iter_fetches() if r.status == 200}
-    assert not orphans & crawled
+    # Links alone: no sitemap is asked for, no orphan is crawled.
+    with Requests(web, SITEMAP_HOST) as asked:
+        assert crawl(web, tmp_path / "links", seeds=seeds).finished
+    crawled = {url for url, *_, status, _, _, _ in rows(tmp_path / "links") if status == 200}
     assert f"{origin}/page-1.html" in crawled
+    assert not orphans & crawled
+    assert not SITEMAP_FILES & set(asked)
+    assert not any(p.startswith("/orphan/") for p in asked)
+
+    # --sitemaps: robots.txt → the index → a urlset and a gzip urlset of the orphans.
+    with Requests(web, SITEMAP_HOST) as asked:
+        result = crawl(web, tmp_path / "maps", seeds=seeds, sitemaps=True)
+    assert result.finished
+    got = rows(tmp_path / "maps")
+    by_url = {r[0]: r for r in got}
+    assert orphans <= {url for url, *_, status, _, _, _ in got if status == 200}
+    assert set(asked) >= SITEMAP_FILES
+    assert set(asked.values()) == {1}, asked  # each sitemap, page and robots.txt: once
+    assert len(got) == len(by_url)  # one fetch row per URL
+    for path in SITEMAP_FILES:
+        url, kind, _depth, state, status, source_state, *_ = by_url[origin + path]
+        assert (kind, state, status, source_state) == ("m", "code", 200, "ok")
+    assert by_url[origin + "/sitemap_index.xml"][2] == 0  # listed by robots.txt: level 0
+    assert by_url[origin + "/sitemaps/pages.xml"][2] == 1  # listed by the index: level 1
+    assert by_url[origin + "/sitemaps/orphans.xml.gz"][6] == ORPHANS  # entries admitted
+    for url in orphans:
+        assert by_url[url][1:3] == ("l", 1)  # link kind l, one step from the site
+    assert result.stats.sources == {"m ok": 3}
+    # Every listed URL keeps its lastmod and changefreq for this batch.
+    with SQLiteStore(tmp_path / "maps") as store:
+        dated = dict(
+            store.query(
+                "SELECT u.url, d.changefreq FROM url_dates d JOIN urls u ON u.id = d.url_id "
+                "WHERE d.batch = 1 AND d.lastmod IS NOT NULL"
+            )
+        )
+    assert orphans <= set(dated)
+    assert len(dated) == 1 + LINKED + ORPHANS
+    assert set(dated.values()) == {"weekly"}
+    # Statistics count documents: the sitemaps (robots.txt's at depth 0) are no seeds.
+    with open_crawl(tmp_path / "maps") as db:
+        stats = crawl_stats(db)
+    assert stats.fetches == len(got) - len(SITEMAP_FILES)
+    assert sum(s.count for s in stats.seed_states) == 1
 
 
-def test_feeds_are_discovered_and_read_with_dates(web) -> None:
-    origin = web.base_url("sitemaps.test")
-    reader = Reader(web)
-    feeds = discover_feeds(reader.get(origin + "/"), origin + "/")
-    assert [f.url for f in feeds] == [origin + "/feed.rss", origin + "/feed.atom"]
-    for feed in feeds:
-        entries, outcome = reader.get(feed.url, FeedParser(base=feed.url))
-        assert outcome.state is SourceState.OK
-        assert [e.url for e in entries] == [f"{origin}/page-{i}.html" for i in range(1, 6)]
-        assert all(e.date is not None for e in entries)
+def test_feeds_are_discovered_read_and_their_entries_dated(web, tmp_path) -> None:
+    origin = web.base_url(SITEMAP_HOST)
+    with Requests(web, SITEMAP_HOST) as asked:
+        result = crawl(web, tmp_path / "c", seeds=(origin + "/",), feeds=True)
+    assert result.finished
+    by_url = {r[0]: r for r in rows(tmp_path / "c")}
+    for path in ("/feed.rss", "/feed.atom"):
+        _url, kind, depth, _state, status, source_state, *_ = by_url[origin + path]
+        assert (kind, depth, status, source_state) == ("n", 1, 200, "ok")
+        assert asked[path] == 1
+    assert not SITEMAP_FILES & set(asked)  # feeds only: no sitemap
+    assert result.stats.sources == {"n ok": 2}
+    with SQLiteStore(tmp_path / "c") as store:
+        dated = store.query(
+            "SELECT u.url, d.lastmod, s.url FROM url_dates d JOIN urls u ON u.id = d.url_id "
+            "JOIN urls s ON s.id = d.source_id"
+        )
+    assert {u for u, _, _ in dated} == {f"{origin}/page-{i}.html" for i in range(1, LINKED + 1)}
+    assert all(lastmod is not None for _, lastmod, _ in dated)
+    assert {s for _, _, s in dated} <= {origin + "/feed.rss", origin + "/feed.atom"}
 
 
 EXPECTED = {
-    "/self-index.xml": SourceState.OK,
-    "/loop-b.xml": SourceState.OK,
-    "/ten-thousand.xml": SourceState.OK,
-    "/bomb.xml.gz": SourceState.BOMB,
-    "/huge.xml": SourceState.SIZE_LIMIT,
-    "/malformed.xml": SourceState.MALFORMED,
-    "/laughs.xml": SourceState.DTD,
-    "/xxe.xml": SourceState.DTD,
-    "/feed-html.rss": SourceState.NOT_SOURCE,
+    "/self-index.xml": "ok",
+    "/loop-b.xml": "ok",
+    "/ten-thousand.xml": "ok",
+    "/bomb.xml.gz": "bomb",
+    "/huge.xml": "size-limit",
+    "/malformed.xml": "malformed",
+    "/laughs.xml": "dtd",
+    "/xxe.xml": "dtd",
+    "/feed-html.rss": "not-source",
 }
 
 
 @pytest.mark.slow
-def test_each_hostile_sitemap_ends_in_one_state(web) -> None:
+def test_each_hostile_sitemap_and_feed_ends_as_one_recorded_state(web, tmp_path) -> None:
     assert set(EXPECTED) == set(HOSTILE_SITEMAPS)
-    origin = web.base_url("sitemaps-hostile.test")
-    reader = Reader(web)
-    budget = SitemapBudget(max_depth=1, max_sitemaps=100)
-    pages, outcomes = reader.walk(origin, budget)
-    states = {urlsplit(u).path: o.state for u, o in outcomes.items()}
-    # the children of the 10,000-sitemap index that the budget let through
+    origin = web.base_url(HOSTILE_SITEMAP_HOST)
+    seeds = (origin + "/",)
+
+    # The HTML page the home page announces as a feed, read as a feed.
+    with Requests(web, HOSTILE_SITEMAP_HOST) as asked:
+        result = crawl(web, tmp_path / "feeds", seeds=seeds, feeds=True)
+    assert result.finished
+    by_url = {r[0]: r for r in rows(tmp_path / "feeds")}
+    feed = by_url[origin + "/feed-html.rss"]
+    assert (feed[1], feed[4], feed[5]) == ("n", 200, "not-source")
+    assert asked["/feed-html.rss"] == 1
+
+    # Every hostile sitemap robots.txt lists, feeds too: the crawl goes on past each.
+    max_sitemaps = 30
+    with Requests(web, HOSTILE_SITEMAP_HOST) as asked:
+        result = crawl(
+            web,
+            tmp_path / "maps",
+            seeds=seeds,
+            sitemaps=True,
+            feeds=True,
+            sitemap_depth=1,
+            max_sitemaps=max_sitemaps,
+        )
+    assert result.finished
+    got = rows(tmp_path / "maps")
+    states: dict[str, list[str | None]] = collections.defaultdict(list)
+    for url, kind, _depth, _state, _status, source_state, *_ in got:
+        if kind == "m":
+            states[urlsplit(url).path].append(source_state)
     children = {p for p in states if p.startswith("/child/")}
-    assert len(children) == 100 - len(EXPECTED)
-    assert {states.pop(p) for p in children} == {SourceState.OK}
-    assert states == EXPECTED
-    # the loops were read once; the rest of the 10,000 were refused, not fetched
-    assert budget.refused[Admit.SEEN] == 3  # self-index twice (itself, loop-b), loop-b once
-    assert budget.refused[Admit.TOO_MANY] == CHILDREN - len(children)
-    assert set(reader.requests.values()) == {1}
-    assert outcomes[origin + "/ten-thousand.xml"].entries == CHILDREN
-    assert outcomes[origin + "/malformed.xml"].entries == 2  # kept before the error
-    assert outcomes[origin + "/huge.xml"].bytes_out == 50 * 1024 * 1024
-    assert outcomes[origin + "/bomb.xml.gz"].bytes_out < 3 << 20
-    assert outcomes[origin + "/feed-html.rss"].root is RootKind.HTML
-    assert not any("passwd" in p.url or "x.test" in p.url for p in pages)
-    # the HTML "feed" read as a feed: the same one state
-    feed = discover_feeds(reader.get(origin + "/"), origin + "/")[0]
-    _, outcome = reader.get(feed.url, FeedParser())
-    assert (outcome.state, outcome.root) == (SourceState.NOT_SOURCE, RootKind.HTML)
+    assert {p: states[p] for p in EXPECTED} == {p: [s] for p, s in EXPECTED.items()}
+    assert {s for p in children for s in states[p]} == {"ok"}
+    assert len(states) <= max_sitemaps  # the per-host bound, loops and repeats included
+    assert set(asked.values()) == {1}, asked  # loops read once, nothing fetched twice
+    assert not set(asked) & {f"/child/{i}.xml" for i in range(CHILDREN)} - children
+    assert result.stats.sources_refused["too-many"] >= CHILDREN - max_sitemaps
+    by_url = {r[0]: r for r in got}
+    assert by_url[origin + "/"][3] == "OK"  # the crawl went on: the home page is in
+    assert by_url[origin + "/malformed.xml"][6] == 2  # entries before the error, kept
+    assert "not followed: too-many" in by_url[origin + "/ten-thousand.xml"][7]
+    assert "52428800 bytes" in by_url[origin + "/huge.xml"][7]  # 50 MB: the limit hit
+    assert by_url[origin + "/feed-html.rss"][1] == "m"  # robots.txt named it first
+    with SQLiteStore(tmp_path / "maps") as store:
+        urls = [u for (u,) in store.query("SELECT url FROM urls")]
+    assert not any("passwd" in u or "x.test" in u for u in urls)
+
+
+def test_the_command_line_reads_sitemaps_and_says_how_they_ended(web, tmp_path) -> None:
+    from crawl.conftest import run_cli
+
+    seed = web.base_url(SITEMAP_HOST) + "/"
+    out = tmp_path / "c"
+    proc = run_cli("crawl", str(out), seed, *web.resolve_args, "--delay", "0", "--sitemaps")
+    assert proc.returncode == 0, proc.stderr
+    # 2 sitemaps in the index, 6 pages in pages.xml, 8 orphans
+    assert "sources: sitemaps 3 (ok 3); 16 entries" in proc.stderr
+    with SQLiteStore(out) as store:
+        kinds = dict(store.query("SELECT kind, count(*) FROM urls GROUP BY kind"))
+    assert kinds["m"] == 3
+    assert kinds["l"] == ORPHANS
+    bad = run_cli("crawl", str(tmp_path / "d"), seed, "--max-sitemaps", "0")
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == [
+        "dustless crawl: error: --max-sitemaps must be >= 1, not 0"
+    ]

@@ -1,13 +1,14 @@
 """Property tests (CONVENTIONS §10): idempotence for every policy, the fast path agrees with
 the step-by-step path, and a safe step never changes what the URL points to."""
 
+import contextlib
 import itertools
 import re
 from urllib.parse import unquote_to_bytes
 
 import ada_url
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dustless.errors import InvalidURL
@@ -169,24 +170,65 @@ def test_fast_path_agrees_with_explain(url, policy):
     assert (changes[-1].after if changes else url.strip(_C0_AND_SPACE)) == result
 
 
+# Any text at all, lone surrogates included (what surrogateescape makes of stray bytes, and
+# worse), plus pieces that make a URL likely, so that the steps are reached, not only parse().
+_ANY_CHAR = st.characters(exclude_categories=())
+_URL_PIECES = st.sampled_from(
+    [
+        "http://", "HTTPS://", "a://", "ws://", "www.", "WWW.", "xn--", "%", "%2", "%41", "%e9",
+        "%25", "[", "]", "[::1]", ":", ":80", "@", "/", "/./", "/../", "//", "?", "&", "=",
+        "#", ".", "..", "index.html", "ü", "😀", "％", "。", "\udc80", "\ud800", " ", "\t",
+    ]
+)  # fmt: skip
 any_text = st.one_of(
-    st.text(max_size=40),
-    st.text(max_size=40).map(lambda t: "http://" + t),
-    st.text(max_size=40).map(lambda t: "HTTP://h.COM/" + t),
+    st.text(_ANY_CHAR, max_size=40),
+    st.lists(st.one_of(_URL_PIECES, _ANY_CHAR), max_size=16).map("".join),
+    st.text(_ANY_CHAR, max_size=40).map(lambda t: "http://" + t),
+    st.text(_ANY_CHAR, max_size=40).map(lambda t: "HTTP://h.COM/" + t),
 )
+any_bytes = st.one_of(
+    st.binary(max_size=40),
+    st.binary(max_size=30).map(lambda b: b"http://" + b),
+)
+POLICY_NAMES = list(POLICIES)
 
 
-@SETTINGS
+def _once_and_twice(url, policy):
+    """Normalizing is total (a URL or InvalidURL, nothing else) and idempotent."""
+    try:
+        once = normalize(url, policy)
+        message = None
+    except InvalidURL as exc:
+        once, message = "", str(exc)
+    if message is not None:
+        assert message, url  # says what is wrong
+        return
+    assert normalize(once, policy) == once
+    if policy != "google-safebrowsing":
+        changes = explain(url, policy)
+        assert (changes[-1].after if changes else once) == once
+
+
+@settings(SETTINGS, max_examples=400)
 @given(url=any_text)
-def test_arbitrary_text_is_a_url_or_invalid_url(url):
-    for policy in ("rfc3986", "paper", "aggressive"):
-        try:
-            once = normalize(url, policy)
-        except InvalidURL as exc:
-            message = str(exc)
-            assert message, url
-            continue
-        assert normalize(once, policy) == once
+@example(url="ttp://www.www.goog(le.com/")  # aggressive stripped one www. per pass
+@example(url="http://%2\U0001f6005/")  # google-safebrowsing: "%" moved by punycode
+@example(url="HTTP://b\xfc\udc80her.[de/")  # google-safebrowsing: bytes that are not UTF-8
+@example(url="a://..[]~\\/@A:80#)]")  # google-safebrowsing: "[" in a host, no literal
+@example(url="C://\ud800")  # a lone surrogate: InvalidURL, not UnicodeEncodeError
+def test_arbitrary_text_is_a_url_or_invalid_url_and_idempotent(url):
+    for policy in POLICY_NAMES:
+        _once_and_twice(url, policy)
+
+
+@settings(SETTINGS, max_examples=200)
+@given(url=any_bytes)
+@example(url=b"http://\x01\x80.com/")
+def test_arbitrary_bytes_are_a_url_or_invalid_url_and_idempotent(url):
+    for policy in POLICY_NAMES:
+        _once_and_twice(url, policy)
+        with contextlib.suppress(InvalidURL):
+            assert normalize(url, policy).isascii()  # every byte kept, percent-encoded
 
 
 @SETTINGS

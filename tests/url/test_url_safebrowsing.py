@@ -1,6 +1,9 @@
 """Google Safe Browsing canonicalization and lookup expressions, with Google's own examples
 (Safe Browsing v4 "URLs and Hashing", and the v5 IPv6 rules)."""
 
+import subprocess
+import sys
+
 import pytest
 
 from dustless.url import normalize, safebrowsing_canonicalize, safebrowsing_expressions
@@ -140,3 +143,69 @@ def test_idna_before_the_ipv4_reading():
     # UTS 46 maps "¹" to "1": the host is then the IPv4 number 1, as a browser reads it.
     assert safebrowsing_canonicalize("http://¹/") == "http://0.0.0.1/"
     assert safebrowsing_canonicalize("http://a。b。/") == "http://a.b/"
+
+
+# --- Google's Safe Browsing examples as bytes, end to end -----------------------------------
+
+# Google's v4 table (33 cases) writes its \x01\x80 example in raw bytes; GOOGLE_EXAMPLES gives
+# it two ways (as %-escapes, and as the str "\x80" = U+0080). As bytes, with the three IPv6
+# examples of the v5 text ("[2001:0db8:0000::1]", IPv4-mapped, NAT64), there are 36 cases.
+GOOGLE_V5_IPV6 = [
+    ("http://[2001:0db8:0000::1]/", "http://[2001:db8::1]/"),
+    ("http://[::ffff:1.2.3.4]/", "http://1.2.3.4/"),
+    ("http://[64:ff9b::1.2.3.4]/", "http://1.2.3.4/"),
+]
+GOOGLE_AS_BYTES = (
+    [
+        (url.encode("utf-8"), expected)
+        for url, expected in GOOGLE_EXAMPLES
+        if url not in ("http://%01%80.com/", "http://\x01\x80.com/")
+    ]
+    + [(b"http://\x01\x80.com/", "http://%01%80.com/")]
+    + [(url.encode("ascii"), expected) for url, expected in GOOGLE_V5_IPV6]
+)
+
+
+def test_there_are_googles_36_cases():
+    assert len(GOOGLE_AS_BYTES) == 33 + 3
+    assert len({url for url, _ in GOOGLE_AS_BYTES}) == 36
+
+
+@pytest.mark.parametrize(("url", "expected"), GOOGLE_AS_BYTES)
+def test_google_examples_as_bytes_through_the_api(url, expected):
+    assert safebrowsing_canonicalize(url) == expected
+    assert normalize(url, "google-safebrowsing") == expected
+
+
+def test_google_examples_as_bytes_through_the_cli_arguments():
+    # argv as bytes, exactly Google's (a leading space, tabs, CR and LF included)
+    proc = dustless_normalize(
+        "--policy", "google-safebrowsing", *(url for url, _ in GOOGLE_AS_BYTES)
+    )
+    assert proc.stderr == b""
+    assert proc.returncode == 0
+    got = proc.stdout.decode("utf-8").split("\n")[:-1]
+    assert got == [expected for _, expected in GOOGLE_AS_BYTES]
+    passed = sum(g == e for g, (_, e) in zip(got, GOOGLE_AS_BYTES, strict=True))
+    assert passed == 36
+
+
+def test_google_examples_as_bytes_on_stdin():
+    # One URL a line: the one case holding a line feed cannot be a line, the other 35 are.
+    cases = [(url, expected) for url, expected in GOOGLE_AS_BYTES if b"\n" not in url]
+    assert len(cases) == 35
+    proc = dustless_normalize(
+        "--policy", "google-safebrowsing", stdin=b"\n".join(u for u, _ in cases)
+    )
+    assert proc.stderr == b""
+    assert proc.returncode == 0
+    assert proc.stdout.decode("utf-8").split("\n")[:-1] == [e for _, e in cases]
+
+
+def dustless_normalize(*args, stdin=None):
+    return subprocess.run(
+        [sys.executable, "-m", "dustless", "normalize", *args],
+        input=stdin,
+        capture_output=True,
+        check=False,
+    )

@@ -76,7 +76,14 @@ def test_trailing_slash_description_says_it_skips_extensions():
 
 def test_default_options():
     options = StepOptions()
-    assert options.default_documents == ("index.htm", "index.html", "default.htm")  # 000 §4.4
+    assert options.default_documents[:3] == ("index.htm", "index.html", "default.htm")  # 000
+    # IIS's default documents besides 000's three (seed 001's example is default.asp)
+    assert options.default_documents[3:] == (
+        "default.asp",
+        "default.aspx",
+        "index.asp",
+        "iisstart.htm",
+    )
     assert "utm_*" in options.remove_params
     assert {"fbclid", "gclid"} <= set(options.remove_params)
     assert "jsessionid" in options.session_params
@@ -129,11 +136,24 @@ def test_seed_001_both_rfc_examples_of_the_case_rule():
     assert normalize("HTTP://User@Example.COM/Foo") == "http://User@example.com/Foo"
 
 
-def test_seed_001_default_asp_needs_the_wider_list():
-    url = "http://example.com/default.asp"
-    assert only("remove-default-document", url) == url  # not one of the paper's three
-    wider = ("index.htm", "index.html", "default.htm", "default.asp")
-    assert only("remove-default-document", url, default_documents=wider) == "http://example.com/"
+@pytest.mark.parametrize("document", ["default.asp", "default.aspx", "index.asp", "iisstart.htm"])
+def test_iis_default_documents_are_in_the_default_list(document):
+    # seed 001's example http://example.com/default.asp → http://example.com/
+    assert only("remove-default-document", f"http://example.com/{document}") == (
+        "http://example.com/"
+    )
+    assert normalize(f"http://example.com/a/{document}?x=1", "aggressive") == (
+        "http://example.com/a/?x=1"
+    )
+    # the paper's own list, as Table 1 and evaluate measure it, leaves them alone
+    paper = ("index.htm", "index.html", "default.htm")
+    url = f"http://example.com/{document}"
+    assert only("remove-default-document", url, default_documents=paper) == url
+
+
+def test_default_documents_match_whole_names_only():
+    for url in ("http://h/mydefault.asp", "http://h/default.asp.bak", "http://h/default.asp/x"):
+        assert only("remove-default-document", url) == url
 
 
 def test_seed_001_unused_query_variable():
@@ -228,6 +248,35 @@ def test_idna_host_to_punycode():
     assert only("idna-host", "http://b%C3%BCcher.de/") == "http://xn--bcher-kva.de/"
     assert only("idna-host", "http://☃.net/") == "http://xn--n3h.net/"  # as browsers do
     assert only("idna-host", "http://Example.COM/") == "http://Example.COM/"
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://example.com", "http://example.com/"),
+        ("HTTPS://example.com?q", "HTTPS://example.com/?q"),
+        ("ws://example.com#f", "ws://example.com/#f"),
+        ("wss://example.com", "wss://example.com/"),
+        # RFC 3986 §6.2.3: only where the scheme defines an empty path as "/"
+        ("a://b", "a://b"),
+        ("ftp://example.com", "ftp://example.com"),
+        ("foo://example.com?q", "foo://example.com?q"),
+    ],
+)
+def test_empty_path_to_slash_only_where_the_scheme_says_so(url, expected):
+    assert only("empty-path-to-slash", url) == expected
+    for policy in ("rfc3986", "aggressive"):
+        assert normalize(url, policy).endswith(("/", "/?q", "/#f")) == expected.endswith(
+            ("/", "/?q", "/#f")
+        )
+
+
+def test_remove_www_removes_every_leading_www_label():
+    # one www. per pass would make normalizing twice differ from once
+    assert only("remove-www", "http://www.www.example.com/") == "http://example.com/"
+    assert only("remove-www", "http://WWW.www.Example.com/") == "http://Example.com/"
+    assert only("remove-www", "http://www.www.com/") == "http://www.com/"
+    assert normalize("ttp://www.www.goog(le.com/", "aggressive") == "ttp://goog(le.com/"
 
 
 def test_www_steps_never_leave_a_public_suffix():

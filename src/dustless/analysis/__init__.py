@@ -4,10 +4,13 @@ Values in, values out — no clock, no I/O, no database (CONVENTIONS "Pure core"
 ``evaluate`` and ``changes`` commands read the crawl store and call these functions.
 
 * Seed 000 §3: candidate sets, redundancy rate (formula 1), coverage loss rate
-  (formula 2), Table 1-shaped rows, true false-positive / false-negative rates against the
-  test web's truth, and a recommended policy under a coverage-loss budget.
+  (formula 2), Table 1-shaped rows per host and overall, on near-duplicate content classes
+  (``near_classes``) or payload hashes, coverage loss read as the crawler fetches or as the
+  paper does, the test web's truth as the judge, and a recommended policy — overall and per
+  host (the site policy) — under a coverage-loss budget.
 * Seed 004 §4: per-page change summaries over batch crawls, SS and FF (formulas 1 and 2),
-  grouping by domain suffix / depth / link kind (Tables 7–13).
+  grouping by domain suffix / depth / link kind (Tables 7–13); how often a sitemap's
+  lastmod agreed with the changes seen.
 * Change-rate estimators (naive; Cho & Garcia-Molina 2003), a feature-based predictor, and
   revisit schedules under a budget (uniform, proportional, optimal; Cho & Garcia-Molina 2000).
 
@@ -29,7 +32,8 @@ from dustless.analysis._changes import (
     summarize_batches,
     summarize_changes,
 )
-from dustless.analysis._crawlreader import PROBE_KIND, CrawlDB, open_crawl
+from dustless.analysis._content import CONTENT_MODES
+from dustless.analysis._crawlreader import PROBE_KIND, CrawlDB, CrawlReader, open_crawl
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -41,8 +45,11 @@ from dustless.analysis._estimate import (
     naive_rate,
     poisson_rate,
 )
+from dustless.analysis._evaltypes import Disagreement, HostPolicy
 from dustless.analysis._evaluate import Evaluation, EvaluationRow, evaluate_crawl
+from dustless.analysis._lastmod import LastmodAgreement, lastmod_agreement, lastmod_moved
 from dustless.analysis._metrics import (
+    READINGS,
     CandidateSet,
     CrawlIndex,
     Factor,
@@ -55,6 +62,7 @@ from dustless.analysis._metrics import (
     evaluate_factor,
     redundancy_rate,
 )
+from dustless.analysis._near import near_classes
 from dustless.analysis._recommend import (
     FACTOR_METHODS,
     PAPER_TABLE_1,
@@ -75,20 +83,26 @@ from dustless.analysis._stats import CrawlStats, crawl_stats
 from dustless.analysis._truth import TruthEntry, TruthRates, parse_truth, parse_truth_line
 
 __all__ = [
+    "CONTENT_MODES",
     "FACTOR_METHODS",
     "LINK_KIND_CLASSES",
     "PAPER_TABLE_1",
     "PROBE_KIND",
+    "READINGS",
     "BatchSummary",
     "CandidateSet",
     "ChangeGroup",
     "ChangeSummary",
     "CrawlDB",
     "CrawlIndex",
+    "CrawlReader",
     "CrawlStats",
+    "Disagreement",
     "Evaluation",
     "EvaluationRow",
     "Factor",
+    "HostPolicy",
+    "LastmodAgreement",
     "MethodRow",
     "MethodSpec",
     "Observation",
@@ -116,8 +130,11 @@ __all__ = [
     "freshness",
     "group_changes",
     "holdout_split",
+    "lastmod_agreement",
+    "lastmod_moved",
     "link_kind_class",
     "naive_rate",
+    "near_classes",
     "open_crawl",
     "optimal_schedule",
     "parse_truth",

@@ -63,6 +63,8 @@ class Visit:
     time: float
     success: bool
     content_hash: str | None = None
+    #: the page's lastmod as a sitemap or feed gave it in this batch (seconds, UTC), if read
+    lastmod: float | None = None
 
     def __post_init__(self) -> None:
         if self.success and not self.content_hash:

@@ -14,9 +14,12 @@ Units follow seed 004 §4:
   'OK'가 아님을 의미한다"); a ``304 Not Modified`` to a conditional recrawl request is a
   download of the previous content (it proves the page did not change);
 * seeds are the depth-0 URLs (Tables 8–10), documents every URL (Tables 11–13);
-* the change interval is observed period / number of changes ("10일/5=2일"), in days.
+* the change interval is observed period / number of changes ("10일/5=2일"), in days;
+* a visit carries the lastmod a sitemap or feed gave the page in its batch (``url_dates``),
+  for how often lastmod agreed with the changes (``analysis/_lastmod.py``).
 
-Probe batches of ``evaluate --fetch`` are no crawl batches and are left out.
+Probe batches of ``evaluate --fetch`` are no crawl batches and are left out, and so are the
+sitemaps and feeds themselves (link kinds ``m`` and ``n``): URL sources, not documents.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from dustless.analysis._changes import (
     summarize_batches,
     summarize_changes,
 )
-from dustless.analysis._crawlreader import CrawlDB
+from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -47,6 +50,7 @@ from dustless.analysis._estimate import (
     fit_rate_predictor,
     holdout_split,
 )
+from dustless.analysis._lastmod import LastmodAgreement, lastmod_agreement
 
 __all__ = [
     "BatchRow",
@@ -73,6 +77,9 @@ class PageHistory:
     # document, a redirect, a 404…), which a recrawl's budget planner needs.
     last_state: str = ""
     last_status: int | None = None
+    # ``(batch, lastmod)`` of the latest lastmod a sitemap or feed gave it, in any batch
+    # (a budgeted recrawl reads every sitemap, fetched pages or not).
+    lastmod: tuple[int, float] | None = None
 
     @property
     def is_seed(self) -> bool:
@@ -140,6 +147,7 @@ class ChangeReport:
     change_interval_days: float | None  # mean over the changed documents
     pages: tuple[PageRate, ...]
     prediction: PredictionError | None  # the feature model on held-out pages
+    lastmod: LastmodAgreement | None = None  # sitemap lastmod against the changes seen
 
 
 def _hostname(host: str) -> str:
@@ -155,7 +163,7 @@ def _is_download(state: str, status: int | None, sha1: str | None) -> bool:
     return (state == "OK" and sha1 is not None) or (status == 304 and sha1 is not None)
 
 
-def read_histories(db: CrawlDB, batches: Sequence[int] | None = None) -> list[PageHistory]:
+def read_histories(db: CrawlReader, batches: Sequence[int] | None = None) -> list[PageHistory]:
     """One :class:`PageHistory` per URL fetched in the crawl batches (all by default).
 
     A ``304`` recorded without a hash borrows the page's previous download's hash; one
@@ -166,17 +174,33 @@ def read_histories(db: CrawlDB, batches: Sequence[int] | None = None) -> list[Pa
         return []
     times = {b.number: b.batch_time for b in db.batches}
     marks = ",".join("?" * len(numbers))
+    dated = "url_dates" in db.tables  # a crawl DB written before sitemaps has none
+    lastmod = "d.lastmod" if dated else "NULL"
+    join = "LEFT JOIN url_dates d ON d.url_id = f.url_id AND d.batch = f.batch " if dated else ""
     rows = db.iterate(
         "SELECT u.id, u.url, u.host, u.depth, f.batch, f.state, f.status, f.content_sha1, "
-        "f.links_h, f.links_a, f.links_f, f.revisit_of IS NOT NULL "
-        "FROM fetches f JOIN urls u ON u.id = f.url_id "
-        f"WHERE f.batch IN ({marks}) ORDER BY u.id, f.batch, f.id",
+        f"f.links_h, f.links_a, f.links_f, f.revisit_of IS NOT NULL, {lastmod} "
+        f"FROM fetches f JOIN urls u ON u.id = f.url_id {join}"
+        f"WHERE f.batch IN ({marks}) AND u.kind NOT IN ('m', 'n') "
+        "ORDER BY u.id, f.batch, f.id",
         numbers,
     )
+    latest: dict[int, tuple[int, float]] = {}
+    if dated:
+        # The latest reading per URL (SQLite returns the row of max(batch) for the bare
+        # column), over the batches asked for.
+        for uid, batch, value in db.iterate(
+            "SELECT url_id, max(batch), lastmod FROM url_dates "
+            f"WHERE lastmod IS NOT NULL AND batch IN ({marks}) GROUP BY url_id",
+            numbers,
+        ):
+            latest[int(uid)] = (int(batch), float(value))
     out: list[PageHistory] = []
     current: int | None = None
     head: tuple[str, str, int] = ("", "", 0)
-    last_by_batch: dict[int, tuple[str, int | None, str | None, tuple[int, int, int] | None]] = {}
+    last_by_batch: dict[
+        int, tuple[str, int | None, str | None, tuple[int, int, int] | None, float | None]
+    ] = {}
 
     def flush() -> None:
         if current is None:
@@ -185,23 +209,31 @@ def read_histories(db: CrawlDB, batches: Sequence[int] | None = None) -> list[Pa
         prev: str | None = None
         kind = "000"
         for b in sorted(last_by_batch):
-            state, status, sha1, links = last_by_batch[b]
+            state, status, sha1, links, declared = last_by_batch[b]
             if status == 304 and sha1 is None:
                 sha1 = prev
             ok = _is_download(state, status, sha1)
-            visits.append(Visit(b, times.get(b, 0.0), ok, sha1 if ok else None))
+            visits.append(Visit(b, times.get(b, 0.0), ok, sha1 if ok else None, declared))
             if ok:
                 prev = sha1
                 if state == "OK" and links is not None:
                     kind = link_kind_class(*links)
-        last_state, last_status, _sha1, _links = last_by_batch[max(last_by_batch)]
+        last_state, last_status, *_ = last_by_batch[max(last_by_batch)]
         out.append(
             PageHistory(
-                current, head[0], head[1], head[2], kind, tuple(visits), last_state, last_status
+                current,
+                head[0],
+                head[1],
+                head[2],
+                kind,
+                tuple(visits),
+                last_state,
+                last_status,
+                latest.get(current),
             )
         )
 
-    for uid, url, host, depth, batch, state, status, sha1, lh, la, lf, revisit in rows:
+    for uid, url, host, depth, batch, state, status, sha1, lh, la, lf, revisit, lm in rows:
         if uid != current:
             flush()
             current, head, last_by_batch = uid, (url, _hostname(str(host)), int(depth)), {}
@@ -212,6 +244,7 @@ def read_histories(db: CrawlDB, batches: Sequence[int] | None = None) -> list[Pa
             # A revisit (same payload as an earlier capture) has no links extracted
             # (ARCHITECTURE: "its links are not extracted again"): its counts say nothing.
             None if revisit else (int(lh or 0), int(la or 0), int(lf or 0)),
+            None if lm is None else float(lm),
         )
     flush()
     return out
@@ -342,10 +375,11 @@ def change_report(
         ),
         pages=rates,
         prediction=prediction,
+        lastmod=lastmod_agreement(p.visits for p in pages),
     )
 
 
-def crawl_change_report(db: CrawlDB) -> ChangeReport:
+def crawl_change_report(db: CrawlReader) -> ChangeReport:
     """:func:`change_report` over every crawl batch of an open crawl DB."""
     batch_times = [(b.number, b.batch_time) for b in db.batches if not b.probe]
-    return change_report(read_histories(db), batch_times, directory=str(db.directory))
+    return change_report(read_histories(db), batch_times, directory=db.source)

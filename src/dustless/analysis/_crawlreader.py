@@ -1,9 +1,14 @@
-"""Read-only access to a crawl directory's ``crawl.db`` for ``stats``, ``evaluate`` and ``report``.
+"""Read-only access to a crawl's DB for ``stats``, ``evaluate``, ``report`` and the others.
 
-The store (``dustless.store``) owns the schema and every write; readers only run SQL on it,
-grouping in SQLite so a million fetches cost a few scans, not a million Python objects
-(issue 5 "Speed"). The connection is opened with ``mode=ro``: ``dustless stats`` on a crawl
-that is still running never takes a write lock (WAL lets readers proceed, docs/storage.md).
+The store (``dustless.store``) owns the schema and every write; the readers of ``analysis``
+go through :class:`CrawlReader`, which answers read-only SQL over the documented schema
+(docs/storage.md), grouping in the database so a million fetches cost a few scans, not a
+million Python objects. The SQL is written once, in the subset SQLite and PostgreSQL share
+(``?`` placeholders, ``CASE`` sums, ``temp.`` for the session's temporary tables); where the
+two differ the reader says how (:meth:`CrawlReader.instr`, :meth:`CrawlReader.greatest`).
+:class:`CrawlDB` is the SQLite reader: its connection is opened with ``mode=ro``, so
+``dustless stats`` on a crawl that is still running never takes a write lock (WAL lets
+readers proceed).
 
 Batches: every fetch row carries the batch it belongs to (004 §4 "일괄 수집"). The fetches
 ``evaluate --fetch`` makes to measure coverage loss go into a batch of their own whose
@@ -18,20 +23,21 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from dustless.errors import InvalidOption, StoreError
+from dustless.store._types import PROBE_KIND
 
 __all__ = [
     "DB_NAME",
     "PROBE_KIND",
     "BatchInfo",
     "CrawlDB",
+    "CrawlReader",
     "open_crawl",
 ]
 
 DB_NAME = "crawl.db"  # dustless.store.DB_NAME; repeated so readers need not import the writer
-PROBE_KIND = "evaluate-fetch"
 # Tables a crawl DB has since the store's first migration (store/_schema.py, V1).
 _REQUIRED_TABLES = frozenset({"crawls", "hosts", "seeds", "urls", "fetches"})
 
@@ -56,12 +62,68 @@ def _is_probe(config: str) -> bool:
     return isinstance(data, dict) and data.get("kind") == PROBE_KIND
 
 
+class CrawlReader(Protocol):
+    """What the readers of a crawl may ask of its database (SQLite or PostgreSQL)."""
+
+    batches: tuple[BatchInfo, ...]
+    tables: frozenset[str]
+
+    @property
+    def source(self) -> str:
+        """The crawl directory or database read, as the user named it."""
+        ...
+
+    @property
+    def path(self) -> Path:
+        """What the reader reads, for messages and memo keys."""
+        ...
+
+    def crawl_batches(self, selected: int | None = None) -> tuple[int, ...]: ...
+
+    def probe_batches(self) -> tuple[int, ...]: ...
+
+    def columns(self, table: str) -> frozenset[str]:
+        """The columns ``table`` has (a crawl stored by an older dustless has fewer)."""
+        ...
+
+    def instr(self, haystack: str, needle: str) -> str:
+        """SQL for the 1-based position of ``needle`` in ``haystack`` (0: absent)."""
+        ...
+
+    def greatest(self, a: str, b: str) -> str:
+        """SQL for the larger of two values."""
+        ...
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]: ...
+
+    def script(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """One statement that writes only ``temp.`` tables."""
+        ...
+
+    def script_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> CrawlReader: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
 class CrawlDB:
-    """A read-only connection to ``DIR/crawl.db``; build it with :func:`open_crawl`."""
+    """The SQLite reader: a read-only connection to ``DIR/crawl.db``; :func:`open_crawl`."""
+
+    dialect = "sqlite"
 
     def __init__(self, directory: Path, connection: sqlite3.Connection) -> None:
         self.directory = directory
         self._db = connection
+        # Tables added by later migrations (url_dates …) are looked for before they are read:
+        # an older dustless wrote this DB and the reader does not migrate it.
+        self.tables = frozenset(
+            r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        )
         rows = self._db.execute(
             "SELECT batch, started_at, ended_at, batch_time, config FROM crawls ORDER BY batch"
         ).fetchall()
@@ -69,6 +131,10 @@ class CrawlDB:
             BatchInfo(int(b), float(s), e, float(t), str(c), _is_probe(str(c)))
             for b, s, e, t, c in rows
         )
+
+    @property
+    def source(self) -> str:
+        return str(self.directory)
 
     @property
     def path(self) -> Path:
@@ -86,6 +152,15 @@ class CrawlDB:
 
     def probe_batches(self) -> tuple[int, ...]:
         return tuple(b.number for b in self.batches if b.probe)
+
+    def columns(self, table: str) -> frozenset[str]:
+        return frozenset(r[1] for r in self.query(f"PRAGMA table_info({table})"))
+
+    def instr(self, haystack: str, needle: str) -> str:
+        return f"instr({haystack}, {needle})"
+
+    def greatest(self, a: str, b: str) -> str:
+        return f"max({a}, {b})"  # SQLite's scalar max
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:

@@ -25,28 +25,42 @@ look forms up — they never join ``U``, so the "none" rows do not move.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from dustless.analysis._crawlreader import CrawlDB
+from dustless.analysis._canonical_eval import canonical_rows
+from dustless.analysis._content import CONTENT_MODES, document_classes
+from dustless.analysis._crawlreader import CrawlReader
+from dustless.analysis._evaltypes import (
+    Disagreement,
+    Evaluation,
+    EvaluationRow,
+    HostPolicy,
+    RecommendedPolicy,
+    RowDetail,
+)
 from dustless.analysis._factors import (
     FACTOR_ORDER,
     PAPER_DEFAULT_DOCUMENTS,
     build_factors,
     strip_fragment,
 )
-from dustless.analysis._metrics import CrawlIndex, Factor, MethodRow, MethodSpec
+from dustless.analysis._metrics import READINGS, CrawlIndex, Factor, MethodRow, MethodSpec
 from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
 from dustless.analysis._stats import GATE_STATES
-from dustless.errors import InvalidURL
+from dustless.errors import InvalidOption, InvalidURL
 
 __all__ = [
+    "DISAGREEMENT",
     "FACTOR_ORDER",
     "PAPER_DEFAULT_DOCUMENTS",
+    "Disagreement",
     "Evaluation",
     "EvaluationRow",
+    "HostPolicy",
     "Observations",
     "RecommendedPolicy",
     "RowDetail",
@@ -58,82 +72,6 @@ __all__ = [
 
 BASE_POLICY = "standard"  # 000 §2.2: every factor is measured after standard normalization
 MAX_REDIRECTS = 5
-
-
-@dataclass(frozen=True, slots=True)
-class EvaluationRow:
-    """One row of ``evaluate --json`` (issue 5 names exactly these fields), Table 1 shaped."""
-
-    factor: str
-    method: str
-    candidate_urls: int
-    sets: int
-    requests: int
-    downloads: int
-    unique_documents: int
-    redundancy_rate: float
-    coverage_loss_rate: float
-    coverage_loss_measured: bool
-    true_fp_rate: float | None
-    true_fn_rate: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class RowDetail:
-    """The rest of a :class:`~dustless.analysis.MethodRow`: what the row's figures come from."""
-
-    factor: str
-    method: str
-    steps: tuple[str, ...]
-    normal_documents: int  # N_normal of formula (2)
-    unmeasured_sets: int  # sets whose normalized form the crawl never requested
-    set_downloads: int  # Σ n(D_i)
-    set_unique_documents: int  # Σ un(D_i)
-    set_redundancy_rate: float
-    duplicates_removed: int
-    # Against --truth: pairs of URLs within the candidate sets (TruthRates), of which same
-    # resource, the pairs the method merges, its wrong merges (FP) and wrong splits (FN), and
-    # the share of its merges that are wrong (FP / merged pairs).
-    true_pairs: int | None
-    true_same_pairs: int | None
-    merged_pairs: int | None
-    false_positives: int | None
-    false_negatives: int | None
-    wrong_merge_share: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class RecommendedPolicy:
-    """The recommender's answer (000 §5) as a policy expression usable with ``--policy``."""
-
-    policy: str
-    steps: tuple[str, ...]
-    choices: tuple[tuple[str, str], ...]
-    coverage_loss: float
-    max_loss: float
-    duplicates_removed: int
-
-
-@dataclass(frozen=True, slots=True)
-class Evaluation:
-    """Everything ``dustless evaluate`` prints (``--json`` adds ``recommended_policy`` as a
-    string next to ``rows``)."""
-
-    directory: str
-    batches: tuple[int, ...]
-    urls: int  # |U|: distinct URLs requested, after standard normalization
-    downloaded: int  # of them, with a document
-    probe_fetches: int  # fetches of normalized forms by `evaluate --fetch`, all runs
-    default_documents: tuple[str, ...]
-    follow_redirects: bool
-    truth_file: str | None
-    rows: tuple[EvaluationRow, ...]
-    details: tuple[RowDetail, ...]
-    recommendation: RecommendedPolicy
-
-    @property
-    def estimated(self) -> bool:
-        return not all(r.coverage_loss_measured for r in self.rows)
 
 
 # ---- the crawl as observations ------------------------------------------------------------
@@ -158,15 +96,25 @@ class Observations:
 
 
 def load_observations(
-    db: CrawlDB, *, batch: int | None = None, follow_redirects: bool = True
+    db: CrawlReader,
+    *,
+    batch: int | None = None,
+    follow_redirects: bool = True,
+    content: str = "near",
 ) -> Observations:
-    """Read every counted fetch once (one SQL scan) into ``URL -> hash``.
+    """Read every counted fetch once (one SQL scan) into ``URL -> content id``.
 
     SQL does the per-row tests (is it a probe, a gate, a download, a redirect), so the
-    Python loop only fills a dict: at 1,000,000 fetches that loop is the cost.
+    Python loop only fills a dict: at 1,000,000 fetches that loop is the cost. A download is
+    a complete 2xx answer (not a truncated ``tooBig`` one) with a payload hash; its content
+    id is the payload's SHA-1 (``content="exact"``) or its near-duplicate class
+    (``"near"``, :func:`~dustless.analysis._near.near_classes`). The dict keeps the order in
+    which the crawl first fetched each URL: the order the crawler's reading tries spellings.
     """
     from dustless.url import Normalizer
 
+    if content not in CONTENT_MODES:
+        raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
     crawl = db.crawl_batches(batch)
     probes = db.probe_batches()
     wanted = (*crawl, *probes)
@@ -175,7 +123,7 @@ def load_observations(
     sql = (
         "SELECT u.url, f.batch IN ({p}) , f.state IN ({g}), "
         "CASE WHEN f.content_sha1 IS NOT NULL AND f.status BETWEEN 200 AND 299 "
-        "THEN f.content_sha1 END, "
+        "AND f.state IN ('OK', 'code', 'pBig') THEN f.content_sha1 END, "
         "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END "
         "FROM fetches f JOIN urls u ON u.id = f.url_id WHERE +f.batch IN ({w}) ORDER BY f.id"
     ).format(
@@ -204,6 +152,11 @@ def load_observations(
                 outcome[url] = None
             if location and follow_redirects:
                 locations[url] = location
+    classes = document_classes(db, content)
+    if classes:
+        for url, h in outcome.items():
+            if h is not None and h in classes:
+                outcome[url] = classes[h]
     # A redirect counts with its target's download, as the paper's robot followed them.
     if locations:
         rfc = Normalizer("rfc3986").normalize
@@ -339,8 +292,81 @@ def _truth_views(
     return by_std, by_frag
 
 
+def _host(key: str) -> str:
+    """The host name of a set's key (a URL in its standard form): no userinfo, no port."""
+    start = key.find("//") + 2
+    end = len(key)
+    for ch in "/?#":
+        i = key.find(ch, start)
+        if 0 <= i < end:
+            end = i
+    authority = key[start:end].rpartition("@")[2]
+    if authority.startswith("["):
+        return authority[: authority.find("]") + 1]
+    return authority.partition(":")[0]
+
+
+def _method_rows(
+    obs: Observations,
+    factors: Sequence[Factor],
+    truth_std: Mapping[str, str | None] | None,
+    truth_frag: Mapping[str, str | None] | None,
+    reading: str,
+    tries: int,
+) -> list[MethodRow]:
+    rows: list[MethodRow] = []
+    for factor in factors:
+        view = _factor_view(obs, factor)
+        t = truth_frag if factor.name == "fragment" else truth_std
+        rows.extend(
+            evaluate_rows(view.index, [view.factor], t, reading=reading, tries=tries, host_of=_host)
+        )
+        del view
+    return rows
+
+
+def _truth_observations(
+    obs: Observations,
+    truth_std: Mapping[str, str | None],
+    truth_frag: Mapping[str, str | None],
+) -> Observations:
+    """The crawl's URLs with the truth's resource ids as their documents (``--truth``): a URL
+    the truth names no resource (a 404, a redirect) has none; one it does not know keeps
+    its content id."""
+    outcome = {u: truth_std.get(u, h) for u, h in obs.outcome.items()}
+    fragment = {u: truth_frag.get(u, h) for u, h in obs.fragment_outcome.items()}
+    members = obs.members
+    downloaded = sum(
+        1 for u, h in outcome.items() if h is not None and (members is None or u in members)
+    )
+    return dataclasses.replace(
+        obs, outcome=outcome, fragment_outcome=fragment, downloaded=downloaded
+    )
+
+
+def _disagreements(
+    truth_rows: Sequence[MethodRow], content_rows: Sequence[MethodRow], tolerance: float
+) -> tuple[Disagreement, ...]:
+    content = {(r.host, r.factor, r.method): r for r in content_rows}
+    out: list[Disagreement] = []
+    for r in truth_rows:
+        c = content.get((r.host, r.factor, r.method))
+        if c is None:
+            continue
+        for what, t, e in (
+            ("redundancy", r.redundancy_rate, c.redundancy_rate),
+            ("coverage loss", r.coverage_loss_rate, c.coverage_loss_rate),
+        ):
+            if abs(t - e) > tolerance + 1e-12:
+                out.append(Disagreement(r.host, r.factor, r.method, what, t, e))
+    return tuple(out)
+
+
+DISAGREEMENT = 0.05  # truth and content estimate further apart than this are flagged
+
+
 def evaluate_crawl(
-    db: CrawlDB,
+    db: CrawlReader,
     *,
     max_loss: float = 0.01,
     default_documents: Sequence[str] = PAPER_DEFAULT_DOCUMENTS,
@@ -349,19 +375,34 @@ def evaluate_crawl(
     batch: int | None = None,
     follow_redirects: bool = True,
     factors: Iterable[str] | None = None,
+    content: str = "near",
+    reading: str = "crawler",
+    tries: int = 3,
 ) -> Evaluation:
-    """Table 1 of seed 000 for the crawl in ``db``, and the recommended policy."""
-    obs = load_observations(db, batch=batch, follow_redirects=follow_redirects)
+    """Table 1 of seed 000 for the crawl in ``db``, per host and overall, and the policy.
+
+    ``content``: ``near`` or ``exact`` (what "the same document" is); ``reading``:
+    ``crawler`` or ``paper`` (how coverage loss is read, docs/evaluation.md); with ``truth``
+    the rows, the loss and the recommendation are the truth's, and the rows where the
+    content estimate is off by more than :data:`DISAGREEMENT` are listed.
+    """
+    if reading not in READINGS:
+        raise InvalidOption(f"reading must be one of {', '.join(READINGS)}, not {reading!r}")
+    if tries < 1:
+        raise InvalidOption(f"--spelling-tries must be >= 1, not {tries}")
+    obs = load_observations(db, batch=batch, follow_redirects=follow_redirects, content=content)
     chosen = set(FACTOR_ORDER if factors is None else factors)
     all_factors = [f for f in build_factors(default_documents) if f.name in chosen]
     truth_std, truth_frag = _truth_views(truth, obs)
-    method_rows: list[MethodRow] = []
-    for factor in all_factors:
-        view = _factor_view(obs, factor)
-        t = truth_frag if factor.name == "fragment" else truth_std
-        method_rows.extend(evaluate_rows(view.index, [view.factor], t))
-        del view
-    return _assemble(
+    method_rows = _method_rows(obs, all_factors, truth_std, truth_frag, reading, tries)
+    disagreements: tuple[Disagreement, ...] = ()
+    if truth_std is not None and truth_frag is not None:
+        content_rows = method_rows
+        obs = _truth_observations(obs, truth_std, truth_frag)
+        method_rows = _method_rows(obs, all_factors, truth_std, truth_frag, reading, tries)
+        disagreements = _disagreements(method_rows, content_rows, DISAGREEMENT)
+        del content_rows
+    ev = _assemble(
         db,
         db.crawl_batches(batch),
         obs,
@@ -371,10 +412,79 @@ def evaluate_crawl(
         follow_redirects,
         truth_file,
     )
+    return dataclasses.replace(
+        ev,
+        content=content,
+        identity="content" if truth is None else "truth",
+        reading=reading,
+        spelling_tries=tries,
+        disagreements=disagreements,
+        canonical=canonical_rows(db, all_factors, db.crawl_batches(batch)),
+    )
+
+
+def _row(r: MethodRow) -> EvaluationRow:
+    return EvaluationRow(
+        factor=r.factor,
+        method=r.method,
+        candidate_urls=r.candidate_urls,
+        sets=r.sets,
+        requests=r.requests,
+        downloads=r.downloads,
+        unique_documents=r.unique_documents,
+        redundancy_rate=r.redundancy_rate,
+        coverage_loss_rate=r.coverage_loss_rate,
+        coverage_loss_measured=r.coverage_loss_measured,
+        true_fp_rate=r.true_fp_rate,
+        true_fn_rate=r.true_fn_rate,
+        host=r.host,
+    )
+
+
+def _detail(r: MethodRow) -> RowDetail:
+    t = r.truth
+    return RowDetail(
+        factor=r.factor,
+        method=r.method,
+        steps=tuple(sorted(r.steps)),
+        normal_documents=r.normal_documents,
+        unmeasured_sets=r.unmeasured_sets,
+        set_downloads=r.set_downloads,
+        set_unique_documents=r.set_unique_documents,
+        set_redundancy_rate=r.set_redundancy_rate,
+        duplicates_removed=r.duplicates_removed,
+        true_pairs=None if t is None else t.pairs,
+        true_same_pairs=None if t is None else t.same_pairs,
+        merged_pairs=None if t is None else t.merged_pairs,
+        false_positives=None if t is None else t.false_positives,
+        false_negatives=None if t is None else t.false_negatives,
+        wrong_merge_share=None if t is None else t.wrong_merge_share,
+        host=r.host,
+    )
+
+
+def _site_policy(host_rows: Sequence[MethodRow], max_loss: float) -> tuple[HostPolicy, ...]:
+    """The recommender per host, on that host's own sets (000 §4.1: servers differ)."""
+    by_host: dict[str, list[MethodRow]] = {}
+    for r in host_rows:
+        by_host.setdefault(r.host or "", []).append(r)
+    out = []
+    for host, rows in sorted(by_host.items()):
+        rec = recommend(rows, max_loss)
+        out.append(
+            HostPolicy(
+                host=host,
+                choices=rec.choices,
+                steps=tuple(sorted(rec.steps)),
+                coverage_loss=rec.coverage_loss,
+                duplicates_removed=rec.duplicates_removed,
+            )
+        )
+    return tuple(out)
 
 
 def _assemble(
-    db: CrawlDB,
+    db: CrawlReader,
     batches: tuple[int, ...],
     obs: Observations,
     method_rows: Sequence[MethodRow],
@@ -383,48 +493,14 @@ def _assemble(
     follow_redirects: bool,
     truth_file: str | None,
 ) -> Evaluation:
-    rows = tuple(
-        EvaluationRow(
-            factor=r.factor,
-            method=r.method,
-            candidate_urls=r.candidate_urls,
-            sets=r.sets,
-            requests=r.requests,
-            downloads=r.downloads,
-            unique_documents=r.unique_documents,
-            redundancy_rate=r.redundancy_rate,
-            coverage_loss_rate=r.coverage_loss_rate,
-            coverage_loss_measured=r.coverage_loss_measured,
-            true_fp_rate=r.true_fp_rate,
-            true_fn_rate=r.true_fn_rate,
-        )
-        for r in method_rows
-    )
-    details = tuple(
-        RowDetail(
-            factor=r.factor,
-            method=r.method,
-            steps=tuple(sorted(r.steps)),
-            normal_documents=r.normal_documents,
-            unmeasured_sets=r.unmeasured_sets,
-            set_downloads=r.set_downloads,
-            set_unique_documents=r.set_unique_documents,
-            set_redundancy_rate=r.set_redundancy_rate,
-            duplicates_removed=r.duplicates_removed,
-            true_pairs=None if r.truth is None else r.truth.pairs,
-            true_same_pairs=None if r.truth is None else r.truth.same_pairs,
-            merged_pairs=None if r.truth is None else r.truth.merged_pairs,
-            false_positives=None if r.truth is None else r.truth.false_positives,
-            false_negatives=None if r.truth is None else r.truth.false_negatives,
-            wrong_merge_share=None if r.truth is None else r.truth.wrong_merge_share,
-        )
-        for r in method_rows
-    )
-    rec = recommend(method_rows, max_loss)
+    overall = [r for r in method_rows if r.host is None]
+    per_host = [r for r in method_rows if r.host is not None]
+    per_host.sort(key=lambda r: r.host or "")  # stable: factor order kept within a host
+    rec = recommend(overall, max_loss)
     steps = tuple(sorted(rec.steps))
     policy = BASE_POLICY + "".join(f" + {s}" for s in steps)
     return Evaluation(
-        directory=str(db.directory),
+        directory=db.source,
         batches=batches,
         urls=len(obs.outcome) if obs.members is None else len(obs.members),
         downloaded=obs.downloaded,
@@ -432,8 +508,8 @@ def _assemble(
         default_documents=docs,
         follow_redirects=follow_redirects,
         truth_file=truth_file,
-        rows=rows,
-        details=details,
+        rows=tuple(map(_row, overall)),
+        details=tuple(map(_detail, overall)),
         recommendation=RecommendedPolicy(
             policy=policy,
             steps=steps,
@@ -442,6 +518,9 @@ def _assemble(
             max_loss=rec.max_loss,
             duplicates_removed=rec.duplicates_removed,
         ),
+        host_rows=tuple(map(_row, per_host)),
+        host_details=tuple(map(_detail, per_host)),
+        site_policy=_site_policy(per_host, max_loss),
     )
 
 

@@ -33,6 +33,7 @@ from dustless.analysis._truth import PairCounter, TruthRates
 from dustless.errors import InvalidOption
 
 __all__ = [
+    "READINGS",
     "CandidateSet",
     "CrawlIndex",
     "Factor",
@@ -235,6 +236,7 @@ class MethodRow:
     set_unique_documents: int
     set_redundancy_rate: float
     truth: TruthRates | None = field(default=None)
+    host: str | None = None  # None: every host; else the host of the sets' keys
 
     @property
     def duplicates(self) -> int:
@@ -259,22 +261,84 @@ class MethodRow:
         return None if self.truth is None else self.truth.fn_rate
 
 
+#: How a method's coverage loss is read (docs/evaluation.md "Two readings of coverage loss").
+#: ``paper``: seed 000 §3 — the normalized form of each set is requested, and what it returns
+#: is what the crawl keeps. ``crawler``: what dustless does (ARCHITECTURE "Which URL the
+#: crawler fetches") — for each group of URLs the method merges, the first spelling the crawl
+#: met is fetched, and when it gives no document the next spellings, up to ``tries``.
+READINGS = ("paper", "crawler")
+
+
 def evaluate(
     index: CrawlIndex,
     factors: Sequence[Factor],
     truth: Mapping[str, str | None] | None = None,
+    *,
+    reading: str = "paper",
+    tries: int = 3,
+    host_of: Callable[[str], str] | None = None,
 ) -> tuple[MethodRow, ...]:
     """All rows of a Table 1-shaped evaluation: every method of every factor."""
     rows: list[MethodRow] = []
     for factor in factors:
-        rows.extend(evaluate_factor(index, factor, truth))
+        rows.extend(
+            evaluate_factor(index, factor, truth, reading=reading, tries=tries, host_of=host_of)
+        )
     return tuple(rows)
+
+
+class _Sums:
+    """One method's counts over the sets of one host (or of all)."""
+
+    __slots__ = (
+        "downloads",
+        "normal",
+        "pairs",
+        "requests",
+        "set_n",
+        "set_un",
+        "sets",
+        "unique",
+        "unmeasured",
+        "urls",
+    )
+
+    def __init__(self, truth: bool) -> None:
+        self.sets = self.urls = self.requests = self.downloads = self.unique = 0
+        self.normal = self.unmeasured = self.set_n = self.set_un = 0
+        self.pairs = PairCounter() if truth else None
+
+    def row(self, factor: str, spec: MethodSpec, host: str | None) -> MethodRow:
+        return MethodRow(
+            factor=factor,
+            method=spec.name,
+            steps=spec.steps,
+            candidate_urls=self.urls,
+            sets=self.sets,
+            requests=self.requests,
+            downloads=self.downloads,
+            unique_documents=self.unique,
+            redundancy_rate=redundancy_rate(self.downloads, self.unique),
+            normal_documents=self.normal,
+            coverage_loss_rate=coverage_loss_rate(self.normal, self.set_un),
+            coverage_loss_measured=self.unmeasured == 0,
+            unmeasured_sets=self.unmeasured,
+            set_downloads=self.set_n,
+            set_unique_documents=self.set_un,
+            set_redundancy_rate=redundancy_rate(self.set_n, self.set_un),
+            truth=None if self.pairs is None else self.pairs.rates(),
+            host=host,
+        )
 
 
 def evaluate_factor(
     index: CrawlIndex,
     factor: Factor,
     truth: Mapping[str, str | None] | None = None,
+    *,
+    reading: str = "paper",
+    tries: int = 3,
+    host_of: Callable[[str], str] | None = None,
 ) -> tuple[MethodRow, ...]:
     """Build the factor's candidate sets once and compute one row per method.
 
@@ -283,84 +347,94 @@ def evaluate_factor(
     maps a URL to its resource id (``None`` for a URL that is no resource, e.g. a 404) and
     adds the true false-positive / false-negative rates, counted over pairs of URLs within
     the same candidate set.
+
+    ``reading`` (:data:`READINGS`) says which URL a method requests for a group of URLs it
+    merges: its normalized form (``paper``), or the group's spellings in the order the crawl
+    met them — the index's order — until one gives a document, at most ``tries`` of them
+    (``crawler``; always measured: every spelling tried was requested by the crawl).
+
+    With ``host_of`` (a set's key → its host) the rows of every host follow the overall
+    rows, each with its ``host``; a set belongs to the host of its key.
     """
+    if reading not in READINGS:
+        raise InvalidOption(f"reading must be one of {', '.join(READINGS)}, not {reading!r}")
+    if tries < 1:
+        raise InvalidOption(f"spelling tries must be >= 1, not {tries}")
     key = factor.candidate_key()
     states = index._states
     sets = list(_candidate_groups(list(states), key).items())
+    crawler = reading == "crawler"
+    specs = factor.methods
+    overall = [_Sums(truth is not None) for _ in specs]
+    by_host: dict[str, list[_Sums]] = {}
 
-    # The sets' own D_i (formula (1) "before"): the same for every method of the factor.
-    set_n = 0
-    set_un: list[int] = []
-    for _, us in sets:
+    for k, us in sets:
         hashes = [s for s in map(states.get, us) if isinstance(s, str)]
-        set_n += len(hashes)
-        set_un.append(len(set(hashes)))
-    set_un_total = sum(set_un)
-    candidate_urls = sum(len(us) for _, us in sets)
-
-    rows = []
-    for spec in factor.methods:
-        counter = PairCounter() if truth is not None else None
-        requests = downloads = unique = normal = unmeasured = 0
-        for (k, us), un_i in zip(sets, set_un, strict=True):
-            forms: Iterable[str]
+        set_n = len(hashes)
+        un_i = len(set(hashes))
+        sums = [overall]
+        if host_of is not None:
+            host = host_of(k)
+            h = by_host.get(host)
+            if h is None:
+                h = by_host[host] = [_Sums(truth is not None) for _ in specs]
+            sums.append(h)
+        for m, spec in enumerate(specs):
             if spec.apply is None:
-                forms = us  # URLs are distinct keys of the index already
+                forms: list[str] = list(us)
             elif spec.apply is key:
-                forms = (k,)
+                forms = [k] * len(us)
             else:
-                forms = dict.fromkeys(map(spec.apply, us))
-            n_i = 0
-            hashes_i: set[str] = set()
+                forms = [spec.apply(u) for u in us]
+            requests = n_i = 0
+            docs: set[str] = set()
             unknown = False
-            for form in forms:
-                requests += 1
-                state = states.get(form, False)
-                if isinstance(state, str):
-                    n_i += 1
-                    hashes_i.add(state)
-                elif state is False:
-                    unknown = True
-            un_norm = len(hashes_i)
-            downloads += n_i
-            unique += un_norm
-            # N_normal counts the documents downloaded from the normalized URLs, whatever
-            # they are (§3), capped per set at un(D_i): a form the crawl never saw (fetched
-            # by `evaluate --fetch`) may return a page outside D_i, e.g. a soft 404, and a
-            # set cannot keep more documents than it had. The cap keeps (2) within [0, 1];
-            # such a page still counts as covering the set, as in the paper (the truth
-            # rates are what catch it).
-            normal += min(un_norm, un_i)
-            if unknown and un_norm < un_i:
-                unmeasured += 1
-            if counter is not None and truth is not None:
-                if spec.apply is None:
-                    counter.add_set(us, us, truth)
-                elif spec.apply is key:
-                    counter.add_set(us, [k] * len(us), truth)
-                else:
-                    counter.add_set(us, [spec.apply(u) for u in us], truth)
-        rows.append(
-            MethodRow(
-                factor=factor.name,
-                method=spec.name,
-                steps=spec.steps,
-                candidate_urls=candidate_urls,
-                sets=len(sets),
-                requests=requests,
-                downloads=downloads,
-                unique_documents=unique,
-                redundancy_rate=redundancy_rate(downloads, unique),
-                normal_documents=normal,
-                coverage_loss_rate=coverage_loss_rate(normal, set_un_total),
-                coverage_loss_measured=unmeasured == 0,
-                unmeasured_sets=unmeasured,
-                set_downloads=set_n,
-                set_unique_documents=set_un_total,
-                set_redundancy_rate=redundancy_rate(set_n, set_un_total),
-                truth=None if counter is None else counter.rates(),
-            )
-        )
+            if crawler:
+                # The crawler's reading: per merged group, spellings in crawl order.
+                groups: dict[str, list[str]] = {}
+                for u, form in zip(us, forms, strict=True):
+                    groups.setdefault(form, []).append(u)
+                for members in groups.values():
+                    for u in members[:tries]:
+                        requests += 1
+                        state = states.get(u, False)
+                        if isinstance(state, str):
+                            n_i += 1
+                            docs.add(state)
+                            break
+            else:
+                for form in dict.fromkeys(forms):
+                    requests += 1
+                    state = states.get(form, False)
+                    if isinstance(state, str):
+                        n_i += 1
+                        docs.add(state)
+                    elif state is False:
+                        unknown = True
+            un_norm = len(docs)
+            for acc in sums:
+                a = acc[m]
+                a.sets += 1
+                a.urls += len(us)
+                a.requests += requests
+                a.downloads += n_i
+                a.unique += un_norm
+                # N_normal counts the documents downloaded from the normalized URLs, whatever
+                # they are (§3), capped per set at un(D_i): a form the crawl never saw
+                # (fetched by `evaluate --fetch`) may return a page outside D_i, e.g. a soft
+                # 404, and a set cannot keep more documents than it had. The cap keeps (2)
+                # within [0, 1]; such a page still counts as covering the set, as in the
+                # paper (the truth rates are what catch it).
+                a.normal += min(un_norm, un_i)
+                if unknown and un_norm < un_i:
+                    a.unmeasured += 1
+                a.set_n += set_n
+                a.set_un += un_i
+                if a.pairs is not None and truth is not None:
+                    a.pairs.add_set(us, forms, truth)
+    rows = [a.row(factor.name, spec, None) for a, spec in zip(overall, specs, strict=True)]
+    for host in sorted(by_host):
+        rows += [a.row(factor.name, s, host) for a, s in zip(by_host[host], specs, strict=True)]
     return tuple(rows)
 
 

@@ -106,6 +106,11 @@ class Recommendation:
     combine: str
 
 
+# On a tie, the method that keeps the URL a site's own links use most: a www twin folds
+# into the bare host (as ``rules learn`` and seed 001's redirects do), paths keep the case a
+# Windows server's canonical spelling has (lower).
+_PREFERRED = frozenset({("www", "remove"), ("path-case", "lowercase")})
+
 # Loss rates are ratios of integers; a row at exactly the budget must fit it.
 _EPS = 1e-12
 
@@ -124,7 +129,8 @@ def recommend(
     with ``combine="sum"`` the sum of the chosen losses must be (a conservative bound, as
     the factors' candidate sets overlap). Gains are duplicate downloads removed
     (:attr:`MethodRow.duplicates_removed`), which add up across factors; ties go to the
-    smaller loss, then to fewer steps, then to the name, so the answer is deterministic.
+    smaller loss, then to fewer steps, then to ``remove`` www and ``lowercase`` paths, then
+    to the name, so the answer is deterministic.
     """
     if not 0.0 <= max_loss <= 1.0:
         raise InvalidOption(f"max loss {max_loss} is not within 0..1")
@@ -135,8 +141,9 @@ def recommend(
         if row.duplicates_removed > 0 and row.coverage_loss_rate <= max_loss + _EPS:
             by_factor.setdefault(row.factor, []).append(row)
 
-    def rank(r: MethodRow) -> tuple[int, float, int, str]:
-        return (-r.duplicates_removed, r.coverage_loss_rate, len(r.steps), r.method)
+    def rank(r: MethodRow) -> tuple[int, float, int, int, str]:
+        preferred = 0 if (r.factor, r.method) in _PREFERRED else 1
+        return (-r.duplicates_removed, r.coverage_loss_rate, len(r.steps), preferred, r.method)
 
     chosen: list[MethodRow]
     if combine == "each":

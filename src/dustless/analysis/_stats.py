@@ -25,7 +25,14 @@ import json
 from dataclasses import dataclass
 
 from dustless.analysis._changes import LINK_KIND_CLASSES
-from dustless.analysis._crawlreader import CrawlDB
+from dustless.analysis._crawlreader import CrawlReader
+from dustless.analysis._learnstats import (
+    CanonicalCounts,
+    LearnedRow,
+    canonical_counts,
+    learned_rules,
+)
+from dustless.errors import InvalidOption
 
 __all__ = [
     "GATE_STATES",
@@ -65,11 +72,13 @@ STATE_ORDER: tuple[str, ...] = (
     "dTim",
     "dErr",
     "tooBig",
+    "pBig",
     "robots",
     "filtered",
     "iErr",
     "NULL",
 )
+_OK_SUM = "coalesce(sum(CASE WHEN state = 'OK' THEN 1 ELSE 0 END), 0)"  # portable SQL
 GATE_STATES: frozenset[str] = frozenset({"robots", "filtered", "iErr", "NULL"})  # never requested
 SIZE_BUCKET = 256 * 1024  # Table 5's bucket width: ~256K, ~512K, … ~2048K
 _SIZE_BUCKETS = 8  # up to the 2 MiB limit of 004 §3; larger sizes share one last bucket
@@ -202,6 +211,7 @@ class HostRow:
     requested: int
     downloaded: int
     bytes: int
+    distinct: int = 0  # distinct documents among its 2xx downloads (CrawlStats.content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +252,15 @@ class CrawlStats:
     # Downloaded documents by size in buckets chosen from the data (Table 5's fixed 256 KiB
     # buckets put every page of a few KB in one bar).
     size_histogram: tuple[SizeBucket, ...] = ()
+    # Complete 2xx downloads, and how many distinct documents they are: near-duplicate text
+    # (content "near") or distinct payload SHA-1s ("exact"); docs/statistics.md.
+    content: str = "near"
+    documents: int = 0
+    distinct_documents: int = 0
+    # Learning while crawling (docs/learning.md): the rules learned per host, and the
+    # canonical URLs documents declared (RFC 6596; None: a crawl stored before they were).
+    learned: tuple[LearnedRow, ...] = ()
+    canonicals: CanonicalCounts | None = None
 
 
 def _share(count: int, total: int) -> float:
@@ -340,19 +359,29 @@ def _bucket_seconds(span: float) -> float:
     return float(_NICE_SECONDS[-1] * (int(span / _NICE_SECONDS[-1] / _MAX_TIME_BUCKETS) + 1))
 
 
-def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -> CrawlStats:
+def crawl_stats(
+    db: CrawlReader, *, batch: int | None = None, top_hosts: int = 20, content: str = "near"
+) -> CrawlStats:
     """The statistics of seed 004 §3 for the crawl in ``db`` (all crawl batches, or one)."""
+    from dustless.analysis._content import CONTENT_MODES, document_classes
+
+    if content not in CONTENT_MODES:
+        raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
     batches = db.crawl_batches(batch)
     marks = ",".join("?" * len(batches)) or "NULL"
     db.script("DROP TABLE IF EXISTS temp.t")
     # The counted fetches: each URL's last fetch in each batch, joined with its URL once.
+    # Sitemaps and feeds (link kinds m, n) are URL sources, not documents: left out (a
+    # sitemap robots.txt lists sits at depth 0 and would count as a seed).
     db.script(
         "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.status, f.size_raw, "
         "f.size_stored, f.links_h, f.links_a, f.links_f, f.links_internal, f.warc_file, "
-        "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type "
+        "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type, "
+        "CASE WHEN f.status BETWEEN 200 AND 299 AND f.state IN ('OK', 'code', 'pBig') "
+        "THEN f.content_sha1 END AS doc "
         "FROM fetches f JOIN urls u ON u.id = f.url_id "
         "WHERE f.id IN (SELECT max(id) FROM fetches WHERE batch IN "
-        f"({marks}) GROUP BY url_id, batch)",
+        f"({marks}) GROUP BY url_id, batch) AND u.kind NOT IN ('m', 'n')",
         batches,
     )
     gates = tuple(sorted(GATE_STATES))
@@ -364,7 +393,8 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
     ]
     (seeds_known,) = db.query("SELECT count(*) FROM seeds")[0]
     fetches, requested, downloaded, t0, t1, hosts = db.query(
-        f"SELECT count(*), coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
+        f"SELECT count(*), coalesce(sum({requested_sql}), 0), "
+        f"{_OK_SUM}, "
         "min(fetched_at), max(fetched_at), count(DISTINCT host) FROM t",
         gates,
     )[0]
@@ -407,13 +437,18 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
     db.script("CREATE TEMP TABLE sp (id INTEGER PRIMARY KEY, prefix TEXT NOT NULL)")
     prefixes = [(i, seed_string(u)) for i, u in db.query("SELECT id, url FROM seeds")]
     db.script_many("INSERT INTO temp.sp (id, prefix) VALUES (?, ?)", prefixes)
+    slash = db.instr("r", "'/'")
+    after_scheme = db.instr("u.url", "'://'")
     n, lo, hi, mean = db.query(
         "SELECT count(*), min(l), max(l), avg(l) FROM (SELECT CASE "
         "WHEN sp.prefix IS NOT NULL AND substr(r, 1, length(sp.prefix)) = sp.prefix THEN "
-        "  max(0, length(r) - length(sp.prefix) "
-        "         - (substr(r, length(sp.prefix) + 1, 1) = '/')) "
-        "WHEN instr(r, '/') > 0 THEN length(r) - instr(r, '/') ELSE 0 END AS l "
-        "FROM (SELECT substr(u.url, instr(u.url, '://') + 3) AS r, t.seed_id FROM t "
+        + db.greatest(
+            "0",
+            "length(r) - length(sp.prefix) "
+            "- CASE WHEN substr(r, length(sp.prefix) + 1, 1) = '/' THEN 1 ELSE 0 END",
+        )
+        + f" WHEN {slash} > 0 THEN length(r) - {slash} ELSE 0 END AS l "
+        f"FROM (SELECT substr(u.url, {after_scheme} + 3) AS r, t.seed_id FROM t "
         "JOIN urls u ON u.id = t.url_id "
         "WHERE t.state = 'OK') x LEFT JOIN temp.sp ON sp.id = x.seed_id)"
     )[0]
@@ -472,7 +507,7 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
     depths = tuple(
         DepthRow(int(d), int(r), int(k), int(links), _share(int(links), int(k)))
         for d, r, k, links in db.query(
-            f"SELECT depth, coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
+            f"SELECT depth, coalesce(sum({requested_sql}), 0), {_OK_SUM}, "
             "coalesce(sum(CASE WHEN state = 'OK' THEN links_internal ELSE 0 END), 0) "
             "FROM t GROUP BY depth ORDER BY depth",
             gates,
@@ -517,21 +552,37 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
             timeline.append(TimeBucket(b * width, width, ordered, states.get("OK", 0) / width))
     duration = (float(t1) - float(t0)) if t0 is not None else 0.0
 
+    # Distinct documents, per host and in all: the payload's near class (or its SHA-1),
+    # counted by SQL over the few payloads whose class is another's.
+    classes = document_classes(db, content)
+    db.script("DROP TABLE IF EXISTS temp.nc")
+    db.script("CREATE TEMP TABLE nc (sha TEXT PRIMARY KEY, cls TEXT NOT NULL)")
+    db.script_many("INSERT INTO temp.nc (sha, cls) VALUES (?, ?)", list(classes.items()))
+    db.script("DROP TABLE IF EXISTS temp.d")
+    db.script(
+        "CREATE TEMP TABLE d AS SELECT t.host AS host, coalesce(nc.cls, t.doc) AS cls "
+        "FROM t LEFT JOIN temp.nc AS nc ON nc.sha = t.doc WHERE t.doc IS NOT NULL"
+    )
+    documents, distinct = db.query("SELECT count(*), count(DISTINCT cls) FROM temp.d")[0]
+    docs_by_host = dict(db.query("SELECT host, count(DISTINCT cls) FROM temp.d GROUP BY host"))
     hosts_rows = tuple(
-        HostRow(str(h), int(r), int(k), int(b))
+        HostRow(str(h), int(r), int(k), int(b), int(docs_by_host.get(str(h), 0)))
         for h, r, k, b in db.query(
-            f"SELECT host, coalesce(sum({requested_sql}), 0), coalesce(sum(state = 'OK'), 0), "
+            f"SELECT host, coalesce(sum({requested_sql}), 0), {_OK_SUM}, "
             "coalesce(sum(CASE WHEN state = 'OK' THEN size_raw ELSE 0 END), 0) FROM t "
             "GROUP BY host ORDER BY 2 DESC, host LIMIT ?",
             (*gates, top_hosts),
         )
     )
+    canonicals = canonical_counts(db)  # reads the counted fetches (temp.t)
     ends = [b.ended_at for b in db.batches if b.number in batches and b.ended_at is not None]
     starts = [b.started_at for b in db.batches if b.number in batches]
     db.script("DROP TABLE IF EXISTS temp.t")
     db.script("DROP TABLE IF EXISTS temp.sp")
+    db.script("DROP TABLE IF EXISTS temp.nc")
+    db.script("DROP TABLE IF EXISTS temp.d")
     return CrawlStats(
-        directory=str(db.directory),
+        directory=db.source,
         batches=batches,
         started_at=min(starts, default=None),
         ended_at=max(ends, default=None),
@@ -562,6 +613,11 @@ def crawl_stats(db: CrawlDB, *, batch: int | None = None, top_hosts: int = 20) -
         seed_codes=seed_codes,
         document_codes=document_codes,
         size_histogram=histogram,
+        content=content,
+        documents=int(documents),
+        distinct_documents=int(distinct),
+        learned=learned_rules(db),
+        canonicals=canonicals,
     )
 
 
@@ -581,7 +637,7 @@ def _filter_row(page_type: str, pages: int, before: int, after: int) -> FilterRo
     return FilterRow(page_type, pages, before, after, 1 - after / before if before else 0.0)
 
 
-def _link_filtering(db: CrawlDB) -> tuple[FilterRow, ...]:
+def _link_filtering(db: CrawlReader) -> tuple[FilterRow, ...]:
     """Seed 002 Table 2 by page type, over the downloads of the counted fetches that
     stored the counts (pages of scripted sites; a page no pattern names is "other"), and
     their total."""

@@ -4,30 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dustless.analysis._evaluate import Evaluation, RowDetail, paper_figures
+from dustless.analysis._evaltext import format_evaluation, text_table
 from dustless.analysis._stats import CrawlStats, StateCount, StatusCount, status_meaning
 
 __all__ = ["format_evaluation", "format_stats", "text_table"]
-
-
-def text_table(
-    title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool] = ()
-) -> str:
-    """A table with aligned columns; ``right`` marks right-aligned (numeric) columns."""
-    widths = [len(h) for h in headers]
-    for row in rows:
-        for i, cell in enumerate(row):
-            widths[i] = max(widths[i], len(cell))
-
-    def line(cells: Sequence[str]) -> str:
-        out = []
-        for i, cell in enumerate(cells):
-            r = i < len(right) and right[i]
-            out.append(cell.rjust(widths[i]) if r else cell.ljust(widths[i]))
-        return "  ".join(out).rstrip()
-
-    sep = "  ".join("-" * w for w in widths)
-    return "\n".join([title, line(headers), sep, *(line(r) for r in rows)])
 
 
 def _n(v: int) -> str:
@@ -128,104 +108,77 @@ def format_stats(st: CrawlStats) -> str:
             (False, True, True),
         ),
         *_link_filtering(st),
+        f"Documents: {_n(st.documents)} complete 2xx downloads, "
+        f"{_n(st.distinct_documents)} distinct ("
+        + ("near-duplicate text" if st.content == "near" else "payload SHA-1")
+        + f", --content {st.content}); {_n(st.documents - st.distinct_documents)} duplicates",
         text_table(
             "Top hosts",
-            ("host", "requested", "downloaded", "bytes"),
-            [(h.host, _n(h.requested), _n(h.downloaded), _n(h.bytes)) for h in st.top_hosts],
-            (False, True, True, True),
+            ("host", "requested", "downloaded", "distinct", "bytes"),
+            [
+                (h.host, _n(h.requested), _n(h.downloaded), _n(h.distinct), _n(h.bytes))
+                for h in st.top_hosts
+            ],
+            (False, True, True, True, True),
         ),
+        *_canonicals(st),
+        *_learned(st),
     ]
     return "\n\n".join(parts) + "\n"
 
 
-def _rate(v: float | None, digits: int = 2) -> str:
-    return "-" if v is None else f"{v:.{digits}f}"
-
-
-def _pairs(n: int | None) -> str:
-    return "" if n is None else f" ({n:,})"
-
-
-def _wrong_merges(d: RowDetail | None) -> str:
-    if d is None or d.wrong_merge_share is None:
-        return "-"
-    if not d.merged_pairs:
-        return "- (0)"
-    return f"{d.wrong_merge_share:.3f} ({d.false_positives:,}/{d.merged_pairs:,})"
-
-
-def format_evaluation(ev: Evaluation, *, truth: bool | None = None) -> str:
-    """Table 1 of seed 000 for this crawl, with the paper's figures beside it."""
-    show_truth = ev.truth_file is not None if truth is None else truth
-    paper = paper_figures()
-    headers = [
-        "factor",
-        "method",
-        "redundancy",
-        "cov.loss",
-        "paper R/L",
-        "cand.URLs",
-        "sets",
-        "requests",
-        "downloads",
-        "unique",
+def _canonicals(st: CrawlStats) -> list[str]:
+    """RFC 6596 declarations of the downloaded documents (a crawl that kept them)."""
+    c = st.canonicals
+    if c is None or not c.declaring:
+        return []
+    return [
+        text_table(
+            "Canonical links (RFC 6596) declared by the downloaded documents",
+            ("", "documents", "share"),
+            [
+                ("declare a canonical URL", _n(c.declaring), _pct(c.declaring / c.documents)),
+                ("  their own URL", _n(c.own), _pct(c.own / c.declaring)),
+                ("  a URL on another host", _n(c.other_host), _pct(c.other_host / c.declaring)),
+                ("declared URLs fetched", _n(c.fetched), ""),
+                (
+                    "  answering other than 200",
+                    _n(c.non_200),
+                    _pct(c.non_200 / c.fetched) if c.fetched else "-",
+                ),
+                (
+                    "  of which redirects",
+                    _n(c.redirect),
+                    _pct(c.redirect / c.fetched) if c.fetched else "-",
+                ),
+            ],
+            (False, True, True),
+        )
     ]
-    if show_truth:
-        headers += ["true FP (pairs)", "true FN (pairs)", "wrong/merged"]
-    detail = {(d.factor, d.method): d for d in ev.details}
+
+
+def _learned(st: CrawlStats) -> list[str]:
+    """The rules ``crawl --learn`` learned, per host (docs/learning.md)."""
+    if not st.learned:
+        return []
     rows = []
-    last = ""
-    for r in ev.rows:
-        p = paper.get((r.factor, r.method))
-        d = detail.get((r.factor, r.method))
-        row = [
-            r.factor if r.factor != last else "",
-            r.method,
-            _rate(r.redundancy_rate),
-            _rate(r.coverage_loss_rate) + ("" if r.coverage_loss_measured else "*"),
-            "-" if p is None else f"{p[0]:.2f}/{p[1]:.2f}",
-            _n(r.candidate_urls),
-            _n(r.sets),
-            _n(r.requests),
-            _n(r.downloads),
-            _n(r.unique_documents),
-        ]
-        if show_truth:
-            row += [
-                _rate(r.true_fp_rate, 3) + _pairs(None if d is None else d.false_positives),
-                _rate(r.true_fn_rate, 3) + _pairs(None if d is None else d.false_negatives),
-                _wrong_merges(d),
-            ]
-        rows.append(row)
-        last = r.factor
-    right = [False, False] + [True] * (len(headers) - 2)
-    out = [
-        f"crawl {ev.directory}: {_n(ev.urls)} URLs requested (standard form), "
-        f"{_n(ev.downloaded)} with a document"
-        + (f"; {_n(ev.probe_fetches)} normalized forms fetched" if ev.probe_fetches else ""),
-        text_table("Redundancy and coverage loss (seed 000 Table 1)", headers, rows, right),
-    ]
-    if ev.estimated:
-        out.append(
-            "* estimate: normalized forms the crawl never requested count as lost (an upper "
-            "bound); `dustless evaluate --fetch` requests them to measure the loss."
-        )
-    if show_truth:
-        out.append(
-            "true FP: different resources merged / different-resource pairs; true FN: same "
-            "resource kept apart / same-resource pairs — pairs within the candidate sets, "
-            "counts in brackets (--truth). wrong/merged: the share of the pairs a method "
-            "merges that are different resources (a method merging whole sets has true FP 1 "
-            "as soon as a set holds two resources; this says how often its merges are wrong)."
-        )
-    rec = ev.recommendation
-    choices = ", ".join(f"{f} {m}" for f, m in rec.choices) or "none"
-    out.append(
-        f"recommended policy (coverage loss <= {rec.max_loss:g} per method): {rec.policy}\n"
-        f"  methods: {choices}; largest loss {rec.coverage_loss:.3f}; "
-        f"{_n(rec.duplicates_removed)} duplicate downloads removed"
+    for r in st.learned:
+        when = f"{r.learned_after:.1f} s, page {r.learned_fetches:,}"
+        state = "in force" if r.active else f"retracted at {r.retracted_after or 0:.1f} s"
+        rows.append((r.host, r.rule, _n(r.support), _pct(r.fp_rate), when, _n(r.merged), state))
+    active = sum(1 for r in st.learned if r.active)
+    title = (
+        f"Rules learned while crawling: {active} in force, {len(st.learned) - active} "
+        f"retracted; {_n(sum(r.merged for r in st.learned if r.active))} URLs merged"
     )
-    return "\n\n".join(out) + "\n"
+    return [
+        text_table(
+            title,
+            ("host", "rule", "support", "fp", "learned", "merged", "checked", "state"),
+            rows,
+            (False, False, True, True, False, True, True, False),
+        )
+    ]
 
 
 def _link_filtering(st: CrawlStats) -> list[str]:

@@ -7,7 +7,9 @@ redundancy); the test web knows which URLs are the same resource, so we can coun
 
 The truth file has one line per URL: ``url<TAB>status<TAB>resource-id`` (further columns,
 such as a page's change rate, are kept but not interpreted here). A URL that is no resource
-(a 404, a redirect) has an empty or ``-`` resource id.
+has an empty or ``-`` resource id — and whatever its id, a URL whose status is not 2xx (a
+404, a 5xx, a redirect, a reset) is no resource: files written before the test web wrote
+``-`` named every 404 ``404``, which would make two broken links "the same page".
 """
 
 from __future__ import annotations
@@ -62,10 +64,11 @@ def parse_truth_line(line: str, lineno: int = 0) -> TruthEntry | None:
             raise InvalidOption(f"{where}status {status_text!r} is not a number") from None
         if not 100 <= status <= 999:
             raise InvalidOption(f"{where}status {status} is not an HTTP status")
+    document = status is not None and 200 <= status < 300
     return TruthEntry(
         url=url,
         status=status,
-        resource=None if resource in _NO_RESOURCE else resource,
+        resource=None if resource in _NO_RESOURCE or not document else resource,
         extra=tuple(fields[3:]),
     )
 

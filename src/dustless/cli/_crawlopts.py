@@ -75,8 +75,28 @@ CRAWL_SETTINGS: tuple[Setting, ...] = (
     Setting("max_pages_per_site", "URLs queued per site", "N", int),
     Setting("max_sites", "sites crawled, the seeds' included", "N", int),
     Setting("concurrency", "fetches in flight, across hosts", "N", int),
+    Setting(
+        "spelling_tries",
+        "spellings of one URL identity fetched at most: when the one fetched gives no "
+        "document (4xx, 5xx, no answer), the next one linked is tried (1: never)",
+        "N",
+        int,
+    ),
     Setting("delay", "least seconds between two requests to a host", "S", float),
     Setting("delay_factor", "a host also rests F x its last fetch time", "F", float),
+    Setting(
+        "max_crawl_delay",
+        "robots.txt Crawl-delay is honoured up to S seconds (a larger one is capped)",
+        "S",
+        float,
+    ),
+    Setting(
+        "backoff",
+        "after server trouble a host rests S seconds more, doubled at each failure in a row",
+        "S",
+        float,
+    ),
+    Setting("max_failures", "failures in a row before a host is given up", "N", int),
     Setting(
         "connect_timeout",
         "give up connecting to a server after S seconds (cTim)",
@@ -104,6 +124,18 @@ CRAWL_SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("deny_ip", "never connect to these addresses; repeatable", "CIDR", repeat=True),
     Setting("allow_private", "allow loopback, private and link-local addresses"),
+    Setting(
+        "sitemaps",
+        "read each host's sitemaps (robots.txt Sitemap: lines, else /sitemap.xml) and crawl "
+        "the pages they list (link kind l); lastmod feeds recrawl and changes",
+    ),
+    Setting(
+        "feeds",
+        "read the RSS/Atom feeds pages announce (<link rel=alternate>) and crawl their "
+        "entries (link kind e)",
+    ),
+    Setting("sitemap_depth", "levels of sitemap indexes followed below robots.txt", "N", int),
+    Setting("max_sitemaps", "sitemaps read per host at most", "N", int),
 )
 
 

@@ -84,7 +84,25 @@ def report_json(rep: ChangeReport) -> dict[str, Any]:
         "changed_pages": rep.changed_pages,
         "change_interval_days": rep.change_interval_days,
         "prediction": to_jsonable(rep.prediction),
+        "lastmod": _lastmod_json(rep),
         "pages": to_jsonable(rep.pages),
+    }
+
+
+def _lastmod_json(rep: ChangeReport) -> dict[str, Any] | None:
+    a = rep.lastmod
+    if a is None:
+        return None
+    return {
+        "pairs": a.pairs,
+        "pages": a.pages,
+        "moved_changed": a.moved_changed,
+        "moved_unchanged": a.moved_unchanged,
+        "still_changed": a.still_changed,
+        "still_unchanged": a.still_unchanged,
+        "agreement": a.agreement,
+        "precision": a.precision,
+        "recall": a.recall,
     }
 
 
@@ -186,6 +204,25 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
             f"{p.baseline_mean_absolute_error:.4f}/day)"
         )
     lines.append("")
+    if rep.lastmod is not None:
+        a = rep.lastmod
+        lines += _table(
+            f"Sitemap lastmod against the changes seen ({a.pairs:,} pairs of downloads, "
+            f"{a.pages:,} pages)",
+            ("lastmod", "changed", "unchanged"),
+            [
+                ["moved", f"{a.moved_changed:,}", f"{a.moved_unchanged:,}"],
+                ["did not move", f"{a.still_changed:,}", f"{a.still_unchanged:,}"],
+            ],
+        )
+        agreement = "-" if a.agreement is None else _pct(a.agreement)
+        precision = "-" if a.precision is None else _pct(a.precision)
+        recall = "-" if a.recall is None else _pct(a.recall)
+        lines += [
+            f"lastmod agreed with the content {agreement} of the time; when it moved the "
+            f"page had changed {precision}; it announced {recall} of the changes",
+            "",
+        ]
     ranked = sorted(
         (r for r in rep.pages if r.poisson_rate is not None),
         key=lambda r: (-(r.poisson_rate or 0.0), r.url),

@@ -34,7 +34,10 @@ _EPILOG = """examples:
   dustless crawl tw http://site1.test:8400/ --resolve '*.test:127.0.0.1' --delay 0.05
   dustless crawl crawl1 --resume            # after Ctrl-C or a crash: continue where it was
   dustless crawl crawl2 --seeds seeds.txt --rules rules.xml   # learned rules (identities)
+  dustless crawl crawl3 https://example.org/ --learn         # learn them while crawling
+  dustless rules show crawl3                 # what it learned (crawl3/learned-rules.xml)
   dustless crawl web http://www.web.com/list.aspx?cate_id=467 --script web.xml
+  dustless crawl news https://example.org/ --sitemaps --feeds   # pages no link reaches
   dustless crawl w1 https://example.org/ --db postgresql://crawler@dbhost/crawl  # machine 1
   dustless crawl w2 https://example.org/ --db postgresql://crawler@dbhost/crawl  # machine 2
   dustless crawl --db postgresql://crawler@dbhost/crawl --status     # workers, leases, rate
@@ -96,6 +99,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="learned rules or pattern script (dustless rules learn): its rules join the "
         "policy's site-rules step and merge identities; repeatable",
+    )
+    parser.add_argument(
+        "--learn",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="learn each site's URL rules while crawling, from its content, redirects and "
+        "rel=canonical, and apply them to the rest of the crawl (written to "
+        "DIR/learned-rules.xml); on by default with --policy aggressive",
+    )
+    parser.add_argument(
+        "--max-fp",
+        type=float,
+        default=d.max_fp,
+        metavar="RATE",
+        help=f"with --learn: the highest share of differing pairs a learned rule may merge "
+        f"before it is retracted (default {d.max_fp})",
+    )
+    parser.add_argument(
+        "--min-support",
+        type=int,
+        default=d.min_support,
+        metavar="N",
+        help=f"with --learn: independent equal-content pairs a rule needs (default "
+        f"{d.min_support})",
     )
     parser.add_argument(
         "--script",
@@ -260,8 +287,15 @@ def config_from(
         max_pages_per_site=args.max_pages_per_site,
         max_sites=args.max_sites,
         concurrency=args.concurrency,
+        spelling_tries=args.spelling_tries,
+        learn=args.policy == "aggressive" if args.learn is None else args.learn,
+        max_fp=args.max_fp,
+        min_support=args.min_support,
         delay=args.delay,
         delay_factor=args.delay_factor,
+        max_crawl_delay=args.max_crawl_delay,
+        backoff=args.backoff,
+        max_failures=args.max_failures,
         stall_timeout=args.stall_timeout,
         connect_timeout=args.connect_timeout,
         total_timeout=args.total_timeout,
@@ -269,6 +303,10 @@ def config_from(
         allow_ip=tuple(args.allow_ip),
         deny_ip=tuple(args.deny_ip),
         allow_private=args.allow_private,
+        sitemaps=args.sitemaps,
+        feeds=args.feeds,
+        sitemap_depth=args.sitemap_depth,
+        max_sitemaps=args.max_sitemaps,
         rules=_rule_files(args.rules, args.quiet),
         scripts=_rule_files(args.script, args.quiet),
         progress=not args.quiet,
@@ -359,6 +397,8 @@ def run(args: argparse.Namespace) -> int:
             f"states: {s.summary()}",
             file=sys.stderr,
         )
+        if s.sources:  # --sitemaps / --feeds: how reading each source ended
+            print(f"sources: {s.sources_summary()}", file=sys.stderr)
         if s.refused_hosts:
             names = ", ".join(sorted(s.refused_hosts)[:3])
             more = f" and {len(s.refused_hosts) - 3} more" if len(s.refused_hosts) > 3 else ""

@@ -16,25 +16,46 @@ out), counts requests, downloads and unique documents (payload hash), and comput
 redundancy rate (formula 1) and coverage loss rate (formula 2) of each method, as Table 1 of
 the paper, whose figures are printed beside ours ("paper R/L").
 
-Coverage loss needs the documents of the normalized URLs. Those the crawl never requested
-count as lost (an upper bound, marked *); --fetch requests them, politely (robots.txt, the
-crawl's delay and --resolve settings), records them in the crawl DB, and measures the loss.
+"The same document" is near-duplicate text by default (--content near: a MinHash of the
+visible text, so a clock, a nonce or links naming another host do not make two pages
+different); --content exact counts distinct payload SHA-1s, as the paper did.
 
---truth FILE (the test web's url<TAB>status<TAB>resource-id) adds the true false-positive and
-false-negative rates of each method. --max-loss picks the methods that remove the most
-duplicate downloads while each loses at most that share of documents.
+Coverage loss is read as the crawler experiences it (--reading crawler, the default): for each
+group of URLs a method merges, the first spelling the crawl met is fetched, and when it gives
+no document the next ones, up to --spelling-tries in all. --fetch reads it as the paper does:
+the normalized forms are requested, politely (robots.txt, the crawl's delay and --resolve
+settings), recorded in the crawl DB, and measured; --reading paper without --fetch counts
+the forms never requested as lost (an upper bound, marked *).
+
+Every row exists per host too (--by-host prints them; --json always has them, with a "host"
+field): servers differ (000 §4.1). --max-loss picks, overall and for each host, the methods
+that remove the most duplicate downloads while each loses at most that share of documents;
+--rules-out FILE writes the per-host choices as site rules for `dustless crawl --rules FILE`.
+
+--truth FILE (the test web's url<TAB>status<TAB>resource-id) makes the truth the judge: the
+rows, the loss and the recommendation come from its resources (404s, errors and redirects
+are none), its wrong merges and wrong splits are shown, and rows where the content estimate
+differs from the truth by more than 0.05 are listed.
 
 examples:
   dustless evaluate out/
   dustless evaluate out/ --max-loss 0.02 --json
   dustless evaluate out/ --fetch --resolve '*.test:127.0.0.1'
-  dustless evaluate out/ --truth truth.tsv --default-documents index.html,index.php"""
+  dustless evaluate out/ --truth truth.tsv --default-documents index.html,index.php
+  dustless evaluate out/ --by-host --max-loss 0.01 --rules-out site-policy.xml
+  dustless crawl --seeds seeds.txt --out out2 --policy standard --rules site-policy.xml"""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
     parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl --out)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--by-host", action="store_true", help="also print every host's rows")
+    parser.add_argument(
+        "--rules-out",
+        metavar="FILE",
+        help="write the per-host recommendation as site rules (for dustless crawl --rules)",
+    )
     add_evaluation_options(parser)
     parser.add_argument(
         "--no-follow-redirects",
@@ -85,6 +106,25 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         help="comma-separated default documents (default: the paper's three, 000 §4.4)",
     )
     parser.add_argument("--batch", type=int, metavar="N", help="only this crawl batch")
+    parser.add_argument(
+        "--content",
+        choices=("near", "exact"),
+        default="near",
+        help="the same document: near-duplicate text (default) or the same payload SHA-1",
+    )
+    parser.add_argument(
+        "--reading",
+        choices=("crawler", "paper"),
+        help="coverage loss as the crawler fetches (default) or as the paper reads it "
+        "(normalized forms requested; the default with --fetch)",
+    )
+    parser.add_argument(
+        "--spelling-tries",
+        type=int,
+        default=3,
+        metavar="N",
+        help="spellings of one merged group the crawler tries (default: 3, as crawl's)",
+    )
 
 
 def evaluation_inputs(
@@ -95,6 +135,8 @@ def evaluation_inputs(
 
     if not 0.0 <= args.max_loss <= 1.0:
         raise InvalidOption(f"--max-loss must be within 0..1, not {args.max_loss}")
+    if args.spelling_tries < 1:
+        raise InvalidOption(f"--spelling-tries must be >= 1, not {args.spelling_tries}")
     docs = tuple(d.strip() for d in args.default_documents.split(",") if d.strip())
     if any("/" in d for d in docs):
         raise InvalidOption("--default-documents takes file names, not paths")
@@ -102,19 +144,17 @@ def evaluation_inputs(
 
 
 def read_truth(path: str) -> dict[str, str | None]:
-    """The truth TSV as ``url -> resource`` (InvalidOption, one line, when unreadable)."""
+    """The truth TSV as ``url -> resource``; an unreadable or non-UTF-8 file is one line,
+    ``error: FILE:LINE: …`` (the CLI's one decoder, ``cli/_input.py``)."""
     from dustless.analysis._truth import parse_truth
-    from dustless.errors import InvalidOption
+    from dustless.cli._input import text_lines
 
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return parse_truth(handle)
-    except OSError as exc:
-        raise InvalidOption(f"cannot read truth file {path!r}: {exc.strerror}") from None
+    return parse_truth(text_lines(path))
 
 
 def run(args: argparse.Namespace) -> int:
     from dustless.analysis._crawlreader import open_crawl
+    from dustless.analysis._evaltext import format_evaluation
     from dustless.analysis._evaluate import (
         build_factors,
         evaluate_crawl,
@@ -122,7 +162,6 @@ def run(args: argparse.Namespace) -> int:
         unfetched_forms,
     )
     from dustless.analysis._jsonio import to_jsonable
-    from dustless.analysis._text import format_evaluation
     from dustless.errors import InvalidOption
 
     docs, truth = evaluation_inputs(args)
@@ -130,20 +169,26 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidOption(f"--fetch-limit must be >= 0, not {args.fetch_limit}")
     follow = not args.no_follow_redirects
     if args.fetch:
-        from dustless.analysis._probe import probe_forms
+        from dustless.crawl.probe import run_probe
+        from dustless.crawl.progress import Progress
 
         with open_crawl(args.directory) as db:
             obs = load_observations(db, batch=args.batch, follow_redirects=follow)
             forms = unfetched_forms(obs, build_factors(docs))
         del obs
-        result = probe_forms(
+        # The crawl's engine in its probe mode: politeness, robots.txt, progress (a long
+        # probe run on a terminal shows what it does; elsewhere a line every 10 s).
+        result = run_probe(
             args.directory,
             forms,
             limit=args.fetch_limit,
-            resolve=args.resolve,
-            delay=args.delay,
-            allow_private=args.allow_private,
-            user_agent=args.user_agent,
+            overrides={
+                "resolve": tuple(args.resolve) or None,
+                "delay": args.delay,
+                "allow_private": args.allow_private or None,
+                "user_agent": args.user_agent,
+            },
+            progress=Progress(enabled=not args.json, interval=10.0),
         )
         states = ", ".join(f"{s} {n}" for s, n in result.states) or "none"
         print(
@@ -160,21 +205,55 @@ def run(args: argparse.Namespace) -> int:
             truth_file=args.truth,
             batch=args.batch,
             follow_redirects=follow,
+            content=args.content,
+            reading=reading_of(args),
+            tries=args.spelling_tries,
         )
+    wrote = ""
+    if args.rules_out:
+        from dustless.analysis._sitepolicy import write_site_policy
+
+        n = write_site_policy(ev, args.rules_out)
+        wrote = f"wrote {args.rules_out}: site rules for {n} hosts"
     if args.json:
         data = {
             "rows": to_jsonable(ev.rows),
             "recommended_policy": ev.recommendation.policy,
             "recommendation": to_jsonable(ev.recommendation),
             "details": to_jsonable(ev.details),
+            "host_rows": to_jsonable(ev.host_rows),
+            "host_details": to_jsonable(ev.host_details),
+            "site_policy": to_jsonable(ev.site_policy),
+            "disagreements": to_jsonable(ev.disagreements),
+            # Each method against the pages' rel=canonical declarations (RFC 6596).
+            "canonical": [{**to_jsonable(r), "agreement": r.agreement} for r in ev.canonical],
             "evaluation": {
                 k: v
                 for k, v in to_jsonable(ev).items()
-                if k not in ("rows", "details", "recommendation")
+                if k
+                not in (
+                    "rows",
+                    "details",
+                    "recommendation",
+                    "host_rows",
+                    "host_details",
+                    "site_policy",
+                    "disagreements",
+                    "canonical",
+                )
             },
         }
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(format_evaluation(ev))
+        sys.stdout.write(format_evaluation(ev, by_host=args.by_host))
+    if wrote:
+        print(wrote, file=sys.stderr)
     return 0
+
+
+def reading_of(args: argparse.Namespace) -> str:
+    """``--reading``, or its default: the paper's with ``--fetch``, the crawler's without."""
+    if args.reading:
+        return str(args.reading)
+    return "paper" if getattr(args, "fetch", False) else "crawler"

@@ -7,7 +7,6 @@ it must keep up with files of millions of lines, and start-up counts in a pipeli
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
@@ -21,7 +20,8 @@ HELP = "normalize URLs; list steps and policies"
 _EPILOG = """\
 With no URL arguments, URLs are read from stdin, one per line, and written to stdout in the
 same order, one per line: a line that is not a valid URL gives an empty output line and
-'error: line N: reason' on stderr, and the exit status is 1.
+'error: line N: reason' on stderr, and the exit status is 1. URLs are bytes: a byte that is
+not part of valid UTF-8, in an argument or on stdin, is kept as %XX (\x80 → %80).
 
 A policy is a name or an expression: 'paper + remove-www - add-trailing-slash'.
 
@@ -36,8 +36,6 @@ examples:
   dustless normalize --list-steps
   dustless normalize --list-policies
 """
-
-_SURROGATE_RE = re.compile("[\udc80-\udcff]")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -90,53 +88,79 @@ def run(args: argparse.Namespace) -> int:
 
     policy = get_policy(args.policy).with_steps(args.enable, args.disable)
     normalizer = Normalizer(policy)
+    # Output is UTF-8 bytes whatever the locale says: a URL read as bytes comes back as the
+    # same bytes (percent-encoded where they are not UTF-8), and a locale that cannot
+    # encode "→" must not turn --explain into a traceback.
+    stdout = sys.stdout.buffer
     if args.explain:
         if args.urls:
-            return _explain(normalizer, args.urls, "argument")
-        return _explain(normalizer, _stdin_lines(), "line")
+            return _explain(normalizer, args.urls, "argument", stdout)
+        return _explain(normalizer, _stdin_lines(sys.stdin.buffer), "line", stdout)
     if args.urls:
-        return _normalize_args(normalizer, args.urls)
-    return _stream(normalizer, sys.stdin.buffer, sys.stdout.buffer, sys.stderr)
+        return _normalize_args(normalizer, args.urls, stdout)
+    return _stream(normalizer, sys.stdin.buffer, stdout, sys.stderr)
 
 
-def _stdin_lines() -> list[str]:
-    return [line.rstrip("\r\n") for line in sys.stdin]
+def _stdin_lines(stdin: BinaryIO) -> list[str]:
+    # Bytes that are not UTF-8 stay bytes (surrogate escapes): the normalizer writes them %XX.
+    text = stdin.read().decode("utf-8", "surrogateescape")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r") for line in lines]
 
 
-def _normalize_args(normalizer: Normalizer, urls: list[str]) -> int:
+def _normalize_args(normalizer: Normalizer, urls: list[str], stdout: BinaryIO) -> int:
+    # sys.argv holds bytes that are not UTF-8 as surrogate escapes (PEP 383): the
+    # normalizer reads them as those bytes.
     from dustless.errors import InvalidURL
 
     status = 0
+    out: list[str] = []
     for i, url in enumerate(urls, 1):
         try:
-            print(normalizer.normalize(url))
+            out.append(normalizer.normalize(url))
         except InvalidURL as exc:
-            print()
+            out.append("")
+            stdout.write(_encode(out))
+            stdout.flush()
+            out.clear()
             print(f"error: argument {i}: {exc}", file=sys.stderr)
             status = 1
+    stdout.write(_encode(out))
+    stdout.flush()
     return status
 
 
-def _explain(normalizer: Normalizer, urls: list[str], where: str) -> int:
+def _encode(lines: list[str]) -> bytes:
+    return "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
+
+
+def _explain(normalizer: Normalizer, urls: list[str], where: str, stdout: BinaryIO) -> int:
     from dustless.errors import InvalidURL
+    from dustless.url import as_text
 
     status = 0
     for i, url in enumerate(urls, 1):
         try:
-            changes = normalizer.explain(url)
-            result = normalizer.normalize(url)
+            text = as_text(url)
+            changes = normalizer.explain(text)
+            result = normalizer.normalize(text)
         except InvalidURL as exc:
+            stdout.flush()
             print(f"error: {where} {i}: {exc}", file=sys.stderr)
             status = 1
             continue
-        print(url)
+        lines = [text]
         width = max((len(c.step) for c in changes), default=0)
         for change in changes:
-            print(f"  {change.step:<{width}}  {change.before}")
-            print(f"  {'':<{width}}  → {change.after}")
+            lines.append(f"  {change.step:<{width}}  {change.before}")
+            lines.append(f"  {'':<{width}}  → {change.after}")
         if not changes:
-            print("  (unchanged)")
-        print(f"= {result}")
+            lines.append("  (unchanged)")
+        lines.append(f"= {result}")
+        stdout.write(_encode(lines))
+    stdout.flush()
     return status
 
 
@@ -153,14 +177,9 @@ def _stream(normalizer: Normalizer, stdin: BinaryIO, stdout: BinaryIO, stderr: T
         lines = stdin.readlines(1 << 20)
         if not lines:
             break
-        data = b"".join(lines)
-        try:
-            text = data.decode("utf-8")
-            bad_utf8 = False
-        except UnicodeDecodeError:
-            # Keep going: only the lines that are not UTF-8 fail (surrogateescape marks them).
-            text = data.decode("utf-8", "surrogateescape")
-            bad_utf8 = True
+        # Bytes that are not UTF-8 become surrogate escapes, which the normalizer writes %XX:
+        # a crawl log's bytes come back as the same bytes, percent-encoded.
+        text = b"".join(lines).decode("utf-8", "surrogateescape")
         batch = text.split("\n")
         if batch[-1] == "":
             batch.pop()
@@ -169,8 +188,6 @@ def _stream(normalizer: Normalizer, stdin: BinaryIO, stdout: BinaryIO, stderr: T
         for line in batch:
             lineno += 1
             try:
-                if bad_utf8 and _SURROGATE_RE.search(line):
-                    raise InvalidURL("not UTF-8", line)
                 append(normalize(line))
             except InvalidURL as exc:
                 append("")

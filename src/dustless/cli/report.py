@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from dustless.analysis._crawlreader import open_crawl
     from dustless.analysis._evaluate import evaluate_crawl
     from dustless.analysis._stats import crawl_stats
-    from dustless.cli.evaluate import evaluation_inputs
+    from dustless.cli.evaluate import evaluation_inputs, reading_of
     from dustless.errors import InvalidOption
     from dustless.report import render_report
 
@@ -73,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
             truth=truth,
             truth_file=args.truth,
             batch=args.batch,
+            content=args.content,
+            reading=reading_of(args),
+            tries=args.spelling_tries,
         )
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     html = render_report(

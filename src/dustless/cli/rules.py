@@ -18,8 +18,9 @@ from dustless.errors import InvalidOption
 HELP = "learn and show URL rules (pattern scripts, DustBuster)"
 
 _LEARN_EPILOG = """\
-Mines the crawl's URLs and payload hashes for DUST (different URLs, same text): server
-redirects (/dir -> /dir/, a host -> its www twin), www aliases, parameters that never
+Mines the crawl's URLs and contents for DUST (different URLs, same text; by default "the
+same" is near-duplicate visible text, --content exact asks for the same payload bytes):
+server redirects (/dir -> /dir/, a host -> its www twin), www aliases, parameters that never
 change the page (dropped) or whose value never matters (fixed), and DustBuster substring
 substitutions (/index.html -> /). Content-learned rules are kept only with at least
 --min-support equal-content URL pairs and a measured false-positive rate (pairs merged whose
@@ -36,10 +37,14 @@ See docs/pattern-scripts.md ("Learning rules from a crawl")."""
 _SHOW_EPILOG = """\
 Prints every site with its patterns and rules, each rule's support and measured fp;
 a file that does not validate is reported as FILE:LINE: what was expected (exit 2).
+Given a crawl directory, prints the rules `crawl --learn` learned there: per host, each with
+its evidence, when it was learned and how many URLs it merged, the retracted ones with why;
+the rules in force are in DIR/learned-rules.xml, for `crawl --rules`.
 
 examples:
   dustless rules show rules.xml
   dustless rules show web.xml            # a hand-written pattern script (seed 002 Fig. 6)
+  dustless rules show crawl1             # what `dustless crawl crawl1 … --learn` learned
 
 See docs/pattern-scripts.md."""
 
@@ -87,6 +92,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="do not learn the rules servers state by redirecting (/dir -> /dir/, host -> www)",
     )
     learn.add_argument(
+        "--content",
+        choices=("near", "exact"),
+        default="near",
+        help="equal content: near-duplicate text (default) or the same payload SHA-1",
+    )
+    learn.add_argument(
         "--verbose", "-v", action="store_true", help="also list the rejected candidates"
     )
     show = sub.add_parser(
@@ -96,7 +107,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         epilog=_SHOW_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    show.add_argument("file", metavar="FILE", help="pattern script or rules file (XML)")
+    show.add_argument(
+        "file", metavar="FILE", help="pattern script or rules file (XML), or a crawl directory"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,10 +121,45 @@ def run(args: argparse.Namespace) -> int:
 def _show(path: Path) -> int:
     from dustless.rules import load_script, render
 
+    if path.is_dir():
+        return _show_crawl(path)
     loaded = load_script(path)
     for w in loaded.warnings:
         print(f"dustless rules: {w}", file=sys.stderr)  # "FILE:LINE: warning: …"
     sys.stdout.write(render(loaded.rules))
+    return 0
+
+
+def _show_crawl(directory: Path) -> int:
+    """The rules a crawl learned (``crawl --learn``), from its DB."""
+    from dustless.analysis._crawlreader import open_crawl
+    from dustless.analysis._learnstats import learned_rules
+    from dustless.crawl.learn import LEARNED_RULES
+
+    with open_crawl(directory) as db:
+        rows = learned_rules(db)
+    if not rows:
+        print(f"{directory}: no rules learned (crawl with --learn to learn them)")
+        return 0
+    by_host: dict[str, list[str]] = {}
+    for r in rows:
+        when = f"learned at {r.learned_after:.1f} s (page {r.learned_fetches:,})"
+        line = (
+            f"    {r.rule}  support {r.support}  fp {100 * r.fp_rate:.2f}%  {when}; "
+            f"{r.evidence}; {r.merged:,} URLs merged, {r.checked:,} fetched to check it"
+        )
+        if not r.active:
+            line += f"\n      RETRACTED at {r.retracted_after or 0:.1f} s: {r.reason}"
+        by_host.setdefault(r.host, []).append(line)
+    active = sum(1 for r in rows if r.active)
+    print(
+        f"{directory}: {active} rules in force, {len(rows) - active} retracted, "
+        f"on {len(by_host)} hosts"
+    )
+    for host, lines in by_host.items():
+        print(f"  {host}")
+        print("\n".join(lines))
+    print(f"rules in force: {directory / LEARNED_RULES} (dustless crawl … --rules FILE)")
     return 0
 
 
@@ -121,7 +169,7 @@ def _learn(args: argparse.Namespace) -> int:
     options = LearnOptions(
         max_fp=args.max_fp, min_support=args.min_support, redirects=args.redirects
     )
-    result = learn_rules(read_observations(args.crawl_dir), options)
+    result = learn_rules(read_observations(args.crawl_dir, args.content), options)
     text = dump_script(result.rules)
     if args.output == "-":
         sys.stdout.write(text)

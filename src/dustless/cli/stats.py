@@ -33,6 +33,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--top-hosts", type=int, default=20, metavar="N", help="hosts listed (default: 20)"
     )
+    parser.add_argument(
+        "--content",
+        choices=("near", "exact"),
+        default="near",
+        help="distinct documents by near-duplicate text (default) or by payload SHA-1",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if args.top_hosts < 0:
         raise InvalidOption(f"--top-hosts must be >= 0, not {args.top_hosts}")
     with open_crawl(args.directory) as db:
-        stats = crawl_stats(db, batch=args.batch, top_hosts=args.top_hosts)
+        stats = crawl_stats(db, batch=args.batch, top_hosts=args.top_hosts, content=args.content)
     if args.json:
         json.dump(to_jsonable(stats), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -40,11 +40,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--profile",
-        choices=("clean", "dirty", "hostile", "mixed", "sitemaps"),
+        choices=("clean", "dirty", "hostile", "mixed", "field", "sitemaps", "canonical"),
         default="mixed",
         help="clean: no aliases or traps; dirty: aliasing personalities; "
-        "hostile: traps and misbehaviour; mixed: all (default); "
-        "sitemaps: sitemaps and feeds, good and hostile",
+        "hostile: traps and misbehaviour; mixed: all (default); field: dirty's plus www "
+        "twins linking to their own host, dynamic pages and a templated site; "
+        "sitemaps: sitemaps and feeds, good and hostile; canonical: dirty's sites declaring "
+        "their canonical URLs, and sites whose declarations are wrong",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one")

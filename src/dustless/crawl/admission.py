@@ -20,18 +20,26 @@ at once, ahead of the host's window (§3.4.2).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from dustless.crawl.discover import Candidate, Discovery
 from dustless.crawl.hosts import HostTable
 from dustless.crawl.progress import CrawlStats
 from dustless.crawl.scripted import URGENT, Label, ScriptedPages, urgent_hosts
+
+if TYPE_CHECKING:
+    from dustless.crawl.learn import Learning
+    from dustless.crawl.spellings import Spellings
 from dustless.frontier import QueuedURL
-from dustless.store import AdmitURL, CrawlStore, URLLabel, Verdict
+from dustless.kinds import LinkKind
+from dustless.rules import authority_of_key
+from dustless.store import PROBE_PREFIX, AdmitURL, CrawlStore, NewURL, URLLabel, Verdict
 
 __all__ = ["Admission"]
 
 _KNOWN_LIMIT = 200_000  # identities remembered as stored, per generation
 _FLUSH_AT = 5_000  # pending candidates that force a flush
+MAX_PROBE_HOPS = 5  # redirects followed from a form in evaluate --fetch (RFC 9309 §2.3.1.2's)
 
 
 class Admission:
@@ -60,6 +68,10 @@ class Admission:
         # when full): most links of a page point to pages seen long ago.
         self._known: set[str] = set()
         self._old: set[str] = set()
+        self.spellings: Spellings | None = None  # fallback spellings (crawl/spellings.py)
+        # Learning while crawling (crawl/learn.py): told of the links URL-seen drops on a
+        # host with learned rules (a rule's merges, kept so that a retraction can undo them).
+        self.learning: Learning | None = None
 
     def seed(self, seeds: Iterable[str]) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
@@ -77,24 +89,53 @@ class Admission:
     ) -> None:
         """Candidates found at ``item`` (``Discovery.links``): the new ones wait for the flush."""
         known, old, pending = self._known, self._old, self._pending_ids
+        spellings: list[tuple[str, str]] = []
+        touched = self.learning.live.touched if self.learning is not None else ()
+        merged: list[AdmitURL] = []
         for c in candidates:
             identity = c.identity
             if identity in known or identity in old or identity in pending:
                 self.discovery.settle_one(c.url)
+                spellings.append((identity, c.url))  # another spelling of a known identity
+                if touched and authority_of_key(identity) in touched:
+                    merged.append(c.admit(item.url_id))  # maybe a learned rule's merge
                 continue
             label = labels.get(c.url) if labels else None
             self._add(c.admit(item.url_id, 0 if label is None else label.priority))
             if label is not None:
                 self._labels[c.url] = label
+        if spellings and self.spellings is not None:
+            self.spellings.note(spellings)
+        if merged and self.learning is not None:
+            for u in self.learning.merged(merged):
+                self._add(u)  # a merge due a check: admitted under its own identity
         urgent = labels is not None and any(lb.priority >= URGENT for lb in labels.values())
         if urgent or len(self._pending) >= _FLUSH_AT:
             # Seed 002 §3.4.2: a list page's detail pages are fetched before the next list
             # page, so they are admitted (and claimed) now, not at the next commit.
             self.flush()
 
+    def probe_redirects(self, candidates: list[Candidate], item: QueuedURL) -> None:
+        """``evaluate --fetch`` (crawl/probe.py): a redirect's target is requested too, as a
+        probe row of its own, up to ``MAX_PROBE_HOPS`` hops; links are not followed."""
+        hop = item.depth + 1
+        rows = [
+            NewURL(c.url, PROBE_PREFIX + c.url, c.host, hop, LinkKind.REDIRECT, None, item.url_id)
+            for c in candidates
+            if c.kind is LinkKind.REDIRECT and hop <= MAX_PROBE_HOPS
+        ]
+        for row, ok in zip(rows, self.store.add_urls(rows), strict=True):
+            if ok:
+                self.hosts.queued(row.host)
+
     def same_document(self, c: Candidate, item: QueuedURL) -> None:
         """A redirect target under a derived identity (``crawl/redirect.py``)."""
         self._add(c.admit(item.url_id))
+
+    def readmit(self, urls: list[AdmitURL]) -> None:
+        """URLs a retracted rule had merged: admitted again with the next flush."""
+        for u in urls:
+            self._add(u)
 
     def _add(self, u: AdmitURL) -> None:
         self._pending.append(u)
@@ -102,6 +143,8 @@ class Admission:
 
     def flush(self) -> int:
         """Admit what is pending (one ``CrawlStore.admit``); how many URLs were queued."""
+        if self.spellings is not None:
+            self.spellings.flush()
         pending = self._pending
         if not pending:
             return 0
@@ -112,7 +155,10 @@ class Admission:
         stats.seeds_added += result.seeds_added
         queued = 0
         stored: list[str] = []
+        seen_again: list[tuple[str, str]] = []
         rows: list[tuple[AdmitURL, bool]] = []
+        touched = self.learning.live.touched if self.learning is not None else ()
+        merged: list[AdmitURL] = []
         for u, a in zip(pending, result.admitted, strict=True):
             verdict = a.verdict
             if verdict is Verdict.QUEUED:
@@ -125,10 +171,18 @@ class Admission:
             elif verdict is Verdict.KNOWN:
                 stored.append(u.identity)
                 d.settle_one(u.url)
+                seen_again.append((u.identity, u.url))
+                if touched and authority_of_key(u.identity) in touched:
+                    merged.append(u)
             else:
                 d.stats.reject(verdict.value)
             rows.append((u, verdict is Verdict.QUEUED))
         self._remember(stored)
+        if seen_again and self.spellings is not None:
+            self.spellings.note(seen_again)
+        if merged and self.learning is not None:
+            for m in self.learning.merged(merged):
+                self._add(m)  # a merge due a check: admitted with the next flush
         if labels and self.scripted is not None:
             self._label(rows, labels)
         return queued

@@ -59,10 +59,25 @@ class CrawlConfig:
     # Issue 6: learned rules / pattern scripts (absolute paths), reloaded on --resume.
     rules: tuple[str, ...] = ()  # --rules: site-rules for identities only
     scripts: tuple[str, ...] = ()  # --script: also filtering, javascript links, priorities
+    # URL sources (docs/sitemaps.md): each host's sitemaps (robots.txt ``Sitemap:`` lines, else
+    # /sitemap.xml) and the feeds pages announce, read as their own URL kinds. Indexes are
+    # followed ``sitemap_depth`` levels below what robots.txt lists (the protocol allows one;
+    # two tolerates nesting seen in the wild), at most ``max_sitemaps`` sitemaps a host.
+    sitemaps: bool = False
+    feeds: bool = False
+    sitemap_depth: int = 2
+    max_sitemaps: int = 1000
     commit_interval: float = 1.0  # the store records fetches at least this often (crash safety)
     # Many machines: seconds a host lease lasts unrenewed — how long a killed worker's hosts
     # wait before another worker takes them over (renewed every quarter of it).
     lease_ttl: float = 60.0
+    # Spellings of one identity fetched at most, the first included (crawl/spellings.py).
+    spelling_tries: int = 3
+    # Learning while crawling (crawl/learn.py, docs/learning.md): each host's URL rules from
+    # its content, redirects and canonical links, with the budget of rules learn.
+    learn: bool = False
+    max_fp: float = 0.01
+    min_support: int = 2
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -78,6 +93,20 @@ class CrawlConfig:
             value = getattr(self, name)
             if not (value >= 0 and math.isfinite(value)):
                 raise InvalidOption(f"--{name.replace('_', '-')} must be >= 0, not {value}")
+        if not 1 <= self.spelling_tries <= 8:
+            raise InvalidOption(f"--spelling-tries must be in 1..8, not {self.spelling_tries}")
+        if self.sitemap_depth < 0:
+            raise InvalidOption(f"--sitemap-depth must be >= 0, not {self.sitemap_depth}")
+        if self.max_sitemaps < 1:
+            raise InvalidOption(f"--max-sitemaps must be >= 1, not {self.max_sitemaps}")
+        if not 0.0 <= self.max_fp <= 1.0:
+            raise InvalidOption(f"--max-fp must be a fraction in [0, 1], not {self.max_fp}")
+        if self.min_support < 1:
+            raise InvalidOption(f"--min-support must be >= 1, not {self.min_support}")
+        if self.learn and self.policy == "google-safebrowsing":
+            raise InvalidOption(
+                "--learn needs a policy of steps: google-safebrowsing is a fixed pipeline"
+            )
         if not self.user_agent.strip():
             raise InvalidOption("--user-agent must not be empty")
         if not (self.lease_ttl > 0 and math.isfinite(self.lease_ttl)):

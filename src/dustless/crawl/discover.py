@@ -18,7 +18,7 @@ crawl DB's to decide, in one batch for every worker alike (``CrawlStore.admit``)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from dustless.crawl.config import CrawlConfig
@@ -112,6 +112,10 @@ class Discovery:
         self.config = config
         self.scope: Scope = config.scope
         self.filter: UrlFilter = config.url_filter()
+        # Sitemaps and feeds are named by what points at them (robots.txt, an index, a
+        # <link rel="alternate">), not guessed from the path: ``.xml.gz`` and ``.rss`` are
+        # what they are meant to be, so the extension list does not apply to them.
+        self.source_filter: UrlFilter = replace(self.filter, deny_extensions=frozenset())
         self._norm = identity.normalize
         self.stats = DiscoveryStats()
         # URL strings whose fate is settled (stored, or refused by the filter): the same
@@ -156,6 +160,43 @@ class Discovery:
         site = site_of(hostname_of(host), self.scope)
         return Candidate(url, identity, host, site, 0, LinkKind.SEED, None, given=True)
 
+    def sources(
+        self,
+        urls: Iterable[str],
+        kind: LinkKind,
+        *,
+        depth: int,
+        seed_id: int | None,
+        party_site: str,
+    ) -> list[Candidate]:
+        """Sitemaps or feeds (``kind``) to read, at ``depth``, for the party of the finder.
+
+        The filter (less the extension list) and the normalizer as for links, but neither
+        the cache of settled strings (a ``.rss`` refused as a page link is still a feed) nor
+        the party boundary: a sitemap another host serves for this site (sitemaps.org
+        cross-submits) or a feed on a feed service belongs to the party that found it.
+        """
+        out: list[Candidate] = []
+        seen_here: set[str] = set()
+        for raw in urls:
+            url = fetch_form(raw)
+            reason = self.source_filter.reject(url, 0)
+            if reason is not None:
+                self.stats.reject(reason)
+                continue
+            try:
+                identity = self._norm(url)
+            except InvalidURL:
+                self.stats.reject("invalid")
+                continue
+            if identity in seen_here:
+                continue
+            seen_here.add(identity)
+            out.append(
+                Candidate(url, identity, authority_of(url), party_site, depth, kind, seed_id)
+            )
+        return out
+
     def links(
         self,
         links: Iterable[tuple[str, LinkKind]],
@@ -195,6 +236,10 @@ class Discovery:
             except InvalidURL:
                 stats.reject("invalid")
                 continue
+            if identity == url:
+                # Most URLs are their own identity: one string object, not two equal ones,
+                # for the caches of settled URLs and stored identities (half their memory).
+                identity = url
             if identity in seen_here:
                 continue
             seen_here.add(identity)

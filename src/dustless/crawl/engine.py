@@ -13,6 +13,10 @@ A fetch's end starts its host's politeness clock at once (``_task_done``), not w
 has been handled: with no delay the host's next request overlaps the handling of the last
 page, and fetching runs ahead of the CPU-bound handling, by at most ``_BACKLOG_PAGES`` pages.
 
+Sitemaps and feeds (``--sitemaps``, ``--feeds``) are URLs of their own kinds in the same
+queues; their bodies stream through a parser whose entries are admitted as they arrive
+(``crawl/sources.py``), so a source costs one fetch and bounded memory, whatever its size.
+
 Every ``commit_interval`` (≤ 1 s) the pending links are admitted, the WARC writer is fsynced,
 then the store records the fetch rows and commits: after ``kill -9`` the DB never points at a
 WARC record that is not on disk, and a resume repeats at most the fetches in flight and the
@@ -31,21 +35,27 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dustless.crawl.admission import Admission
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
+from dustless.crawl.learn import Learning, learning_policy
 from dustless.crawl.net import Fetches
 from dustless.crawl.page import page_outcome, page_state
 from dustless.crawl.progress import CrawlStats, Progress
 from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
+from dustless.crawl.sources import SourceReader, Sources, SourceSwitch, site_switch
+from dustless.crawl.spellings import Spellings
 from dustless.errors import StoreError
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
+from dustless.kinds import SOURCE_KINDS
 from dustless.recrawl._validators import conditional_batch
+from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
 from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter
 
@@ -76,6 +86,7 @@ _IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold
 # most this long, or until this many pages have come.
 _HOLD_SECONDS = 0.25
 _HOLD_PAGES = 64
+_EAGER_FLUSH = 0.02  # seconds between two admissions made because slots were idle
 
 
 def strict_mode() -> bool:
@@ -98,6 +109,7 @@ class _Done:
     item: QueuedURL | RobotsItem
     results: list[FetchResult]
     robots: RobotsFetch | None = None  # for a robots.txt item
+    reader: SourceReader | None = None  # for a sitemap or feed: what its body gave
 
 
 class Crawler:
@@ -110,11 +122,13 @@ class Crawler:
         *,
         batch: Batch,
         rules: Rules | None = None,
+        learned: Path | None = None,
         resumed: bool = False,
         progress: Progress | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         strict: bool | None = None,
+        probe: bool = False,
     ) -> None:
         from dustless.url import Normalizer
 
@@ -128,10 +142,17 @@ class Crawler:
         self.progress = progress
         self.resumed = resumed
         self.strict = strict_mode() if strict is None else strict
+        # The probe mode of ``evaluate --fetch`` (crawl/probe.py): the URLs queued are
+        # fetched, redirects followed a few hops, links not followed.
+        self.probe = probe
         self.agent = c.user_agent
         self.stats = CrawlStats(started=clock())
         all_rules = None if rules is None else rules.all
-        self.discovery = Discovery(c, Normalizer(identity_policy(c.policy, all_rules)))
+        policy = identity_policy(c.policy, all_rules)
+        # --learn: rules learned during the crawl join the identities (crawl/learn.py).
+        live = LiveRules() if c.learn else None
+        identity = policy if live is None else learning_policy(policy, live)
+        self.discovery = Discovery(c, Normalizer(identity))
         scripts = None if rules is None else rules.scripts
         self.scripted = None if scripts is None else ScriptedPages(scripts, store)
         self.hosts = HostTable(
@@ -150,6 +171,37 @@ class Crawler:
             batch=batch.number,
             scripted=self.scripted,
         )
+        # Fallback spellings: kept at admission, tried when a fetch gives no document.
+        self.spellings = Spellings(store, self.discovery, c.spelling_tries)
+        self.spellings.admission = self.admission
+        self.admission.spellings = self.spellings
+        # Sitemaps and feeds (crawl/sources.py): where they come from, how they are read.
+        default = SourceSwitch(c.sitemaps, c.feeds)
+        self.sources = Sources(
+            store,
+            self.discovery,
+            self.admission,
+            self.hosts,
+            self.stats,
+            batch=batch.number,
+            default=default,
+            site_switch=site_switch(None if rules is None else rules.all, default),
+        )
+        self.learning: Learning | None = None
+        if live is not None:
+            self.stats.learning = True
+            self.learning = Learning(
+                store,
+                self.discovery,
+                Normalizer(policy).normalize,
+                live,
+                self.stats,
+                LiveOptions(max_fp=c.max_fp, min_support=c.min_support),
+                wall=wall,
+                path=learned,
+            )
+            self.learning.admission, self.admission.learning = self.admission, self.learning
+            self.learning.spellings, self.learning.hosts = self.spellings, self.hosts
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
@@ -166,6 +218,7 @@ class Crawler:
         self._last_progress = 0.0
         self._next_maintain = -math.inf
         self._robots_in_flight = 0  # robots.txt requests out: their hosts' pages wait
+        self._next_eager = -math.inf
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -198,7 +251,10 @@ class Crawler:
             await self.fetcher.close()
         try:
             finished = self._stop == 0
+            if self.learning is not None:
+                self.learning.commit()  # what the last pages taught, kept with them
             self.admission.flush()
+            self.sources.write()  # the dates of the URLs just admitted
             self.record.write()
             # Every fetch has ended and is in the rows just written: what is still claimed
             # is the unstarted windows, which go back to the queue with the leases.
@@ -354,6 +410,8 @@ class Crawler:
         wall = self.wall()
         while len(self._tasks) < concurrency:
             r = hosts.next(now, wall)
+            if (r is None or isinstance(r, float)) and self._eager_flush(now):
+                continue  # the links just admitted may be what the idle slots need
             if r is None or isinstance(r, float):
                 return r
             if isinstance(r, Denied):
@@ -363,9 +421,21 @@ class Crawler:
             elif isinstance(r, RobotsItem):
                 self._robots_in_flight += 1
                 self._spawn(self._fetch_robots(r))
+            elif r.kind in SOURCE_KINDS:  # a sitemap or feed: streamed through its parser
+                self._spawn(self._fetch_source(r))
             else:
                 self._spawn(self._fetch_page(r))
         return math.inf  # every slot busy: a finished fetch wakes the loop
+
+    def _eager_flush(self, now: float) -> bool:
+        """Slots are free but nothing held is ready: admit the pending links now rather than
+        at the next commit (a breadth-first crawl's next level is in them). At most every
+        ``_EAGER_FLUSH`` seconds, so a store across the network sees a bounded rate of
+        round trips; True if URLs were queued."""
+        if not self.admission.pending or now < self._next_eager:
+            return False
+        self._next_eager = now + _EAGER_FLUSH
+        return self.admission.flush() > 0
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -383,6 +453,22 @@ class Crawler:
                 raise
             result = self._internal(item.url, exc)
         return _Done(item, [result])
+
+    async def _fetch_source(self, item: QueuedURL) -> _Done:
+        """A sitemap or feed: its body goes to the parser as it arrives, and the entries of
+        each chunk to admission (``crawl/sources.py``); nothing of it is held. No validators
+        are sent: a recrawl reads every source again, for this batch's lastmod."""
+        self.hosts.validators.pop(item.url_id, None)
+        reader = self.sources.reader(item)
+        try:
+            result = await self.fetcher.fetch_with(
+                item.url, None, self.sources.fetch_limits, keep_prefix=True, sink=reader
+            )
+        except Exception as exc:  # as in _fetch_page
+            if self.strict:
+                raise
+            result = self._internal(item.url, exc)
+        return _Done(item, [result], reader=reader)
 
     async def _fetch_robots(self, item: RobotsItem) -> _Done:
         """robots.txt by RFC 9309's fetch rules (``dustless.fetch.fetch_robots``); each
@@ -436,6 +522,8 @@ class Crawler:
         try:
             if isinstance(item, RobotsItem):
                 self._on_robots(item, done.results, done.robots)
+            elif done.reader is not None and isinstance(item, QueuedURL):
+                self._on_source(item, done.results[0], done.reader)
             else:
                 self._on_page(item, done.results[0])
         except (StoreError, OSError):
@@ -470,6 +558,9 @@ class Crawler:
         )
         self.record.host(done.info)
         self.record.robots(self.hosts.robots_rows())
+        if done.block is None and done.info.robots_state != "unreachable":
+            # --sitemaps: the origin's Sitemap: lines (or /sitemap.xml) join its queue.
+            self.sources.robots_listed(item.page, item.origin, done.info.sitemaps)
         if done.block is not None:
             if done.block.state is NetState.filtered:
                 self.stats.refused_hosts[item.host] = error or "address policy"
@@ -506,7 +597,6 @@ class Crawler:
         if self.hosts.blocked(item.host):  # too many failures in a row (the clock said so)
             self._block(Block(item.host, r.state))
         state = page_state(r, self.discovery)
-        stats.count_state(state.value, r.status)  # "code" by HTTP status
         stats.bytes += len(r.body)
         status = r.status
         stored = (
@@ -529,6 +619,19 @@ class Crawler:
             scripted=self.scripted,
             held=held,
         )
+        # The state recorded: the fetch's, or pBig for a page past extraction's budget.
+        stats.count_state(outcome.fetch.state.value, status)  # "code" by HTTP status
+        if self.probe:
+            self.admission.probe_redirects(outcome.links, item)
+            self.record.fetch(outcome.fetch)
+            return
+        if self.sources.any:
+            # --sitemaps: the origin's sitemaps, when its robots.txt came from the DB.
+            self.sources.page_origin(item)
+            if state is NetState.OK and not stored.revisit:
+                # --feeds: before the page's links, so the feed is queued as a feed (kind
+                # n) rather than as the plain link (kind h) its <link> element also is.
+                self.sources.page_feeds(item, r)
         if outcome.links:
             self.admission.discover(outcome.links, item, outcome.labels)
         if outcome.same_document is not None:
@@ -536,19 +639,48 @@ class Crawler:
         if outcome.own_label is not None:
             self.admission.label(outcome.own_label)
         self.record.fetch(outcome.fetch)
+        self.spellings.fetched(item, state, status)  # no document: the next spelling
+        if self.learning is not None:
+            self.learning.page(item, r, outcome.fetch)  # evidence for the learned rules
+
+    def _on_source(self, item: QueuedURL, r: FetchResult, reader: SourceReader) -> None:
+        """A sitemap or feed fetched (its entries are admitted already): its row."""
+        if reader.error is not None:
+            raise reader.error  # ours or the store's, from inside the sink: as _handle says
+        started = r.started or self.wall()
+        self.stats.sources_fetched += 1
+        if r.state is NetState.noIP:
+            self.stats.count_state(r.state.value)
+            self.record.state(item.url_id, started, r.state, r.error)
+            self._block(Block(item.host, NetState.noIP))
+            return
+        if self.hosts.blocked(item.host):
+            self._block(Block(item.host, r.state))
+        self.stats.count_state(r.state.value, r.status)
+        self.record.fetch(
+            self.sources.finished(item, r, reader, started=started, batch=self.batch.number)
+        )
 
     def _seed(self) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
+        if self.probe:
+            return  # the probe runner queued its URLs
         if self.store.has_seeds():
-            return  # resumed, or a worker joining: the seeds are in (a crash before the
-            # first commit leaves none, and they are admitted again)
+            # Resumed, or a worker joining: the seeds are in (a crash before the first
+            # commit leaves none, and they are admitted again). Identities whose fetched
+            # spellings all failed get their next one.
+            self.spellings.resume()
+            return
         self.admission.seed(self.config.seeds)
         self._commit(self.clock())
 
     # -- writing -----------------------------------------------------------------------------
 
     def _commit(self, now: float) -> None:
+        if self.learning is not None:
+            self.learning.commit()  # new rules first: the pending links get them
         self.admission.flush()
+        self.sources.write()
         self.record.commit()
         open_ = self._open
         for host in self._handled:

@@ -329,6 +329,17 @@ class HostTable:
         if self._conditional:
             self.validators.update(validators_for(self.store, [u.id for u in claimed]))
 
+    def take_window(self, host: str) -> list[QueuedURL]:
+        """The URLs of ``host`` held in memory, taken out (``give_back`` returns those that
+        stay): a rule learned for the host may merge some of them (crawl/learn.py)."""
+        return self.frontier.take_queued(host)
+
+    def give_back(self, items: list[QueuedURL]) -> None:
+        for item in items:
+            self.frontier.push(item)
+        for host in {item.host for item in items}:
+            self.note_low(host)
+
     def claim_now(self, counts: Mapping[str, int]) -> None:
         """Claim URLs at once, ahead of the windows (seed 002 §3.4.2: urgent classes)."""
         for host, n in counts.items():

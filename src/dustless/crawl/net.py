@@ -18,7 +18,7 @@ from typing import Protocol
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import authority_of, hostname_of
 from dustless.errors import InvalidOption
-from dustless.fetch import AddressPolicy, Fetcher, FetchLimits, FetchResult, Resolver
+from dustless.fetch import AddressPolicy, BodySink, Fetcher, FetchLimits, FetchResult, Resolver
 
 __all__ = ["Fetcher", "Fetches", "make_fetcher", "seed_ips"]
 
@@ -39,6 +39,7 @@ class Fetches(Protocol):
         limits: FetchLimits,
         *,
         keep_prefix: bool = False,
+        sink: BodySink | None = None,
     ) -> FetchResult: ...
 
     async def close(self) -> None: ...

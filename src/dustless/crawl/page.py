@@ -16,7 +16,7 @@ from dustless.crawl.discover import Candidate, Discovery
 from dustless.crawl.record import Stored
 from dustless.crawl.redirect import same_identity
 from dustless.crawl.scripted import Label, ScriptedPages
-from dustless.extract import extract_links
+from dustless.extract import content_fingerprint, declared_canonical, extract_links
 from dustless.fetch import FetchResult
 from dustless.frontier import QueuedURL
 from dustless.kinds import DOCUMENT_KINDS, LinkKind
@@ -67,6 +67,13 @@ def page_outcome(
     status = r.status
     warc_ref, req_ref = stored.response, stored.request
     sha1, revisit_of = stored.sha1, stored.revisit_of
+    # Content identity: the near-duplicate fingerprint of a new 2xx document's text (a
+    # revisit's is its first capture's); none at all for a truncated or failed body.
+    fp = None
+    if state not in (NetState.OK, NetState.code):
+        sha1 = None  # tooBig, dTim, dErr: no document, not the SHA-1 of what arrived
+    elif not stored.revisit and status is not None and 200 <= status < 300:
+        fp = content_fingerprint(r.body, r.mime, r.header("content-type"))
     if status == 304 and held is not None:
         # RFC 9110 §15.4.5: the copy we hold is current. Keep its hash, so the batch
         # records "unchanged" without a download (seed 004 §4 compares contents).
@@ -76,16 +83,24 @@ def page_outcome(
     labels: dict[str, Label] | None = None
     own: URLLabel | None = None
     before = after = None
+    canonical: str | None = None  # RFC 6596: evidence for the learner (crawl/learn.py)
     if state is NetState.OK and not stored.revisit and is_html(r.mime):
         # The whole Content-Type header: its charset decides the decoding.
         extraction = extract_links(r.body, item.url, r.header("content-type") or r.mime)
+        if extraction.over_budget:
+            # A hostile page of more tags than extraction's budget (extract/_guard.py): it is
+            # stored whole, its first part's links are followed, and the fetch says so.
+            state = NetState.pBig
         counts.update(extraction.counts)
+        canonical = extraction.canonical
         if scripted is None:
             found = [(link.url, link.kind) for link in extraction.links]
         else:  # seed 002 §3.4: filter, rewrite, javascript links, labels, priorities
             plan = scripted.page(item.url, item.url_id, extraction, discovery)
             found, labels, own = plan.found, plan.labels, plan.own
             before, after = plan.before, plan.after
+    if status is not None and 200 <= status < 300:
+        canonical = declared_canonical(r.headers, item.url, canonical)  # + the Link header
     error = r.error
     links: list[Candidate] = []
     same: Candidate | None = None
@@ -137,5 +152,7 @@ def page_outcome(
         batch=batch,
         links_before=before,
         links_after=after,
+        content_fp=fp,
+        canonical=canonical,
     )
     return PageOutcome(fetch, links, labels, own, same)

@@ -28,6 +28,8 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from dustless.kinds import LinkKind
+
 __all__ = [
     "RATE_WINDOW",
     "CrawlStats",
@@ -74,6 +76,45 @@ class CrawlStats:
     # says how to allow them.
     refused_hosts: dict[str, str] = field(default_factory=dict)
     db_round_trips: int | None = None  # a shared (PostgreSQL) store: its network round trips
+    # Sitemaps and feeds (crawl/sources.py): how reading each ended, by kind letter and
+    # source state ("m ok", "n not-source"); entries the parsers handed out; entries or
+    # child sitemaps refused, by reason (other-origin, outside-path, too-deep, too-many).
+    sources: dict[str, int] = field(default_factory=dict)
+    sources_fetched: int = 0
+    source_entries: int = 0
+    sources_refused: dict[str, int] = field(default_factory=dict)
+
+    def count_source(self, kind: LinkKind, state: str) -> None:
+        key = f"{kind.value} {state}"
+        self.sources[key] = self.sources.get(key, 0) + 1
+
+    def reject_source(self, reason: str, n: int = 1) -> None:
+        self.sources_refused[reason] = self.sources_refused.get(reason, 0) + n
+
+    def sources_summary(self) -> str:
+        """``sitemaps 3 (ok 3), feeds 2 (ok 1, not-source 1); 120 entries; refused …``."""
+        parts = []
+        for letter, name in (("m", "sitemaps"), ("n", "feeds")):
+            states = {k[2:]: n for k, n in self.sources.items() if k[0] == letter}
+            if states:
+                inner = ", ".join(f"{s} {n:,}" for s, n in sorted(states.items()))
+                parts.append(f"{name} {sum(states.values()):,} ({inner})")
+        if not parts:
+            return ""
+        text = ", ".join(parts) + f"; {self.source_entries:,} entries"
+        if self.sources_refused:
+            refused = ", ".join(f"{r} {n:,}" for r, n in sorted(self.sources_refused.items()))
+            text += f"; refused: {refused}"
+        return text
+
+    # Learning while crawling (crawl/learn.py): rules in force, rules retracted, the URLs
+    # the rules kept from being fetched (net of retractions), and those admitted again.
+    learning: bool = False
+    rules_learned: int = 0
+    rules_retracted: int = 0
+    duplicates_avoided: int = 0
+    rules_checked: int = 0  # merges fetched anyway, to check the rules
+    readmitted: int = 0
 
     def count_state(self, state: str, status: int | None = None) -> None:
         self.states[state] = self.states.get(state, 0) + 1
@@ -216,6 +257,16 @@ def progress_lines(stats: CrawlStats, now: float, recent: float, width: int) -> 
         groups.append(["skipped: " + skipped[0], *skipped[1:]])
     if s.hosts_blocked:
         groups.append([f"{s.hosts_blocked} host{'s' if s.hosts_blocked > 1 else ''} given up"])
+    if s.learning:
+        learned = [
+            f"learned {s.rules_learned:,} rule{'s' if s.rules_learned != 1 else ''}",
+            f"{s.duplicates_avoided:,} duplicates avoided",
+        ]
+        if s.rules_retracted:
+            learned.insert(1, f"{s.rules_retracted:,} retracted")
+        if s.rules_checked:
+            learned.append(f"{s.rules_checked:,} checked")
+        groups.append(learned)
     return pack_phrases((g for g in groups if g), width)
 
 

@@ -213,6 +213,7 @@ class Recorder:
         self.warc.flush_durable()
         self.store.warc_committed(self.warc.written_ends())
         self.store.commit()
-        self.index.sync(wait=False)  # lines for the records this commit covers
+        # Lines for the records this commit covers, as the writer made them.
+        self.index.sync(wait=False, known=self.warc.take_index())
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()

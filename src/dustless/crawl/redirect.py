@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dustless.crawl.discover import Candidate, Discovery, authority_of, fetch_form
+from dustless.crawl.spellings import base_of
 from dustless.errors import InvalidURL
 from dustless.frontier import QueuedURL
 from dustless.kinds import LinkKind
@@ -61,6 +62,11 @@ def same_identity(d: Discovery, item: QueuedURL, location: str) -> SameIdentity 
         if identity != d.identity(item.url):
             return None
     except InvalidURL:
+        return None
+    if item.identity and base_of(base_identity(item.identity)[0])[0] != identity:
+        # Stored under another identity, before a rule learned during the crawl gave it
+        # this one (crawl/learn.py): the target is an ordinary link, and URL-seen decides
+        # whether its document is already in.
         return None
     hops = 0
     if item.kind is LinkKind.REDIRECT:  # itself a redirect target: maybe a derived identity

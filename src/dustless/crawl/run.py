@@ -20,6 +20,7 @@ from pathlib import Path
 
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.engine import Crawler, CrawlResult
+from dustless.crawl.learn import LEARNED_RULES
 from dustless.crawl.progress import Progress
 from dustless.crawl.resume import open_run, write_seeds_out
 
@@ -53,6 +54,7 @@ def run_crawl(
         run.warc,
         batch=run.batch,
         rules=run.rules,
+        learned=out / LEARNED_RULES,  # --learn writes its rules there as it goes
         resumed=resume,
         progress=progress,
         strict=strict,

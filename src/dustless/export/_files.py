@@ -100,6 +100,7 @@ def export_files(
     crawl_dir: str | Path, out: str | Path, rules: RuleSet | None = None
 ) -> ExportSummary:
     """Write every document of the crawl in ``crawl_dir`` under ``out`` (004 §2 layout)."""
+    from dustless.analysis import open_crawl
     from dustless.store import DB_NAME, WARC_DIR, SQLiteStore, read_record
 
     src, dst = Path(crawl_dir), Path(out)
@@ -115,9 +116,10 @@ def export_files(
                 stored[row.id] = row.warc
             if _is_document(row):
                 last[row.url_id] = row
-        labels = {int(r[0]): _Label(*r[1:]) for r in store.query(_LABELS_SQL)}
     finally:
         store.close()
+    with open_crawl(src) as db:
+        labels = {int(r[0]): _Label(*r[1:]) for r in db.query(_LABELS_SQL)}
     numbers: dict[int, int] = {}
     count = size = missing = 0
     for url_id in sorted(last):

@@ -16,7 +16,7 @@ import codecs
 import functools
 import re
 
-__all__ = ["decode_html", "sniff_encoding"]
+__all__ = ["decode_document", "decode_html", "sniff_encoding"]
 
 # WHATWG Encoding §4.2 labels whose Python codec differs (the common ones on the Korean and
 # Western web; everything else goes through Python's own label lookup).
@@ -51,6 +51,22 @@ _ALIASES = {
     "utf-16le": "utf-8",
     "utf-16be": "utf-8",
 }
+
+# Encoding §4.2: these labels name "gbk", whose decoder is gb18030's but whose encoder (used
+# for the query of the page's links) writes no four-byte sequence.
+_GBK_LABELS = frozenset(
+    {
+        "chinese",
+        "csgb2312",
+        "csiso58gb231280",
+        "gb2312",
+        "gb_2312",
+        "gb_2312-80",
+        "gbk",
+        "iso-ir-58",
+        "x-gbk",
+    }
+)
 
 _NOT_WEB = frozenset(
     {
@@ -95,31 +111,64 @@ def _codec(label: str | bytes) -> str | None:
     return info.name
 
 
-def sniff_encoding(body: bytes, content_type: str | None = None) -> tuple[str, int]:
-    """``(codec, bom_length)`` for an HTML body; ``codec`` is ``""`` when nothing declares one."""
+def _is_gbk(label: str | bytes) -> bool:
+    if isinstance(label, bytes):
+        label = label.decode("ascii", "replace")
+    return label.strip().strip("\"'").lower() in _GBK_LABELS
+
+
+def _sniff(body: bytes, content_type: str | None) -> tuple[str, int, str]:
+    """``(codec, bom_length, url_encoding)``; ``codec`` is ``""`` when nothing declares one."""
     for bom, bom_codec in _BOMS:
         if body.startswith(bom):
-            return bom_codec, len(bom)
+            return bom_codec, len(bom), bom_codec
     if content_type:
         m = _CT_CHARSET.search(content_type)
         if m and (name := _codec(m.group(1))):
-            return name, 0
+            return name, 0, "gbk" if _is_gbk(m.group(1)) else name
     m2 = _META_CHARSET.search(body[:1024])
     if m2 and (name := _codec(m2.group(1))):
-        return name, 0
-    return "", 0
+        return name, 0, "gbk" if _is_gbk(m2.group(1)) else name
+    return "", 0, ""
+
+
+def sniff_encoding(body: bytes, content_type: str | None = None) -> tuple[str, int]:
+    """``(codec, bom_length)`` for an HTML body; ``codec`` is ``""`` when nothing declares one."""
+    name, skip, _ = _sniff(body, content_type)
+    return name, skip
+
+
+def _c1_controls(exc: UnicodeError) -> tuple[str, int]:
+    # Encoding §9 index windows-1252: the five bytes Python's cp1252 leaves undefined
+    # (0x81 0x8D 0x8F 0x90 0x9D) decode to the C1 controls of the same value; anything else
+    # undecodable is U+FFFD, as with "replace".
+    assert isinstance(exc, UnicodeDecodeError)
+    byte = exc.object[exc.start]
+    char = chr(byte) if byte in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else "\ufffd"
+    return char, exc.start + 1
+
+
+codecs.register_error("dustless-windows-1252", _c1_controls)
+
+
+def decode_document(body: bytes, content_type: str | None = None) -> tuple[str, str]:
+    """``(text, encoding)``: the body decoded, never raising, and the encoding the page's
+    links encode their query with (WHATWG URL "encoding-parse"; ``gbk`` for a page labelled
+    gb2312 or gbk, which is decoded as gb18030)."""
+    name, skip, url_encoding = _sniff(body, content_type)
+    data = body[skip:] if skip else body
+    if name:
+        errors = "dustless-windows-1252" if name == "cp1252" else "replace"
+        try:
+            return data.decode(name, errors), url_encoding
+        except Exception:  # a codec that fails outright (e.g. 'undefined'): fall through
+            pass
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("cp1252", "dustless-windows-1252"), "cp1252"
 
 
 def decode_html(body: bytes, content_type: str | None = None) -> str:
     """Decode an HTML body to text; never raises."""
-    name, skip = sniff_encoding(body, content_type)
-    data = body[skip:] if skip else body
-    if name:
-        try:
-            return data.decode(name, "replace")
-        except Exception:  # a codec that fails outright (e.g. 'undefined'): fall through
-            pass
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("cp1252", "replace")
+    return decode_document(body, content_type)[0]

@@ -7,7 +7,8 @@ Which element gives which kind (004 §4: "<frame> 태그에서 발견된 URL은 
 ``<frame src>``                        ``f``
 ``<a href>``                           ``a``
 ``<area href>``, ``<iframe src>``,     ``h``
-``<script src>``, ``<link href>`` (document relations only), ``<meta http-equiv=refresh>``,
+``<script src>``, ``<link href>`` (hyperlink relations only: ``next``, ``search``, ``alternate``
+…, never a stylesheet or icon), ``<meta http-equiv=refresh>``,
 navigation calls in inline ``<script>``, ``onclick`` and ``javascript:`` URLs
 (``location.href = '…'``, ``window.open('…')``, ``location.assign/replace('…')``)
 =====================================  =====
@@ -24,7 +25,9 @@ from collections.abc import Callable
 
 from selectolax.lexbor import LexborHTMLParser
 
-from dustless.extract._charset import decode_html
+from dustless.extract._canonical import one_canonical
+from dustless.extract._charset import decode_document
+from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
 from dustless.extract._types import Extraction, Link, LinkKind
 from dustless.kinds import DOCUMENT_KINDS
 
@@ -37,11 +40,31 @@ _KINDS = tuple((kind, kind.value) for kind in DOCUMENT_KINDS)
 # One CSS query for the link elements, answered in document order (lexbor repeats a node
 # matching two selectors; duplicates are dropped by node id below), and one for onclick.
 _SELECTOR = "a[href], frame[src], area[href], iframe[src], script, link[href], meta[http-equiv]"
-# <link rel> values that name another document (HTML §4.6.7), not a resource of this one
-# (stylesheet, icon, preload …).
+# <link rel> keywords that make the element a hyperlink to another document, not a resource
+# of this one. HTML §4.6.7's "hyperlink" link types allowed on <link> (alternate, author,
+# canonical, help, license, next, prev, privacy-policy, search, terms-of-service); HTML 4.01
+# §6.12's document relations (start, contents, index, glossary, copyright, chapter, section,
+# subsection, appendix, bookmark); and the "hyperlink" extensions of the registry HTML points
+# to (microformats.org/wiki/existing-rel-values: first, last, up, home, archives, toc,
+# amphtml, shortlink, and "previous" as old pages spell "prev").
 _DOC_RELS = frozenset(
-    {"alternate", "next", "prev", "previous", "canonical", "index", "start", "first", "last"}
-)
+    {
+        "alternate", "author", "canonical", "help", "license", "next", "prev", "privacy-policy",
+        "search", "terms-of-service",
+        "start", "contents", "index", "glossary", "copyright", "chapter", "section",
+        "subsection", "appendix", "bookmark",
+        "first", "last", "up", "home", "archives", "toc", "amphtml", "shortlink", "previous",
+    }
+)  # fmt: skip
+# Keywords that make it an external resource of this document (HTML §4.6.7 "external
+# resource" types and the icon extensions): "alternate stylesheet" is a stylesheet.
+_RESOURCE_RELS = frozenset(
+    {
+        "stylesheet", "icon", "shortcut", "apple-touch-icon", "apple-touch-icon-precomposed",
+        "mask-icon", "manifest", "modulepreload", "pingback", "preconnect", "prefetch",
+        "preload", "prerender", "dns-prefetch", "expect",
+    }
+)  # fmt: skip
 # Navigation calls in inline JavaScript whose whole argument is one quoted literal: a
 # literal followed by ``+`` (``location.href = 'detail.aspx?id=' + id``) is only a prefix,
 # and following it would invent a URL nobody links to.
@@ -53,7 +76,7 @@ _JS_NAV = re.compile(
 _MAX_TEXT = 1000  # anchor text beyond this is of no use and costs memory
 _SPACE = " \t\n\f\r"  # ASCII whitespace (HTML §2.3.1 / WHATWG URL "strip")
 
-Resolver = Callable[[str, str], str]
+Resolver = Callable[..., str]  # dustless.url.resolve: (base, reference[, encoding]) -> URL
 
 # Link(...) through its slots, as the frozen dataclass's __init__ does with object.__setattr__
 # per field: 0.44 µs instead of 0.65 µs a link (measured), ~35 links a page.
@@ -236,14 +259,28 @@ def _text(node: object) -> str:
     return " ".join(text.split())[:_MAX_TEXT]
 
 
-def extract_links(body: bytes, url: str, content_type: str | None = None) -> Extraction:
+def extract_links(
+    body: bytes,
+    url: str,
+    content_type: str | None = None,
+    *,
+    max_tags: int | None = DEFAULT_MAX_TAGS,
+) -> Extraction:
     """Every link of an HTML document, resolved against its base, with kinds and counts.
 
     ``url`` is the document's own (final) URL; ``<base href>`` overrides it as the base
     (HTML §4.2.3, the first ``base`` with an ``href``). Never raises for any ``body``.
+
+    The CPU a page costs is bounded by its size (see ``_guard``): markup nested too deep
+    for the parser is read without its structure (``flattened``), and past ``max_tags``
+    tags (None: no budget) only the page's first part is read (``over_budget``).
     """
     resolve = _resolver()
-    text = decode_html(body, content_type)
+    text, encoding = decode_document(body, content_type)
+    # The query of a link in a page that is not UTF-8 is encoded with the page's encoding
+    # (WHATWG URL "encoding-parse"): a non-ASCII reference resolves differently per encoding.
+    utf8 = encoding == "utf-8"
+    text, flattened, over_budget = prepare(text, max_tags)
     parser = LexborHTMLParser(text)
     nodes = parser.css(_SELECTOR)
     # A <base> element or an onclick attribute needs its name in the source, in some ASCII
@@ -262,7 +299,7 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
         # links then resolve against the document URL.
         base_href = (first_base.attrs.get("href") or "").strip(_SPACE)
         try:
-            candidate = resolve(url, base_href)
+            candidate = resolve(url, base_href, encoding)
         except ValueError:
             candidate = ""
         if candidate.startswith(("http://", "https://")):
@@ -273,6 +310,7 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
     scope = _BaseScope(base)
     cache = _CACHE
     seen_nodes: set[int] = set()
+    canonicals: list[str] = []  # RFC 6596 declarations, for Extraction.canonical
 
     def add(raw: str, kind: LinkKind, letter: str, label: str) -> None:
         ref = raw.strip(_SPACE)
@@ -282,13 +320,15 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
                 add(m.group(2), _H, "h", label)
             return
         key = scope.key(ref)
+        if not utf8 and not ref.isascii():
+            key = (f"{encoding}\0{key[0]}", ref)
         try:
             absolute = cache[key]
         except KeyError:
             absolute = _fast_resolve(resolve, scope, ref)
             if absolute is None:
                 try:
-                    absolute = resolve(base, ref)
+                    absolute = resolve(base, ref, encoding)
                 except ValueError:  # InvalidURL: a reference no browser would follow
                     absolute = None
             if absolute is not None and not absolute.startswith(("http://", "https://")):
@@ -332,8 +372,12 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
                         add(m.group(2), _H, "h", "")
         elif tag == "link":
             rels = set((attrs.get("rel") or "").lower().split())
-            if (value := attrs.get("href")) is not None and rels & _DOC_RELS:
+            value = attrs.get("href")
+            if value is not None and rels & _DOC_RELS and not rels & _RESOURCE_RELS:
+                before = len(links)
                 add(value, _H, "h", attrs.get("title") or "")
+                if "canonical" in rels and len(links) > before:
+                    canonicals.append(links[-1].url)
         elif tag == "meta" and (attrs.get("http-equiv") or "").strip().lower() == "refresh":
             value = parse_refresh(attrs.get("content") or "")
             if value is not None:
@@ -345,4 +389,12 @@ def extract_links(body: bytes, url: str, content_type: str | None = None) -> Ext
             for m in _JS_NAV.finditer(onclick):
                 add(m.group(2), _H, "h", "")
 
-    return Extraction(tuple(links), base, {k: counts[v] for k, v in _KINDS}, tuple(scripts))
+    return Extraction(
+        tuple(links),
+        base,
+        {k: counts[v] for k, v in _KINDS},
+        tuple(scripts),
+        over_budget=over_budget,
+        flattened=flattened,
+        canonical=one_canonical(u.split("#", 1)[0] for u in canonicals),
+    )

@@ -28,6 +28,15 @@ class Extraction:
     base: str  # the base URL links were resolved against (<base href> or the URL)
     counts: Mapping[LinkKind, int]  # links per kind, for the fetches table (Table 13)
     scripts: tuple[str, ...]  # javascript: hrefs and onclick texts, for pattern scripts
+    # The page had more tags than the budget (extract_links' max_tags): links come from its
+    # first part only, and the page cost the budget, not more (a state of its own to record).
+    over_budget: bool = False
+    # The page was nested or built too hostile to parse as it is (extract._guard): its links
+    # were read from it without its structure — all of them, at a cost in proportion to it.
+    flattened: bool = False
+    # The page's <link rel="canonical"> target (RFC 6596), resolved; None when it declares
+    # none or several that disagree (read as evidence, docs/learning.md).
+    canonical: str | None = None
 
     @property
     def link_kinds(self) -> str:

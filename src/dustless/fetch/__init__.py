@@ -6,7 +6,7 @@ Fig. 3); aiohttp's and the OS's exceptions are translated here and never leave t
 Public names::
 
     NetState, STATE_TABLE, advance(current, new)   # the declared state machine
-    FetchLimits, FetchResult                       # values in and out
+    FetchLimits, FetchResult, BodySink             # values in and out; a streamed body
     Resolver, parse_resolve                        # DNS cache, --resolve NAME:IP
     AddressPolicy, is_special_address              # --allow-ip/--deny-ip, private ranges
     Fetcher, make_session                          # aiohttp, streaming, limits
@@ -17,7 +17,7 @@ from dustless.fetch._address import AddressPolicy, is_special_address
 from dustless.fetch._client import Fetcher, make_session
 from dustless.fetch._decode import ACCEPT_ENCODING
 from dustless.fetch._dns import Resolver, normalize_host, parse_resolve
-from dustless.fetch._result import DEFAULT_USER_AGENT, FetchLimits, FetchResult
+from dustless.fetch._result import DEFAULT_USER_AGENT, BodySink, FetchLimits, FetchResult
 from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
 from dustless.states import STATE_TABLE, NetState, Stage, StateInfo, advance
 
@@ -26,6 +26,7 @@ __all__ = [
     "DEFAULT_USER_AGENT",
     "STATE_TABLE",
     "AddressPolicy",
+    "BodySink",
     "FetchLimits",
     "FetchResult",
     "Fetcher",

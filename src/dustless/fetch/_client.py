@@ -30,13 +30,14 @@ from aiohttp.tracing import Trace
 from multidict import CIMultiDict
 from yarl import URL
 
-from dustless.errors import FetchError
+from dustless.errors import FetchError, InvalidURL
 from dustless.fetch._address import AddressPolicy
 from dustless.fetch._decode import ACCEPT_ENCODING, DecodeError, Decoder, TooBig, make_decoder
 from dustless.fetch._dns import Resolver
-from dustless.fetch._result import FetchLimits, FetchResult
+from dustless.fetch._result import BodySink, FetchLimits, FetchResult
 from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
 from dustless.states import NetState, Stage, advance
+from dustless.url import resolve
 
 __all__ = ["Fetcher", "make_session"]
 
@@ -271,11 +272,28 @@ def _target(url: str) -> URL | None:
     return parsed if usable else None
 
 
+def _location(raw_headers: tuple[tuple[bytes, bytes], ...]) -> str | None:
+    """The first ``Location`` header's value, its bytes above 0x7F written ``%XX``.
+
+    RFC 9110 §5.5 makes a field value octets; a server that puts raw non-ASCII bytes in a
+    Location (Latin-1, EUC-KR, …) means those bytes, and browsers request them escaped one
+    by one (Chromium's redirect handling "escapes any non-ASCII characters to preserve
+    them"): ``/caf\xe9/`` is ``/caf%E9/``. Decoding them as text first would lose them —
+    yarl dropped every byte that was not UTF-8 (``/caf\xe9/\xff\xfe?x=\xc7\xd1`` became
+    ``/caf/?x=``) and fetched another URL."""
+    for name, value in raw_headers:
+        if name.lower() == b"location":
+            return "".join(chr(b) if b < 0x80 else f"%{b:02X}" for b in value).strip()
+    return None
+
+
 def _absolute(base: URL, location: str) -> str:
+    """``location`` resolved against the URL that answered, as a browser resolves a link
+    (WHATWG URL, in its rfc3986 form: what the crawler fetches)."""
     try:
-        return str(base.join(URL(location)))
-    except (ValueError, TypeError):
-        return urljoin(str(base), location)
+        return resolve(str(base), location)
+    except InvalidURL:
+        return urljoin(str(base), location)  # recorded as the server wrote it
 
 
 class Fetcher:
@@ -343,9 +361,11 @@ class Fetcher:
         limits: FetchLimits,
         *,
         keep_prefix: bool = False,
+        sink: BodySink | None = None,
     ) -> FetchResult:
         """``fetch`` with other limits; ``keep_prefix`` reads the first ``max_bytes`` of a
-        body that announces more instead of refusing it (robots.txt, RFC 9309 §2.5)."""
+        body that announces more instead of refusing it (robots.txt, RFC 9309 §2.5);
+        ``sink`` takes the body as it streams in, when it wants it (sitemaps and feeds)."""
         started = self._wall_clock()
         begun = self._clock()
         progress = _Progress(url)
@@ -355,7 +375,7 @@ class Fetcher:
             return progress.result(started, 0.0)
         try:
             async with asyncio.timeout(limits.total_timeout):
-                await self._exchange(progress, target, headers or {}, limits, keep_prefix)
+                await self._exchange(progress, target, headers or {}, limits, keep_prefix, sink)
         except TimeoutError:
             self._total_timeout(progress, limits)
         return progress.result(started, self._clock() - begun)
@@ -411,6 +431,7 @@ class Fetcher:
         extra: Mapping[str, str],
         limits: FetchLimits,
         keep_prefix: bool,
+        sink: BodySink | None = None,
     ) -> None:
         host = target.raw_host or ""
         progress.resolving = True
@@ -449,7 +470,10 @@ class Fetcher:
             ) as response:
                 self._head(progress, response)
                 in_body = True
-                await self._body(progress, response, limits, keep_prefix)
+                if sink is not None and sink.wants(response.status):
+                    await self._stream(progress, response, limits, keep_prefix, sink)
+                else:
+                    await self._body(progress, response, limits, keep_prefix)
         except _REMOTE_FAULTS as exc:  # the I/O edge: every remote fault becomes a state
             self._classify(progress, exc, in_body)
         finally:
@@ -474,9 +498,10 @@ class Fetcher:
         progress.raw_head = b"\r\n".join(head) + b"\r\n\r\n"
         content_type = response.headers.get("Content-Type", "")
         progress.mime = content_type.split(";", 1)[0].strip().lower() or None
-        location = response.headers.get("Location")
-        if 300 <= status < 400 and location:
-            progress.location = _absolute(response.url, location)
+        if 300 <= status < 400:
+            location = _location(raw)
+            if location:
+                progress.location = _absolute(response.url, location)
         # 004 Fig. 3: OK is 200 with text/html; anything else records the server's code.
         progress.move(_S.OK if status == 200 and progress.mime == "text/html" else _S.code)
 
@@ -524,6 +549,62 @@ class Fetcher:
                     return
         except TooBig as exc:
             body += exc.partial
+            progress.move(_S.tooBig, f"body exceeds the limit of {max_bytes} bytes")
+        except DecodeError as exc:
+            progress.move(_S.dErr, str(exc))
+
+    async def _stream(
+        self,
+        progress: _Progress,
+        response: aiohttp.ClientResponse,
+        limits: FetchLimits,
+        keep_prefix: bool,
+        sink: BodySink,
+    ) -> None:
+        """``_body`` for a sink: the same limits, counted on the bytes handed on (the result
+        keeps none of them)."""
+        max_bytes = limits.max_bytes
+        declared = response.content_length
+        if declared is not None and declared > max_bytes and not keep_prefix:
+            progress.move(
+                _S.tooBig, f"Content-Length {declared} exceeds the limit of {max_bytes} bytes"
+            )
+            return
+        try:
+            decoder: Decoder = make_decoder(response.headers.get("Content-Encoding"))
+        except DecodeError as exc:
+            progress.move(_S.dErr, str(exc))
+            return
+        decoded = 0
+        try:
+            while True:
+                chunk = await response.content.readany()
+                if not chunk:
+                    rest = decoder.flush(max_bytes - decoded)
+                    if rest:
+                        sink.feed(rest)
+                    return
+                progress.wire += len(chunk)
+                out = decoder.feed(chunk, max_bytes - decoded)
+                decoded += len(out)
+                if out and sink.feed(out):
+                    return  # the sink has what it needs: the rest is never downloaded
+                if progress.wire > max_bytes:
+                    progress.move(_S.tooBig, f"more than {max_bytes} bytes on the wire")
+                    return
+                if (
+                    decoded > _RATIO_FLOOR
+                    and decoded > limits.max_decompressed_ratio * progress.wire
+                ):
+                    progress.move(
+                        _S.tooBig,
+                        f"decompression ratio above {limits.max_decompressed_ratio:g} "
+                        f"({decoded} bytes from {progress.wire})",
+                    )
+                    return
+        except TooBig as exc:
+            if exc.partial and sink.feed(exc.partial):
+                return  # what fitted was all the sink wanted: no limit was hit for it
             progress.move(_S.tooBig, f"body exceeds the limit of {max_bytes} bytes")
         except DecodeError as exc:
             progress.move(_S.dErr, str(exc))

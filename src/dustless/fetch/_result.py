@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from dustless.errors import InvalidOption
 from dustless.states import NetState
 
-__all__ = ["DEFAULT_USER_AGENT", "FetchLimits", "FetchResult"]
+__all__ = ["DEFAULT_USER_AGENT", "BodySink", "FetchLimits", "FetchResult"]
 
 DEFAULT_USER_AGENT = "dustless/0.1 (+https://github.com/dustless/dustless)"
 
@@ -80,3 +81,15 @@ class FetchResult:
             if key.lower() == lowered:
                 return value
         return None
+
+
+class BodySink(Protocol):
+    """Takes a response body as it arrives, so the result never holds it (a sitemap of
+    50 MB is parsed in pieces, not buffered). ``wants(status)`` is asked once the head is in:
+    ``False`` keeps the body in the result as usual (a redirect, a 404). ``feed`` gets the
+    decoded bytes (after any ``Content-Encoding``) and returns ``True`` to stop reading: the
+    fetch then ends with the state it had, and the rest is never downloaded."""
+
+    def wants(self, status: int) -> bool: ...
+
+    def feed(self, chunk: bytes) -> bool: ...

@@ -363,6 +363,15 @@ class Frontier:
         h = self._hosts.get(host)
         return None if h is None else h.next_time
 
+    def take_queued(self, host: str) -> list[QueuedURL]:
+        """Every URL queued for ``host``, taken out in the order it would be served (the host
+        keeps its clock; ``push`` gives back what is to stay). For a learned rule that merges
+        some of them (crawl/learn.py)."""
+        h = self._hosts.get(host)
+        if h is None or h.state is HostState.BLOCKED:
+            return []
+        return self._drain(h)
+
     def take_blocked(self, host: str) -> list[QueuedURL]:
         """The URLs left in a host that ``done`` blocked (give-up)."""
         h = self._hosts.get(host)

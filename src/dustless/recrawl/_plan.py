@@ -14,7 +14,10 @@ is B = N / period_days fetches a day; each page's revisit frequency comes from i
 estimated rate, and the batch takes the N pages most overdue against their revisit period
 (:func:`dustless.analysis.pick_due`: time since the last download × f). Pages we hold no
 copy of (never downloaded) come first: they cannot be fresh until fetched once (seed 004 §4
-found new pages in every batch).
+found new pages in every batch). Then the pages whose sitemap ``lastmod`` moved since their
+last download (``dustless.analysis.lastmod_moved``): the site says our copy is stale, which
+is better evidence than any rate (a recrawl reads every sitemap again, outside the budget,
+so the next batch knows). Then the most overdue.
 
 Only *documents* are refreshed and counted: a URL whose latest answer was a redirect, a
 client error, a type the crawl does not keep or a robots.txt refusal holds no copy that
@@ -33,6 +36,7 @@ from typing import Literal, get_args
 from dustless.analysis._changes import summarize_changes
 from dustless.analysis._changes_db import PageHistory
 from dustless.analysis._estimate import RatePredictor, estimate_rate
+from dustless.analysis._lastmod import lastmod_moved
 from dustless.analysis._schedule import expected_freshness, pick_due, schedule
 from dustless.errors import InvalidOption
 
@@ -66,6 +70,7 @@ class PageState:
     rate: float | None
     last_download: float | None
     document: bool = True
+    moved: bool = False  # its sitemap lastmod moved since its last download: due first
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +83,12 @@ class RecrawlPlan:
     default_rate: float  # the rate assumed for pages with none
     rates: tuple[float, ...]  # per document (input order), the rate the schedule used
     frequencies: tuple[float, ...]  # per document, visits per day
-    chosen: tuple[int, ...]  # url ids to fetch, new pages first, then most overdue
+    chosen: tuple[int, ...]  # url ids to fetch: new pages, lastmod moved, most overdue
     expected_freshness: float  # Σ F(λ_i, f_i)/n over the documents, in the steady state
     documents: int  # pages the schedule spread the budget over
     left_out: int  # pages whose latest answer is no document (redirects, 4xx, …)
     rates_known: int  # documents with an estimated rate; 0: the freshness is a guess
+    moved: int = 0  # documents whose lastmod moved since their last download
 
 
 def plan_recrawl(
@@ -123,10 +129,19 @@ def plan_recrawl(
     freqs = schedule(kind, rates, budget / period_days) if pages else ()
 
     new = [i for i, p in enumerate(pages) if p.last_download is None][:budget]
-    old = [i for i, p in enumerate(pages) if p.last_download is not None]
+    # The site says these changed since our copy: before any estimate (the most overdue of
+    # them first, when the budget cannot take them all).
+    moved_all = [i for i, p in enumerate(pages) if p.last_download is not None and p.moved]
+    moved_all.sort(key=lambda i: pages[i].last_download or 0.0)
+    moved = moved_all[: max(budget - len(new), 0)]
+    old = [i for i, p in enumerate(pages) if p.last_download is not None and not p.moved]
     elapsed = [max(now - (pages[i].last_download or 0.0), 0.0) / DAY for i in old]
-    due = pick_due([freqs[i] for i in old], elapsed, budget - len(new))
-    chosen = tuple(pages[i].url_id for i in new) + tuple(pages[old[j]].url_id for j in due)
+    due = pick_due([freqs[i] for i in old], elapsed, budget - len(new) - len(moved))
+    chosen = (
+        tuple(pages[i].url_id for i in new)
+        + tuple(pages[i].url_id for i in moved)
+        + tuple(pages[old[j]].url_id for j in due)
+    )
     return RecrawlPlan(
         schedule=kind,
         budget=budget,
@@ -139,6 +154,7 @@ def plan_recrawl(
         documents=len(pages),
         left_out=left_out,
         rates_known=len(known),
+        moved=len(moved_all),
     )
 
 
@@ -186,5 +202,5 @@ def page_states(
             rate = predictor.predict(h.features)
         last = max((v.time for v in h.visits if v.success), default=None)
         document = not h.last_state or is_document_answer(h.last_state, h.last_status)
-        out.append(PageState(h.url_id, rate, last, document))
+        out.append(PageState(h.url_id, rate, last, document, lastmod_moved(h.visits, h.lastmod)))
     return out

@@ -6,7 +6,9 @@ A recrawl is one more *batch* ("일괄 수집", seed 004 §4) of the same collec
    as JSON in its ``crawls`` row), with the flags given to ``recrawl`` laid over them;
 2. the new batch row is written with its batch time (``--batch-time``, or the wall clock),
    and the URLs to fetch go back to ``queued`` — every URL the crawl holds for a full batch,
-   the planner's N for ``--budget N`` — in the same transaction, so a ``kill -9`` leaves
+   the planner's N for ``--budget N`` and, outside the budget, every sitemap and feed (link
+   kinds ``m``, ``n``: read again, their lastmod is the next plan's evidence of change) —
+   in the same transaction, so a ``kill -9`` leaves
    either no new batch or a batch with all its URLs queued;
 3. the crawl engine then *resumes* that open batch: robots.txt again, links of changed pages
    followed (new pages are found), every fetch recorded with the new batch number; a second
@@ -27,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from dustless.analysis._changes_db import read_histories
-from dustless.analysis._crawlreader import PROBE_KIND, open_crawl
-from dustless.analysis._probe import PROBE_PREFIX
+from dustless.analysis._crawlreader import open_crawl
 from dustless.errors import InvalidOption
+from dustless.kinds import LinkKind
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
-from dustless.store import SQLiteStore, URLState
+from dustless.store import PROBE_KIND, SQLiteStore, URLState
 
 __all__ = ["DAY", "RecrawlStart", "open_recrawl", "recrawl_info"]
 
@@ -136,22 +138,13 @@ def open_recrawl(
     with SQLiteStore(out) as store:
         batch = store.start_batch(config, now, batch_time=when)
         if plan is not None:
-            ids = list(plan.chosen)
+            # The budget is spent on documents; the URL sources come along, every batch.
+            sources = store.collection_ids([LinkKind.SITEMAP, LinkKind.FEED])
+            ids = list(plan.chosen) + sources
         else:
             # Every URL the collection holds, except those recorded never to be fetched and
             # the normalized forms `evaluate --fetch` requested (probes measure the crawl;
             # they are not part of the collection).
-            ids = [
-                int(i)
-                for (i,) in store.query(
-                    "SELECT id FROM urls WHERE state IN (?, ?) AND substr(identity, 1, ?) != ?",
-                    (
-                        URLState.DONE.value,
-                        URLState.QUEUED.value,
-                        len(PROBE_PREFIX),
-                        PROBE_PREFIX,
-                    ),
-                )
-            ]
+            ids = store.collection_ids()
         store.set_url_state(ids, URLState.QUEUED)
     return RecrawlStart(batch.number, when, len(ids), config, plan)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from dustless.analysis._evaluate import Evaluation
 from dustless.analysis._stats import CrawlStats
+from dustless.report._hosts_section import host_sections
 from dustless.report._page import (
     Block,
     Chart,
@@ -64,6 +65,7 @@ def render_report(
     if evaluation is not None:
         directory = directory or evaluation.directory
         sections.extend(evaluation_sections(evaluation))
+        sections.extend(host_sections(evaluation))  # per-host rows and the site policy
     sections.extend(crawl[1:])
     sections.extend(extra_sections)
     subtitle = f"crawl directory {directory}" if directory else "crawl report"

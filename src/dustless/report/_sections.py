@@ -11,6 +11,7 @@ import datetime as _dt
 
 from dustless.analysis._evaluate import Evaluation, paper_figures
 from dustless.analysis._stats import CrawlStats, StateCount, StatusCount, status_meaning
+from dustless.report._learn_section import learning_sections
 from dustless.report._page import Chart, Paragraph, Section, Table
 from dustless.report._svg import BarChart, Series
 
@@ -34,6 +35,7 @@ STATE_MEANINGS: dict[str, str] = {
     "tooBig": "the body passed the size limit",
     "robots": "robots.txt disallows it; not requested",
     "filtered": "refused by the URL filter or address policy; not requested",
+    "pBig": "stored, but its markup passed extraction's budget: first part's links only",
     "iErr": "internal error: a bug of dustless, not the server's fault",
     "NULL": "never tried",
 }
@@ -468,6 +470,7 @@ def stats_sections(st: CrawlStats) -> list[Section]:
     sections = [overview, states, urls, sizes, depth, kinds]
     if st.scripted:
         sections.append(_link_filtering_section(st))
+    sections += learning_sections(st)  # rules learned while crawling, canonical links
     sections.append(timeline)
     return sections
 

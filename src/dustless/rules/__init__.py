@@ -15,8 +15,26 @@ and ``read_observations``, which reads a crawl's fetches for ``learn_rules`` (Du
 
 from ._learn import Finding, LearnOptions, LearnResult, evaluate_rules, learn_rules
 from ._learn_evidence import Evidence, Observation
+from ._learn_live import (
+    LiveChanges,
+    LiveLearner,
+    LiveOptions,
+    LiveRule,
+    PageFacts,
+    Retraction,
+    site_of_authority,
+)
+from ._learn_live_rules import LiveEvidence, LiveRules, authority_of_key, rule_from_spec, rule_spec
 from ._learn_read import read_observations
-from ._learned import AddSlash, DropParam, FixParam, HostRedirect, LearnedRule, Substitute
+from ._learned import (
+    AddSlash,
+    DropParam,
+    FixParam,
+    HostRedirect,
+    LearnedRule,
+    NormalizeStep,
+    Substitute,
+)
 from ._load import LoadedScript, load_script, parse_script
 from ._patterns import AddrType, Match, PageType, UrlPattern
 from ._priority import (
@@ -48,12 +66,21 @@ __all__ = [
     "LearnOptions",
     "LearnResult",
     "LearnedRule",
+    "LiveChanges",
+    "LiveEvidence",
+    "LiveLearner",
+    "LiveOptions",
+    "LiveRule",
+    "LiveRules",
     "LoadedScript",
     "Match",
+    "NormalizeStep",
     "Observation",
     "PageCategory",
+    "PageFacts",
     "PageType",
     "Priority",
+    "Retraction",
     "RuleSet",
     "ScriptWarning",
     "SiteScript",
@@ -61,6 +88,7 @@ __all__ = [
     "SupportsAnchor",
     "SupportsURL",
     "UrlPattern",
+    "authority_of_key",
     "dump_script",
     "evaluate_rules",
     "is_pagination_label",
@@ -71,5 +99,8 @@ __all__ = [
     "priority",
     "read_observations",
     "render",
+    "rule_from_spec",
+    "rule_spec",
     "same_category",
+    "site_of_authority",
 ]

@@ -1,7 +1,10 @@
 """The learner's only I/O: a crawl directory's fetches as ``Observation`` values.
 
-A thin reader over the store's public API (``SQLiteStore.iter_fetches``); everything else
-in the learner is pure.
+A thin read-only reader over the crawl DB (``dustless.analysis`` opens it ``mode=ro``);
+everything else in the learner is pure. A document's content identity is its near-duplicate
+class by default (``content="near"``: pages whose visible text is the same are the same
+document, as a ``www`` twin whose links name its own host is), or its payload SHA-1
+(``"exact"``); a truncated or failed fetch has none.
 """
 
 from __future__ import annotations
@@ -16,19 +19,24 @@ from ._learn_evidence import Observation
 __all__ = ["read_observations"]
 
 
-def read_observations(crawl_dir: str | Path) -> Iterator[Observation]:
+def read_observations(crawl_dir: str | Path, content: str = "near") -> Iterator[Observation]:
     """Every fetch of the crawl in ``crawl_dir`` (every batch), in fetch order.
 
     ``InvalidOption`` when the directory holds no crawl; the store's errors otherwise.
     """
-    from dustless.store import DB_NAME, SQLiteStore
+    from dustless.analysis._content import CONTENT_MODES, document_classes
+    from dustless.analysis._crawlreader import DB_NAME, open_crawl
 
     directory = Path(crawl_dir)
+    if content not in CONTENT_MODES:
+        raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
     if not (directory / DB_NAME).is_file():
         raise InvalidOption(f"{directory} holds no crawl (no {DB_NAME})")
-    store = SQLiteStore(directory)
-    try:
-        for row in store.iter_fetches():
-            yield Observation(row.url, row.status, row.content_sha1, row.location)
-    finally:
-        store.close()
+    with open_crawl(directory) as db:
+        classes = document_classes(db, content)
+        for url, status, sha, location in db.iterate(
+            "SELECT u.url, f.status, CASE WHEN f.state IN ('OK', 'code', 'pBig') "
+            "THEN f.content_sha1 END, f.location "
+            "FROM fetches f JOIN urls u ON u.id = f.url_id ORDER BY f.id"
+        ):
+            yield Observation(url, status, classes.get(sha, sha) if sha else None, location)

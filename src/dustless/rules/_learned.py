@@ -14,7 +14,9 @@ and returns ``url`` unchanged when it does not apply.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -22,7 +24,16 @@ from dustless.errors import ScriptError
 
 from ._urlparts import Parts, replace_host, split
 
-__all__ = ["AddSlash", "DropParam", "FixParam", "HostRedirect", "LearnedRule", "Substitute"]
+__all__ = [
+    "NORMALIZE_STEPS",
+    "AddSlash",
+    "DropParam",
+    "FixParam",
+    "HostRedirect",
+    "LearnedRule",
+    "NormalizeStep",
+    "Substitute",
+]
 
 
 def _check_stats(support: int | None, fp_rate: float | None) -> None:
@@ -232,4 +243,68 @@ class HostRedirect:
         return f"host → {self.to}"
 
 
-LearnedRule = Substitute | DropParam | FixParam | AddSlash | HostRedirect
+#: The normalizer steps a site rule may run on its own site's URLs: the unsafe ones whose
+#: rightness differs per server (seed 000 §4; the site policy ``evaluate --rules-out`` writes).
+NORMALIZE_STEPS = frozenset(
+    {
+        "lowercase-path",
+        "add-trailing-slash",
+        "remove-trailing-slash",
+        "remove-default-document",
+        "sort-query",
+        "collapse-slashes",
+        "remove-query-params",
+        "remove-empty-query",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NormalizeStep:
+    """One normalizer step, on this site's URLs only (``lowercase-path`` on an IIS host).
+
+    ``documents``: the default documents ``remove-default-document`` removes (comma
+    separated; the step's own default when absent).
+    """
+
+    element: ClassVar[str] = "normalize"
+    step: str
+    documents: str | None = None
+    support: int | None = None
+    fp_rate: float | None = None
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_stats(self.support, self.fp_rate)
+        if self.step not in NORMALIZE_STEPS:
+            raise ScriptError(
+                f"normalize step {self.step!r} is not one of {', '.join(sorted(NORMALIZE_STEPS))}"
+            )
+        if self.documents is not None and (not self.documents.strip() or "/" in self.documents):
+            raise ScriptError(f"normalize documents {self.documents!r}: expected file names")
+
+    def apply(self, url: str) -> str:
+        try:
+            return _step_normalizer(self.step, self.documents)(url)
+        except ValueError:  # InvalidURL: a URL the step cannot read is left alone
+            return url
+
+    def describe(self) -> str:
+        where = f" ({self.documents})" if self.documents else ""
+        return f"normalize {self.step}{where}"
+
+
+@functools.lru_cache(maxsize=64)
+def _step_normalizer(step: str, documents: str | None) -> Callable[[str], str]:
+    from dustless.url import Normalizer, get_policy
+
+    policy = get_policy("rfc3986")
+    if documents:
+        policy = policy.with_options(
+            default_documents=tuple(d.strip() for d in documents.split(",") if d.strip())
+        )
+    only = type(policy)(f"site rule {step}", frozenset({step}), policy.options, policy.pipeline)
+    return Normalizer(only).normalize
+
+
+LearnedRule = Substitute | DropParam | FixParam | AddSlash | HostRedirect | NormalizeStep

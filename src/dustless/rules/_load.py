@@ -8,7 +8,15 @@ from pathlib import Path
 
 from dustless.errors import ScriptError
 
-from ._learned import AddSlash, DropParam, FixParam, HostRedirect, LearnedRule, Substitute
+from ._learned import (
+    AddSlash,
+    DropParam,
+    FixParam,
+    HostRedirect,
+    LearnedRule,
+    NormalizeStep,
+    Substitute,
+)
 from ._patterns import AddrType, PageType, UrlPattern
 from ._schema import validate
 from ._site import RuleSet, SiteScript, check_identity
@@ -68,7 +76,15 @@ def _site(node: Node, path: str, warnings: list[ScriptWarning]) -> SiteScript:
     patterns = tuple(_pattern(c, path) for c in node.children if c.tag == "url")
     rules = tuple(_rule(c, path) for c in node.children if c.tag not in ("identity", "url"))
     try:
-        site = SiteScript(node.attrs["title"], tuple(identities), patterns, rules, line=node.line)
+        site = SiteScript(
+            node.attrs["title"],
+            tuple(identities),
+            patterns,
+            rules,
+            sitemaps=_boolean(node.attrs.get("sitemaps")),
+            feeds=_boolean(node.attrs.get("feeds")),
+            line=node.line,
+        )
     except ScriptError as e:
         raise _relocate(e, path, node.line) from None
     hosts = {split_authority(i)[0] for i in site.identities}
@@ -78,6 +94,10 @@ def _site(node: Node, path: str, warnings: list[ScriptWarning]) -> SiteScript:
             message = f"pattern host {host!r} is not an identity of site {site.title!r}"
             warnings.append(ScriptWarning(path, p.line or node.line, message))
     return site
+
+
+def _boolean(value: str | None) -> bool | None:
+    return None if value is None else value.strip() == "true"
 
 
 def _pattern(node: Node, path: str) -> UrlPattern:
@@ -118,6 +138,10 @@ def _rule(node: Node, path: str) -> LearnedRule:
             )
         if node.tag == "addSlash":
             return AddSlash(a.get("path"), support=support, fp_rate=fp, line=line)
+        if node.tag == "normalize":
+            return NormalizeStep(
+                a["step"], a.get("documents"), support=support, fp_rate=fp, line=line
+            )
         assert node.tag == "hostRedirect"
         return HostRedirect(a["to"], support=support, fp_rate=fp, line=line)
     except ScriptError as e:

@@ -28,6 +28,9 @@ def _pattern(p: UrlPattern) -> list[str]:
 def _site(site: SiteScript) -> list[str]:
     kind = "script" if site.scripted else "rules"
     lines = [f"site {site.title!r} ({', '.join(site.identities)}) — {kind}"]
+    for name, value in (("sitemaps", site.sitemaps), ("feeds", site.feeds)):
+        if value is not None:  # the crawl's URL sources, chosen for this site
+            lines.append(f"  {name}: {'read' if value else 'not read'} in a crawl")
     if site.patterns:
         lines.append(f"  {len(site.patterns)} pattern(s); links matching none are not followed")
         for p in site.patterns:

@@ -46,14 +46,20 @@ class Element:
 
 
 _STATS = (Attr("support", "count"), Attr("fp_rate", "fraction"))
-LEARNED = ("substitute", "dropParam", "fixParam", "addSlash", "hostRedirect")
+LEARNED = ("substitute", "dropParam", "fixParam", "addSlash", "hostRedirect", "normalize")
 
 ROOT = "crawlscript"
 SCHEMA: Mapping[str, Element] = {
     # Seed 002 Fig. 6, element by element.
     "crawlscript": Element(content=(Particle(("site",)),)),
     "site": Element(
-        attrs=(Attr("title", "token", required=True),),
+        attrs=(
+            Attr("title", "token", required=True),
+            # Extension: read the site's sitemaps / feeds in a crawl (docs/sitemaps.md),
+            # whatever --sitemaps / --feeds say for the rest of the crawl.
+            Attr("sitemaps", "enum", values=("true", "false")),
+            Attr("feeds", "enum", values=("true", "false")),
+        ),
         content=(
             Particle(("identity",), low=1),
             Particle(("url",)),
@@ -90,6 +96,9 @@ SCHEMA: Mapping[str, Element] = {
     ),
     "addSlash": Element(attrs=(Attr("path", "token"), *_STATS)),
     "hostRedirect": Element(attrs=(Attr("to", "token", required=True), *_STATS)),
+    "normalize": Element(
+        attrs=(Attr("step", "token", required=True), Attr("documents", "token"), *_STATS)
+    ),
 }
 
 _COUNT = re.compile(r"\s*\+?[0-9]+\s*")

@@ -29,7 +29,14 @@ __all__ = [
 # Enough for every rule of a site to fire a few times; a URL that has not settled by then is
 # caught in rules that undo each other, and is left alone (which keeps ``apply`` idempotent).
 _MAX_ROUNDS = 32
-_RANK = {"hostRedirect": 0, "dropParam": 1, "fixParam": 1, "substitute": 2, "addSlash": 3}
+_RANK = {
+    "hostRedirect": 0,
+    "dropParam": 1,
+    "fixParam": 1,
+    "substitute": 2,
+    "normalize": 3,
+    "addSlash": 4,
+}
 
 
 class SupportsURL(Protocol):
@@ -121,6 +128,10 @@ class SiteScript:
     identities: tuple[str, ...]
     patterns: tuple[UrlPattern, ...] = ()
     rules: tuple[LearnedRule, ...] = ()
+    # URL sources in a crawl (``<site sitemaps="true" feeds="false">``): read this site's
+    # sitemaps / feeds or not, over the crawl's flags; ``None`` leaves the flags in force.
+    sitemaps: bool | None = None
+    feeds: bool | None = None
     line: int | None = field(default=None, compare=False)
     _ordered: tuple[LearnedRule, ...] = field(init=False, repr=False, compare=False, default=())
 
@@ -243,6 +254,22 @@ class RuleSet:
     def sites_for(self, url: str) -> tuple[SiteScript, ...]:
         """The sites whose identity covers ``url``."""
         return tuple(s for s in self._candidates(url) if s.covers(url))
+
+    def sources_for(self, url: str) -> tuple[bool | None, bool | None]:
+        """``(sitemaps, feeds)`` as the first site covering ``url`` that says each; ``None``
+        where no site says (the crawl's flags decide)."""
+        sitemaps = feeds = None
+        for s in self.sites_for(url):
+            if sitemaps is None:
+                sitemaps = s.sitemaps
+            if feeds is None:
+                feeds = s.feeds
+        return sitemaps, feeds
+
+    @property
+    def chooses_sources(self) -> bool:
+        """Does any site choose whether its sitemaps or feeds are read?"""
+        return any(s.sitemaps is not None or s.feeds is not None for s in self.sites)
 
     def is_scripted(self, url: str) -> bool:
         """Whether ``url`` is on a site with patterns (its links get filtered)."""

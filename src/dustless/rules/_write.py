@@ -10,7 +10,15 @@ from decimal import Decimal
 
 from dustless.errors import ScriptError
 
-from ._learned import AddSlash, DropParam, FixParam, HostRedirect, LearnedRule, Substitute
+from ._learned import (
+    AddSlash,
+    DropParam,
+    FixParam,
+    HostRedirect,
+    LearnedRule,
+    NormalizeStep,
+    Substitute,
+)
 from ._patterns import UrlPattern
 from ._site import RuleSet, SiteScript
 
@@ -54,6 +62,10 @@ def _rule(rule: LearnedRule) -> str:
         attrs += _attr("path", rule.path) if rule.path else ""
     elif isinstance(rule, AddSlash):
         attrs = _attr("path", rule.path) if rule.path else ""
+    elif isinstance(rule, NormalizeStep):
+        attrs = _attr("step", rule.step) + (
+            _attr("documents", rule.documents) if rule.documents else ""
+        )
     else:
         assert isinstance(rule, HostRedirect)
         attrs = _attr("to", rule.to)
@@ -75,7 +87,11 @@ def _pattern(p: UrlPattern) -> str:
 
 
 def _site(site: SiteScript) -> str:
-    out = [f"  <site{_attr('title', site.title)}>\n"]
+    attrs = _attr("title", site.title)
+    for name, value in (("sitemaps", site.sitemaps), ("feeds", site.feeds)):
+        if value is not None:
+            attrs += _attr(name, "true" if value else "false")
+    out = [f"  <site{attrs}>\n"]
     out += [f"    <identity{_attr('value', i)}/>\n" for i in site.identities]
     out += [_pattern(p) for p in site.patterns]
     out += [_rule(r) for r in site.rules]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from dustless.store._cdxj import CdxjEntry, cdx_timestamp, entry_from_head, scan_entries
 from dustless.store._dsn import is_postgres_url
 from dustless.store._index import INDEX_DIR, CdxjIndex
+from dustless.store._learn_types import LearnedRuleRow, MergeRow
 from dustless.store._protocol import CrawlStore
 from dustless.store._recover import (
     RecoveryResult,
@@ -40,6 +41,8 @@ from dustless.store._seen import UrlSeen
 from dustless.store._sqlite import DB_NAME, LOCAL_WORKER, SQLiteStore, url_hash
 from dustless.store._surt import surt_key
 from dustless.store._types import (
+    PROBE_KIND,
+    PROBE_PREFIX,
     URL_KINDS,
     AdmitResult,
     Admitted,
@@ -57,6 +60,7 @@ from dustless.store._types import (
     SeedRow,
     SeedUpdate,
     StoredURL,
+    URLDate,
     URLLabel,
     URLState,
     Verdict,
@@ -78,6 +82,8 @@ __all__ = [
     "DEFAULT_MAX_SIZE",
     "INDEX_DIR",
     "LOCAL_WORKER",
+    "PROBE_KIND",
+    "PROBE_PREFIX",
     "REVISIT_PROFILE",
     "SCHEMA_VERSION",
     "URL_KINDS",
@@ -95,7 +101,9 @@ __all__ = [
     "FetchRow",
     "HostInfo",
     "HostLease",
+    "LearnedRuleRow",
     "Limits",
+    "MergeRow",
     "NewSeed",
     "NewURL",
     "PostgresCrawlStore",
@@ -106,6 +114,7 @@ __all__ = [
     "SeedRow",
     "SeedUpdate",
     "StoredURL",
+    "URLDate",
     "URLLabel",
     "URLState",
     "UrlSeen",

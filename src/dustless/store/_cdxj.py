@@ -21,7 +21,7 @@ from pathlib import Path
 
 from dustless.store._surt import surt_key
 
-__all__ = ["CdxjEntry", "cdx_timestamp", "entry_from_head", "scan_entries"]
+__all__ = ["CdxjEntry", "cdx_timestamp", "entry_from_head", "http_status_mime", "scan_entries"]
 
 _CHUNK = 1 << 16
 _HEAD_MAX = 1 << 16  # WARC + HTTP heads larger than this are not indexed (never ours)
@@ -52,8 +52,13 @@ def cdx_timestamp(warc_date: str) -> str:
     return (digits + "00000000000000")[:14]
 
 
-def _fields(block: bytes) -> tuple[str, dict[str, str]]:
-    text = block.decode("latin-1")
+def _fields(block: bytes, *, utf8: bool = False) -> tuple[str, dict[str, str]]:
+    # WARC named fields are UTF-8 (WARC 1.1 §4: a target URI may be an IRI); HTTP's are
+    # ISO-8859-1 octets (RFC 9110 §5.5).
+    try:
+        text = block.decode("utf-8") if utf8 else block.decode("latin-1")
+    except UnicodeDecodeError:
+        text = block.decode("latin-1")
     lines = text.split("\r\n")
     out: dict[str, str] = {}
     for line in lines[1:]:
@@ -63,13 +68,22 @@ def _fields(block: bytes) -> tuple[str, dict[str, str]]:
     return lines[0], out
 
 
+def http_status_mime(http_head: bytes) -> tuple[str, str]:
+    """The status code (``-`` if none) and media type (``unk`` if none) of an HTTP head."""
+    end = http_head.find(b"\r\n\r\n")
+    first, http = _fields(http_head if end < 0 else http_head[:end])
+    code = first.split(" ", 2)[1] if first.count(" ") >= 1 else ""
+    mime = http.get("content-type", "").split(";", 1)[0].strip().lower() or "unk"
+    return (code if code.isdigit() else "-"), mime
+
+
 def entry_from_head(head: bytes, filename: str, offset: int, length: int) -> CdxjEntry | None:
     """The CDXJ entry of a record whose decompressed start is ``head``; ``None`` for records
     replay does not serve (warcinfo, request, metadata) and for heads cut short."""
     end = head.find(b"\r\n\r\n")
     if end < 0 or not head.startswith(b"WARC/"):
         return None
-    _, warc = _fields(head[:end])
+    _, warc = _fields(head[:end], utf8=True)
     kind = warc.get("warc-type", "")
     url = warc.get("warc-target-uri", "")
     if kind not in ("response", "revisit") or not url:
@@ -79,10 +93,7 @@ def entry_from_head(head: bytes, filename: str, offset: int, length: int) -> Cdx
     if "application/http" in warc.get("content-type", ""):
         http_end = head.find(b"\r\n\r\n", end + 4)
         if http_end > 0:
-            first, http = _fields(head[end + 4 : http_end])
-            code = first.split(" ", 2)[1] if first.count(" ") >= 1 else ""
-            status = code if code.isdigit() else "-"
-            mime = http.get("content-type", "").split(";", 1)[0].strip().lower() or "unk"
+            status, mime = http_status_mime(head[end + 4 : http_end + 4])
     if kind == "revisit":
         mime = "warc/revisit"  # the CDX convention: the payload is elsewhere
     return CdxjEntry(

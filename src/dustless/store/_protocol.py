@@ -17,8 +17,10 @@ implements the same contract for many machines.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
+from dustless.kinds import LinkKind
+from dustless.store._learn_types import LearnedRuleRow, MergeRow
 from dustless.store._types import (
     AdmitResult,
     AdmitURL,
@@ -35,6 +37,7 @@ from dustless.store._types import (
     SeedRow,
     SeedUpdate,
     StoredURL,
+    URLDate,
     URLLabel,
     URLState,
     WorkerRow,
@@ -140,6 +143,10 @@ class CrawlStore(Protocol):
         """Return this worker's ``in-flight`` URLs (those of the hosts it leases, and of
         hosts nobody leases) to ``queued``: after a crash or a stop; how many were."""
 
+    def collection_ids(self, kinds: Sequence[LinkKind] | None = None) -> list[int]:
+        """The URLs of the collection a recrawl queues again (done or queued; never the
+        probes of ``evaluate --fetch``), only those of ``kinds`` when given; by id."""
+
     def set_url_state(self, ids: Sequence[int], state: URLState) -> None:
         """Set the state of many URLs (e.g. requeue a collection for a recrawl batch)."""
 
@@ -154,6 +161,16 @@ class CrawlStore(Protocol):
 
     def url_counts(self) -> dict[URLState, int]:
         """How many URLs are in each state."""
+
+    def count_kind(self, host: str, kind: LinkKind) -> int:
+        """How many URLs of ``kind`` the crawl holds for ``host``: a host's sitemaps, counted
+        against their bound (``urls_sources`` indexes the source kinds)."""
+
+    def record_dates(self, dates: Sequence[URLDate]) -> int:
+        """Store what sitemaps and feeds said about URLs (``url_dates``), by identity: one
+        row per URL and batch, a later reading in the same batch replacing an earlier one;
+        identities the crawl does not hold (refused by a limit, say) are skipped. Returns
+        how many rows were written."""
 
     # -- fetches -----------------------------------------------------------------------------
     def record_fetches(self, batch: Sequence[FetchRecord]) -> list[int]:
@@ -220,6 +237,48 @@ class CrawlStore(Protocol):
     def workers(self) -> list[WorkerRow]:
         """Every worker that took part in the crawl."""
 
-    # -- analysis ----------------------------------------------------------------------------
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Run a read-only SQL query over the documented schema (docs/storage.md)."""
+    # -- fallback spellings (crawl/spellings.py) ---------------------------------------------
+    def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
+        """Keep other spellings ``(identity, url)`` met, at most ``limit`` per identity."""
+
+    def spelling_state(self, base: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
+        """For an identity ``base``: the URLs of the rows named ``names`` (its spellings
+        fetched or queued, by id) and the spellings kept for it (in the order met)."""
+
+    def spelling_rows(self, names: Sequence[str]) -> list[tuple[StoredURL, str | None, int | None]]:
+        """The rows named ``names`` by id, each with its last fetch's state and status."""
+
+    def spelling_bases(self) -> list[str]:
+        """Every identity with kept spellings."""
+
+    # -- learning while crawling (crawl/learn.py, docs/learning.md) --------------------------
+    def add_learned_rules(self, rules: Sequence[LearnedRuleRow]) -> list[int]:
+        """Store rules learned for their hosts; the id of each (the existing row's id when a
+        rule with the same host and spec is stored already, say by another worker)."""
+
+    def retract_learned_rules(self, retractions: Sequence[tuple[int, float, str]]) -> None:
+        """``(rule id, when, why)``: mark rules retracted (the first retraction stands)."""
+
+    def learned_rules(self) -> list[LearnedRuleRow]:
+        """Every rule learned in the crawl, retracted ones too, by id."""
+
+    def add_merges(self, merges: Sequence[MergeRow]) -> None:
+        """Keep what rules merged (one row per rule and base identity; repeats ignored)."""
+
+    def merges_of(self, rule_ids: Iterable[int]) -> list[MergeRow]:
+        """What the rules ``rule_ids`` merged, in the order it was kept."""
+
+    def drop_merges(self, rule_ids: Iterable[int]) -> None:
+        """Forget the merges of retracted rules (once their URLs are admitted again)."""
+
+    def merge_counts(self) -> dict[int, tuple[int, int]]:
+        """Per rule id: ``(merges kept, merges fetched to check it)`` — the first are the
+        duplicates the rule avoided."""
+
+    def queued_of_host(self, host: str, limit: int) -> list[StoredURL]:
+        """Up to ``limit`` queued URLs of ``host`` in claim order, without claiming them."""
+
+    def rekey_urls(self, changes: Sequence[tuple[int, str, str]]) -> list[int]:
+        """``(url id, old identity, new identity)``: give URL rows the identity a new rule
+        gives them (their kept spellings move along). A new identity that is already stored
+        is not taken: the ids of those rows are returned (a collision), the rest are moved."""

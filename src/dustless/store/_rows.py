@@ -32,7 +32,7 @@ FETCH_COLS = (
     "f.revisit_of, f.links_h, f.links_a, f.links_f, f.links_internal, f.links_external, "
     "f.location, f.warc_file, f.warc_offset, f.warc_length, f.warc_record_id, f.error, "
     "f.connect_time, f.ttfb, f.etag, f.last_modified, f.req_file, f.req_offset, f.req_length, "
-    "f.links_before, f.links_after"
+    "f.links_before, f.links_after, f.source_state"
 )
 STATES = {s.value: s for s in URLState}
 KINDS = {k.value: k for k in LinkKind}
@@ -50,7 +50,7 @@ def url_row(r: Sequence[Any]) -> StoredURL:
 def fetch_row(r: Sequence[Any]) -> FetchRow:
     warc = WarcRef(r[23], r[24], r[25], r[26] or "") if r[23] is not None else None
     req = WarcRef(r[32], r[33], r[34]) if r[32] is not None else None
-    return FetchRow(*r[:23], warc, r[27], *r[28:32], req, r[35], r[36])  # type: ignore[call-arg]
+    return FetchRow(*r[:23], warc, r[27], *r[28:32], req, r[35], r[36], r[37])  # type: ignore[call-arg]
 
 
 def claim_order(u: StoredURL) -> tuple[int, int, int]:
@@ -67,8 +67,8 @@ FETCH_INSERT = (
     "size_stored, elapsed, connect_time, ttfb, content_sha1, revisit_of, links_h, links_a, "
     "links_f, links_internal, links_external, location, etag, last_modified, warc_file, "
     "warc_offset, warc_length, warc_record_id, req_file, req_offset, req_length, error, "
-    "links_before, links_after, worker) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "links_before, links_after, worker, content_fp, source_state, canonical) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -81,5 +81,7 @@ def fetch_params(f: FetchRecord, batch: int, worker: str | None) -> tuple[Any, .
         f.links_f, f.links_internal, f.links_external, f.location, f.etag, f.last_modified,
         w.file if w else None, w.offset if w else None, w.length if w else None,
         w.record_id if w else None, q.file if q else None, q.offset if q else None,
-        q.length if q else None, f.error, f.links_before, f.links_after, worker,
+        q.length if q else None, f.error, f.links_before, f.links_after, worker, f.content_fp,
+        f.source_state,
+        f.canonical,
     )  # fmt: skip

@@ -191,5 +191,86 @@ _V3: Migration = (
     "ALTER TABLE fetches ADD COLUMN worker TEXT",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
+# Near-duplicate content identity and fallback spellings (docs/evaluation.md, crawling.md):
+# per fetch, the MinHash fingerprint of the document's visible text (NULL: none, e.g. a
+# failed or truncated fetch, a non-text type, or a payload already stored); per identity,
+# the other spellings the crawl met (at most 8, in the order met), which the crawler tries
+# when the spelling it fetched gave no document.
+_V4: Migration = (
+    "ALTER TABLE fetches ADD COLUMN content_fp BLOB",
+    """CREATE TABLE spellings (
+        identity  TEXT NOT NULL,
+        url       TEXT NOT NULL,
+        PRIMARY KEY (identity, url)
+    )""",
+)
+
+# URL sources: sitemaps and feeds (docs/sitemaps.md).
+# * ``fetches.source_state``: how reading a sitemap or feed ended (``SourceState``: ok, bomb,
+#   malformed, dtd, url-limit, …); NULL for pages and for sources not read (a 404, a network
+#   state). The network state stays what the transfer did (seed 004 Fig. 3), so a bomb served
+#   with 200 reads ``code`` 200 there and ``bomb`` here: two questions, two columns.
+# * ``url_dates``: what a sitemap (``<lastmod>``, ``<changefreq>``) or a feed (the entry's
+#   date) said about a URL, one row per URL and batch (the last reading of the batch), with
+#   the source's url id. Kept per batch, so ``changes`` can compare what lastmod said between
+#   two downloads with what the content did, and a recrawl can see that lastmod moved since
+#   a page's last download (``recrawl/_plan.py``).
+# * ``urls_sources``: a host's sitemaps and feeds, counted when an index lists more (the
+#   per-host bound on sitemaps), without a scan of every URL.
+_V5: Migration = (
+    "ALTER TABLE fetches ADD COLUMN source_state TEXT",
+    """CREATE TABLE url_dates (
+        url_id      INTEGER NOT NULL,
+        batch       INTEGER NOT NULL,
+        lastmod     REAL,
+        changefreq  TEXT,
+        source_id   INTEGER,
+        PRIMARY KEY (url_id, batch)
+    )""",
+    "CREATE INDEX urls_sources ON urls (host, kind) WHERE kind IN ('m', 'n')",
+)
+
+# Learning while crawling (docs/learning.md): per fetch, the canonical URL the page declared
+# (``<link rel="canonical">`` or the HTTP ``Link: <…>; rel="canonical"`` header, RFC 6596) —
+# evidence, never an order; the rules learned per host (authority) from content, redirects and
+# those declarations, each with its evidence, when it was learned and, if so, when and why it
+# was retracted; and what each rule merged, so that a retraction can admit again every URL it
+# kept from being fetched (``url_id``: a queued row the rule merged, now in state ``merged``;
+# ``checked``: a merge fetched anyway, to check the rule).
+_V6: Migration = (
+    "ALTER TABLE fetches ADD COLUMN canonical TEXT",
+    """CREATE TABLE learned_rules (
+        id               INTEGER PRIMARY KEY,
+        host             TEXT NOT NULL,
+        element          TEXT NOT NULL,
+        spec             TEXT NOT NULL,
+        support          INTEGER NOT NULL,
+        pairs            INTEGER NOT NULL,
+        differ           INTEGER NOT NULL,
+        evidence         TEXT NOT NULL,
+        learned_at       REAL NOT NULL,
+        learned_fetches  INTEGER NOT NULL,
+        worker           TEXT,
+        retracted_at     REAL,
+        reason           TEXT
+    )""",
+    "CREATE UNIQUE INDEX learned_rules_spec ON learned_rules (host, spec)",
+    """CREATE TABLE learned_merges (
+        rule_id    INTEGER NOT NULL,
+        base       TEXT NOT NULL,
+        url        TEXT NOT NULL,
+        host       TEXT NOT NULL,
+        site       TEXT NOT NULL,
+        depth      INTEGER NOT NULL,
+        kind       TEXT NOT NULL,
+        seed_id    INTEGER,
+        parent_id  INTEGER,
+        external   INTEGER NOT NULL DEFAULT 0,
+        url_id     INTEGER,
+        checked    INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (rule_id, base)
+    )""",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 SCHEMA_VERSION = len(MIGRATIONS)

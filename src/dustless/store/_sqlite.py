@@ -35,6 +35,7 @@ from dustless.store._rows import (
     url_row,
 )
 from dustless.store._schema import MIGRATIONS, Migration
+from dustless.store._sqlite_learn import SQLiteLearn
 from dustless.store._sqlite_read import SQLiteReads
 from dustless.store._sqlite_work import SQLiteWork
 from dustless.store._types import (
@@ -58,7 +59,7 @@ DB_NAME = "crawl.db"
 LOCAL_WORKER = "local"
 
 
-class SQLiteStore(SQLiteReads, SQLiteWork):
+class SQLiteStore(SQLiteReads, SQLiteWork, SQLiteLearn):
     """The ``CrawlStore`` on SQLite. ``SQLiteStore(OUTDIR)`` opens or creates ``OUTDIR/crawl.db``.
 
     ``path`` may also name the DB file itself (``.db``) or be ``":memory:"`` for tests.
@@ -449,8 +450,11 @@ class SQLiteStore(SQLiteReads, SQLiteWork):
             ).fetchall()
         return [SeedRow(*r) for r in rows]
 
-    # -- analysis ----------------------------------------------------------------------------
+    # -- inspection ---------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """SQL on this SQLite file, for tests and debugging. Not part of ``CrawlStore``:
+        nothing in dustless reads the crawl DB this way (the readers of ``analysis`` go
+        through ``CrawlReader``)."""
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
@@ -480,7 +484,10 @@ for _name in (
     "hosts", "add_seeds", "update_seeds", "seeds", "query", "label_urls", "admit",
     "rebuild_sites", "lease_hosts", "renew_leases", "release_hosts", "work_left", "robots",
     "put_robots", "warc_committed", "warc_committed_ends", "register_worker", "workers",
-    "has_seeds", "category_names",
+    "has_seeds", "category_names", "add_spellings", "count_kind", "record_dates", "collection_ids",
+    # learning while crawling (_sqlite_learn.py)
+    "add_learned_rules", "retract_learned_rules", "learned_rules", "add_merges", "merges_of",
+    "drop_merges", "merge_counts", "queued_of_host", "rekey_urls",
 ):  # fmt: skip
     setattr(SQLiteStore, _name, _translated(getattr(SQLiteStore, _name)))
 

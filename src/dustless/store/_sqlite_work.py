@@ -17,14 +17,17 @@ from typing import Any
 from dustless.kinds import LinkKind
 from dustless.store._admit import Site as _Site
 from dustless.store._admit import decide
-from dustless.store._rows import MAX_PARAMS, chunks, url_hash
+from dustless.store._rows import MAX_PARAMS, URL_COLS, chunks, url_hash, url_row
 from dustless.store._types import (
+    PROBE_PREFIX,
     AdmitResult,
     Admitted,
     AdmitURL,
     HostLease,
     Limits,
     RobotsRow,
+    StoredURL,
+    URLDate,
     Verdict,
     WorkerRow,
     WorkLeft,
@@ -169,6 +172,32 @@ class SQLiteWork:
                 [(name, s.seed_id, s.pages) for name, s in sites.items()],
             )
             return len(sites)
+
+    # -- URL sources (sitemaps, feeds) ---------------------------------------------------------
+    def count_kind(self, host: str, kind: LinkKind) -> int:
+        with self._lock:
+            (n,) = self._db.execute(
+                "SELECT count(*) FROM urls WHERE host = ? AND kind = ?", (host, kind.value)
+            ).fetchone()
+        return int(n)
+
+    def record_dates(self, dates: Sequence[URLDate]) -> int:
+        if not dates:
+            return 0
+        with self._lock:
+            db = self._write()
+            before = db.total_changes
+            # INSERT … SELECT by identity: the URL row's id without a round trip per URL;
+            # an identity with no row selects nothing (the WHERE also settles SQLite's
+            # parsing of ON CONFLICT after a SELECT).
+            db.executemany(
+                "INSERT INTO url_dates (url_id, batch, lastmod, changefreq, source_id) "
+                "SELECT id, ?, ?, ?, ? FROM urls WHERE identity = ? "
+                "ON CONFLICT (url_id, batch) DO UPDATE SET lastmod = excluded.lastmod, "
+                "changefreq = excluded.changefreq, source_id = excluded.source_id",
+                [(d.batch, d.lastmod, d.changefreq, d.source_id, d.identity) for d in dates],
+            )
+            return db.total_changes - before
 
     # -- leases ------------------------------------------------------------------------------
     def lease_hosts(self, limit: int, *, now: float, ttl: float) -> list[HostLease]:
@@ -330,6 +359,59 @@ class SQLiteWork:
                 "SELECT name, dir, machine, pid, started_at, seen_at FROM workers ORDER BY name"
             ).fetchall()
         return [WorkerRow(*r) for r in rows]
+
+    # -- fallback spellings (crawl/spellings.py) --------------------------------------------------
+    def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
+        if pairs:
+            with self._lock:
+                self._write().executemany(
+                    "INSERT INTO spellings (identity, url) SELECT ?1, ?2 WHERE (SELECT "
+                    "count(*) FROM spellings WHERE identity = ?1) < ?3 ON CONFLICT DO NOTHING",
+                    [(i, u, limit) for i, u in pairs],
+                )
+
+    def spelling_state(self, base: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
+        with self._lock:
+            tried = [
+                r[0]
+                for r in self._db.execute(
+                    f"SELECT url FROM urls WHERE identity IN ({_marks(len(names))}) ORDER BY id",
+                    list(names),
+                )
+            ]
+            kept = [
+                r[0]
+                for r in self._db.execute(
+                    "SELECT url FROM spellings WHERE identity = ? ORDER BY rowid", (base,)
+                )
+            ]
+        return tried, kept
+
+    def spelling_rows(self, names: Sequence[str]) -> list[tuple[StoredURL, str | None, int | None]]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {URL_COLS}, (SELECT f.state FROM fetches f WHERE f.url_id = u.id "
+                "ORDER BY f.id DESC LIMIT 1), (SELECT f.status FROM fetches f "
+                "WHERE f.url_id = u.id ORDER BY f.id DESC LIMIT 1) "
+                f"FROM urls u WHERE u.identity IN ({_marks(len(names))}) ORDER BY u.id",
+                list(names),
+            ).fetchall()
+        return [(url_row(r[:10]), r[10], r[11]) for r in rows]
+
+    def spelling_bases(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT DISTINCT identity FROM spellings")]
+
+    def collection_ids(self, kinds: Sequence[LinkKind] | None = None) -> list[int]:
+        sql = (
+            "SELECT id FROM urls WHERE state IN ('done', 'queued') AND substr(identity, 1, ?) != ?"
+        )
+        params: list[Any] = [len(PROBE_PREFIX), PROBE_PREFIX]
+        if kinds is not None:
+            sql += f" AND kind IN ({_marks(len(kinds))})"
+            params += [k.value for k in kinds]
+        with self._lock:
+            return [int(r[0]) for r in self._db.execute(sql + " ORDER BY id", params)]
 
     def has_seeds(self) -> bool:
         with self._lock:

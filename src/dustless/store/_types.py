@@ -14,6 +14,8 @@ from dustless.kinds import LinkKind
 from dustless.states import NetState
 
 __all__ = [
+    "PROBE_KIND",
+    "PROBE_PREFIX",
     "URL_KINDS",
     "AdmitResult",
     "AdmitURL",
@@ -31,6 +33,7 @@ __all__ = [
     "SeedRow",
     "SeedUpdate",
     "StoredURL",
+    "URLDate",
     "URLLabel",
     "URLState",
     "Verdict",
@@ -41,6 +44,11 @@ __all__ = [
 
 # How a URL was found (``dustless.kinds.LinkKind``): the letters stored in ``urls.kind``.
 URL_KINDS = frozenset(k.value for k in LinkKind)
+# ``evaluate --fetch`` requests the normalized forms a crawl never fetched, in a batch of its
+# own whose config JSON is ``{"kind": PROBE_KIND, …}``, under URL identities
+# ``PROBE_PREFIX + url`` that never collide with the crawl's (a normalized URL has no space).
+PROBE_KIND = "evaluate-fetch"
+PROBE_PREFIX = "probe "
 
 
 class URLState(enum.Enum):
@@ -49,13 +57,16 @@ class URLState(enum.Enum):
     ``queued`` → ``in-flight`` (claimed by a worker) → ``done`` (a fetch was recorded).
     ``skipped`` URLs were discovered and recorded (for statistics and seeds.out.txt) but are
     never to be fetched (out of scope, filtered). A crash leaves ``in-flight`` rows behind;
-    ``requeue_in_flight`` returns them to ``queued`` on resume.
+    ``requeue_in_flight`` returns them to ``queued`` on resume. ``merged``: a queued URL that a
+    rule learned during the crawl found to be another spelling of a stored one; not fetched,
+    and ``queued`` again if the rule is retracted (docs/learning.md).
     """
 
     QUEUED = "queued"
     IN_FLIGHT = "in-flight"
     DONE = "done"
     SKIPPED = "skipped"
+    MERGED = "merged"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +170,13 @@ class FetchRecord:
     url_state: URLState = URLState.DONE  # QUEUED to retry the URL later (robots 5xx …)
     links_before: int | None = None  # seed 002 Table 2: links of a scripted page before
     links_after: int | None = None  # and after pattern filtering (None: not filtered)
+    content_fp: bytes | None = None  # near-duplicate fingerprint of the text (schema V3)
+    # A sitemap or feed read: how reading it ended (``dustless.sources.SourceState`` value);
+    # None for pages and for sources whose answer was not read (not 2xx).
+    source_state: str | None = None
+    # The canonical URL the page declares (RFC 6596: link element or Link header), absolute
+    # and as written; evidence for the learner (docs/learning.md), never followed as an order.
+    canonical: str | None = None
 
     def __post_init__(self) -> None:
         state: object = self.state
@@ -202,6 +220,23 @@ class FetchRow:
     warc_request: WarcRef | None = None
     links_before: int | None = None  # seed 002 Table 2 (pattern-script filtering)
     links_after: int | None = None
+    source_state: str | None = None  # a sitemap or feed: how reading it ended
+
+
+@dataclass(frozen=True, slots=True)
+class URLDate:
+    """What a sitemap or feed said about a URL in a batch (``record_dates``), by identity.
+
+    ``lastmod`` is seconds since the epoch, UTC (sitemaps.org ``<lastmod>``; a feed entry's
+    newest date); ``changefreq`` the ``<changefreq>`` word; ``source_id`` the url id of the
+    sitemap or feed that said it.
+    """
+
+    identity: str
+    batch: int
+    lastmod: float | None
+    changefreq: str | None
+    source_id: int
 
 
 @dataclass(frozen=True, slots=True)

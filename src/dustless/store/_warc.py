@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dustless.errors import StoreLocked
+from dustless.store._cdxj import CdxjEntry, cdx_timestamp, http_status_mime
 from dustless.store._recover import recover_warc
 from dustless.store._types import WarcRef
 
@@ -244,6 +245,10 @@ class WarcWriter:
         self._size = 0
         self._dirty = False
         self._written: dict[str, int] = {}  # files written since ``written_ends`` was asked
+        # The index lines of the records written since ``take_index`` (files: their byte
+        # span): the CDXJ index takes them as they are instead of reading the records back.
+        self._entries: list[CdxjEntry] = []
+        self._spans: dict[str, tuple[int, int]] = {}
         serials = sorted(
             int(m["serial"])
             for p in self.directory.iterdir()
@@ -332,6 +337,8 @@ class WarcWriter:
         self._size += len(member)
         self._dirty = True
         self._written[self._name] = self._size
+        span = self._spans.get(self._name)
+        self._spans[self._name] = (offset if span is None else span[0], self._size)
         return WarcRef(self._name, offset, len(member), rid)
 
     def _maybe_roll(self) -> None:
@@ -362,6 +369,11 @@ class WarcWriter:
         fields.append(("WARC-Payload-Digest", digest))
         block = _response_head(http_head, len(payload)) + payload
         resp = self._append(*_record("response", fields, _HTTP_RESPONSE, block))
+        status, mime = http_status_mime(http_head)
+        self._entries.append(
+            CdxjEntry(_target(url), cdx_timestamp(date), mime, status, digest, resp.length,
+                      resp.offset, resp.file)
+        )  # fmt: skip
         req = self._write_request(url, request, date, resp.record_id) if request else None
         return ResponseRefs(resp, req, digest, sha)
 
@@ -397,6 +409,11 @@ class WarcWriter:
             fields.append(("WARC-Refers-To", refers_to_id))
         block = _response_head(http_head, payload_len)
         resp = self._append(*_record("revisit", fields, _HTTP_RESPONSE, block))
+        status, _ = http_status_mime(http_head)
+        self._entries.append(
+            CdxjEntry(_target(url), cdx_timestamp(date), "warc/revisit", status, digest,
+                      resp.length, resp.offset, resp.file)
+        )  # fmt: skip
         req = self._write_request(url, request, date, resp.record_id) if request else None
         return ResponseRefs(resp, req, digest, payload_sha1)
 
@@ -433,6 +450,13 @@ class WarcWriter:
             self._file.flush()
             os.fsync(self._file.fileno())
             self._dirty = False
+
+    def take_index(self) -> tuple[dict[str, tuple[int, int]], list[CdxjEntry]]:
+        """The byte span written in each file since the last call, and the index entries of
+        the response and revisit records in it (``CdxjIndex.sync(known=…)``)."""
+        spans, entries = self._spans, self._entries
+        self._spans, self._entries = {}, []
+        return spans, entries
 
     def written_ends(self) -> dict[str, int]:
         """Where each file written since the last call ends (call after ``flush_durable``:

@@ -13,7 +13,7 @@ import enum
 import functools
 import hashlib
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 __all__ = [
@@ -42,6 +42,13 @@ class Profile(enum.Enum):
     HOSTILE = "hostile"  # traps and misbehaviour
     MIXED = "mixed"  # all of them
     SITEMAPS = "sitemaps"  # sitemaps and feeds, good and hostile (testweb/_sitemaps.py)
+    #: dirty's personalities plus what a field test met on real servers: www aliases whose
+    #: pages link to their own host name, dynamic pages, a templated site of short articles
+    FIELD = "field"
+    #: dirty's sites declaring their canonical URLs (RFC 6596: link element or Link header),
+    #: plus sites whose declarations are wrong: every page canonical to the home page, to a
+    #: 404, to another site, and pagination whose canonical drops the page parameter
+    CANONICAL = "canonical"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +115,16 @@ class Page:
     frameset: bool = False
     lang: str = "en"
     text_words: int = 60
+    #: the personality's page style ("", "dynamic", "templated"; see Personality.style)
+    style: str = ""
+    #: site boilerplate around a templated page's text (the same string on every page)
+    chrome: str = ""
+    #: for a www.NAME twin whose pages link to their own host: the origin the body is written
+    #: with, and the twin's origin it is rewritten to when requested there
+    origin: str = ""
+    twin_origin: str = ""
+    #: the HTTP Link header of the page (RFC 8288), e.g. its canonical URL (RFC 6596)
+    link_header: str = ""
 
     def version(self, day: int) -> int:
         """How many times the page has changed by ``day`` (changes only when days advance)."""
@@ -144,7 +161,7 @@ class Outcome:
 
     ``rid`` is the truth resource-id of the response (``redirect``, ``404``, ``soft404``,
     ``trap:…``, ``robots:…`` or a page's id). The body is ``page`` rendered for the day,
-    or the fixed ``body``.
+    ``render(day)`` (a sitemap whose lastmod follows its pages), or the fixed ``body``.
     """
 
     status: int
@@ -160,6 +177,7 @@ class Outcome:
     #: a resource a crawler should fetch once (pages, not redirects or errors)
     resource: bool = True
     cacheable: bool = True
+    render: Callable[[int], bytes] | None = None
 
 
 class Site(abc.ABC):

@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl
 from dustless.testweb._core import Action, Link, Outcome, Page, WebConfig, stable_hash
 from dustless.testweb._html import filler, render_page
 
-__all__ = ["ROBOTS_VARIANTS", "Hostile", "bomb_body", "plain_robots"]
+__all__ = ["PRIVATE_TARGETS", "ROBOTS_VARIANTS", "Hostile", "bomb_body", "plain_robots"]
 
 ROBOTS_VARIANTS = ("rules", "crawl-delay", "404", "5xx", "redirect", "huge", "garbage")
 
@@ -56,7 +56,26 @@ ENTRY_POINTS: tuple[tuple[str, str], ...] = (
     ("/private/secret.html", "private"),
     ("/private/open-1.html", "private but allowed"),
     ("/landing.html?print=1", "print version"),
+    ("/nest/divs.html", "100,000 nested divs"),
+    ("/nest/unclosed.html", "100,000 unclosed div, span, b"),
+    ("/r/raw-location", "redirect to non-ASCII bytes"),
+    ("/leak/links.html", "links to private addresses"),
+    ("/r/metadata", "redirect to the metadata service"),
 )
+# Addresses a hostile page points a crawler at: the cloud metadata service, private ranges,
+# loopback (RFC 1918, RFC 3927, RFC 4291 §2.5.3). The address policy must refuse them all.
+PRIVATE_TARGETS = (
+    "http://169.254.169.254/latest/meta-data/",
+    "http://10.0.0.1/admin",
+    "http://192.168.1.1/",
+    "http://[::1]/",
+    "http://127.0.0.1:9/",
+)
+NEST_COUNT = 100_000  # elements of the two deeply nested pages (1.1 and 1.4 MB)
+# A Location of raw non-ASCII bytes (the server writes header values as UTF-8), and the
+# path a browser requests for it: each byte percent-encoded.
+RAW_LOCATION = "/café/한?x=한국"
+RAW_LOCATION_TARGET = "/caf%C3%A9/%ED%95%9C"
 
 _PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
 _PNG = bytes.fromhex(
@@ -88,6 +107,28 @@ def _huge_html() -> bytes:
     line = (filler(40, "huge") + "\n").encode()
     head = b"<!DOCTYPE html>\n<html><head><title>huge</title></head><body><pre>\n"
     return head + line * (HUGE_BYTES // len(line) + 1) + b"</pre></body></html>\n"
+
+
+@functools.cache
+def _nested(kind: str) -> bytes:
+    # Markup whose tree costs an HTML parser time in the square of its depth (each block
+    # start tag looks down the stack of open elements): a link before, inside and after.
+    # One body shared by every site (the site's signature follows it), as for _huge_html.
+    if kind == "divs":
+        inner = (
+            "<div>" * (NEST_COUNT // 2)
+            + '<a href="/landing.html">deep inside</a>'
+            + "<div>" * (NEST_COUNT // 2)
+            + "</div>" * NEST_COUNT
+        )
+    else:  # 300,000 tags: more than extraction's budget, so only the first part is read
+        inner = (
+            "<div><span><b>" * (NEST_COUNT // 2)
+            + '<a href="/private/open-1.html">half way</a>'
+            + "<div><span><b>" * (NEST_COUNT // 2)
+        )
+    head = f"<!DOCTYPE html>\n<html><head><title>nested {kind}</title></head><body>\n"
+    return (head + '<a href="/">home</a>\n' + inner).encode()
 
 
 @functools.cache
@@ -135,7 +176,12 @@ class Hostile:
             ),
         )
         self._pages: dict[str, Page] = {}
-        for path in ("/landing.html", "/private/secret.html", "/private/open-1.html"):
+        for path in (
+            "/landing.html",
+            "/private/secret.html",
+            "/private/open-1.html",
+            RAW_LOCATION_TARGET,
+        ):
             self._pages[path] = Page(
                 rid=f"{name}:{path}",
                 url=origin + path,
@@ -206,6 +252,18 @@ class Hostile:
                 302, redirect, location=o + "/r/loop/a", resource=False, trap=True
             ),
             "/r/relative": Outcome(302, redirect, location="../landing.html", resource=False),
+            # Raw non-ASCII bytes in Location: a crawler must request them percent-encoded
+            # (RAW_LOCATION_TARGET, a page), not drop them (/caf/, a soft 404).
+            "/r/raw-location": Outcome(302, redirect, location=RAW_LOCATION, resource=False),
+            "/r/metadata": Outcome(302, redirect, location=PRIVATE_TARGETS[0], resource=False),
+            "/leak/links.html": Outcome(
+                200,
+                f"{n}:/leak/links.html",
+                body=b"<html><body>"
+                + b"".join(f'<a href="{t}">in</a>'.encode() for t in PRIVATE_TARGETS)
+                + sig
+                + b"</body></html>\n",
+            ),
             "/robots-moved.txt": Outcome(
                 200,
                 f"robots:{n}",
@@ -289,6 +347,10 @@ class Hostile:
             return Outcome(200, f"{n}:{path}", body=_huge_html())
         if path == "/big/chunked.html":
             return Outcome(200, f"{n}:{path}", body=_huge_html(), action=Action.CHUNKED)
+        if path in ("/nest/divs.html", "/nest/unclosed.html"):
+            kind = path[len("/nest/") : -len(".html")]
+            body = _nested(kind) + f"<!-- {n} -->\n".encode()
+            return Outcome(200, f"{n}:{path}", body=body, cacheable=False)
         if path == "/bomb.html":
             return Outcome(
                 200, f"{n}:{path}", body=bomb_body(), headers=(("Content-Encoding", "gzip"),)

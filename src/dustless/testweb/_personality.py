@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "APACHE",
+    "DYNAMIC",
     "HOSTILE",
     "IIS",
     "JSP",
@@ -17,6 +18,7 @@ __all__ = [
     "PERSONALITIES",
     "PHP",
     "PLAIN",
+    "TEMPLATED",
     "Personality",
     "Www",
 ]
@@ -29,6 +31,10 @@ class Www(enum.Enum):
     ALIAS = "alias"  # www.NAME serves the same site, byte for byte
     REDIRECT = "redirect"  # www.NAME/x answers 301 → NAME/x
     DIFFERENT = "different"  # www.NAME is another site: removing 'www' is a false positive
+    #: www.NAME serves the same site, but every page links to its own host name in absolute
+    #: URLs (what a CMS that builds links from the Host header does): the twins' bytes differ
+    #: only in their links, so no two have the same SHA-1 — only their text is the same.
+    ALIAS_LINKS = "alias-links"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +61,10 @@ class Personality:
     #: every kind of link markup of seed 004 Table 13, <base href>, entities, whitespace
     rich_links: bool = False
     hostile: bool = False
+    #: how a page's body is made: "" the plain page; "dynamic": a timestamp, a request nonce,
+    #: a rotating ad and a CSRF field that change with every request; "templated": short
+    #: distinct articles inside site boilerplate that outweighs them
+    style: str = ""
 
 
 PLAIN = Personality("plain")
@@ -90,7 +100,13 @@ JSP = Personality(
 )
 LINKS = Personality("links", rich_links=True)
 HOSTILE = Personality("hostile", hostile=True)
+# Dynamic pages (a CMS front end): every request gets other bytes, the text stays the page's.
+DYNAMIC = Personality(
+    "dynamic", alias_spellings=True, tracking_params=("utm_source",), style="dynamic"
+)
+# A templated documentation site: short distinct articles, boilerplate around each.
+TEMPLATED = Personality("templated", style="templated")
 
 PERSONALITIES: dict[str, Personality] = {
-    p.name: p for p in (PLAIN, IIS, APACHE, PHP, JSP, LINKS, HOSTILE)
+    p.name: p for p in (PLAIN, IIS, APACHE, PHP, JSP, LINKS, HOSTILE, DYNAMIC, TEMPLATED)
 }

@@ -25,7 +25,7 @@ from dustless.testweb._hostile import bomb_body
 from dustless.testweb._html import render_page
 from dustless.testweb._stats import Stats
 from dustless.testweb._truth import TruthWriter
-from dustless.testweb._web import Web, build_web
+from dustless.testweb._web import Web, build_web, truth_rid
 
 __all__ = ["TestWebServer", "serve_forever"]
 
@@ -70,7 +70,8 @@ class TestWebServer:
         self._warm: asyncio.Future[bytes] | None = None
         self._routes: dict[tuple[str, str], Outcome] = {}
         # (resource-id, version) -> (body, headers with its ETag)
-        self._bodies: dict[tuple[str, int], tuple[bytes, dict[str, str]]] = {}
+        self._bodies: dict[tuple[str, int, bool], tuple[bytes, dict[str, str]]] = {}
+        self._requests = 0  # requests of dynamic pages so far: what their bodies vary with
         self._multi = len(cfg.addresses) > 1
         self._port_suffix = "" if cfg.port == 80 else f":{cfg.port}"
 
@@ -133,9 +134,9 @@ class TestWebServer:
                 if outcome.cacheable and len(self._routes) < _ROUTE_CACHE_MAX:
                     self._routes[key] = outcome
                 url = f"http://{host}{self._port_suffix}{raw}"
-                self.truth.served(url, outcome.status, outcome.rid)
+                self.truth.served(url, outcome.status, truth_rid(outcome))
             self.stats.served(outcome.rid, outcome.resource, outcome.trap)
-            return await self._respond(request, outcome)
+            return await self._respond(request, outcome, host)
         finally:
             self.stats.end(host, address)
 
@@ -144,36 +145,60 @@ class TestWebServer:
         path, _, query = raw.partition("?")
         return self.web.route(host, path.split("#", 1)[0], query)
 
-    def _page_body(self, page: Page) -> tuple[bytes, dict[str, str]]:
-        key = (page.rid, page.version(self.day))
+    def _page_body(self, page: Page, host: str = "") -> tuple[bytes, dict[str, str]]:
+        if page.style == "dynamic":
+            # Other bytes for every request (clock, nonce, ad, CSRF): never cached, and no
+            # ETag, as such servers send none.
+            self._requests += 1
+            body = self._twin(page, host, render_page(page, self.day, self._requests))
+            headers = {"Content-Type": "text/html; charset=utf-8"}
+            if page.link_header:
+                headers["Link"] = page.link_header
+            return body, headers
+        twin = bool(page.twin_origin) and host == page.twin_origin.split("//", 1)[1].split(":")[0]
+        key = (page.rid, page.version(self.day), twin)
         cached = self._bodies.get(key)
         if cached is None:
-            body = render_page(page, self.day)
+            body = self._twin(page, host, render_page(page, self.day))
             # The ETag names the version, so a recrawl can revalidate (If-None-Match → 304).
             etag = '"' + hashlib.blake2b(body, digest_size=8).hexdigest() + '"'
             headers = {"Content-Type": "text/html; charset=utf-8", "ETag": etag}
+            if page.link_header:
+                headers["Link"] = page.link_header  # RFC 6596 canonical, as a header
             cached = self._bodies[key] = (body, headers)
         return cached
 
-    def _body(self, outcome: Outcome) -> bytes:
-        return outcome.body if outcome.page is None else self._page_body(outcome.page)[0]
+    @staticmethod
+    def _twin(page: Page, host: str, body: bytes) -> bytes:
+        """A ``www`` twin's page, requested there: its absolute links name its own host."""
+        if not page.twin_origin or host != page.twin_origin.split("//", 1)[1].split(":")[0]:
+            return body
+        return body.replace((page.origin + "/").encode(), (page.twin_origin + "/").encode())
 
-    async def _respond(self, request: web.BaseRequest, outcome: Outcome) -> web.StreamResponse:
+    def _body(self, outcome: Outcome, host: str = "") -> bytes:
+        if outcome.render is not None:
+            return outcome.render(self.day)
+        return outcome.body if outcome.page is None else self._page_body(outcome.page, host)[0]
+
+    async def _respond(
+        self, request: web.BaseRequest, outcome: Outcome, host: str = ""
+    ) -> web.StreamResponse:
         action = outcome.action
         page = outcome.page
         if page is not None and action is Action.NORMAL and not outcome.headers:
             # the fast path: every page of a clean site
-            page_body, page_headers = self._page_body(page)
+            page_body, page_headers = self._page_body(page, host)
             match = request.headers.get(hdrs.IF_NONE_MATCH)
-            if match is not None and page_headers["ETag"] in match:
-                return web.Response(status=304, headers={hdrs.ETAG: page_headers["ETag"]})
+            etag = page_headers.get("ETag")
+            if match is not None and etag is not None and etag in match:
+                return web.Response(status=304, headers={hdrs.ETAG: etag})
             return web.Response(body=page_body, status=outcome.status, headers=page_headers)
         headers: dict[str, str] = dict(outcome.headers)
         if outcome.content_type is not None:
             headers[hdrs.CONTENT_TYPE] = outcome.content_type
         if outcome.location is not None:
             headers[hdrs.LOCATION] = outcome.location
-        body = self._body(outcome) if outcome.location is None else b""
+        body = self._body(outcome, host) if outcome.location is None else b""
         if action is Action.NORMAL:
             return web.Response(body=body, status=outcome.status, headers=headers)
         if action is Action.SLOW_FIRST_BYTE:

@@ -6,6 +6,16 @@ plain urlset of the linked pages and a gzip urlset of *orphan* pages that no lin
 feed (``<link rel="alternate">``). It also has a redirect to another page and a byte-identical
 copy of a page, which the archive tests replay.
 
+Its sitemap's ``<lastmod>`` follows the simulated day (``testweb --day``): a page's lastmod
+is the day of its last change (``LASTMOD_EPOCH`` + days), so it moves exactly when the page
+changes — except for two liars, as real sites have them: ``/page-4.html`` keeps the lastmod
+of day 0 whatever happens (a stale sitemap), ``/page-5.html`` says "today" every day (a CMS
+that stamps every URL with the build date). :func:`declared_lastmod` is the truth a test
+compares ``changes`` with.
+
+Both sites count the requests for each path and answer ``GET /__requests`` with the counts
+as JSON (that path uncounted), so a test can check that each sitemap was fetched once.
+
 ``sitemaps-hostile.test`` serves what a sitemap reader must survive, each listed in its
 robots.txt: an index that lists itself (and a two-index loop), an index of 10,000 child
 sitemaps, a gzip bomb, a 200 MB sitemap, malformed XML, an entity-expansion attack
@@ -14,7 +24,12 @@ sitemaps, a gzip bomb, a 200 MB sitemap, malformed XML, an entity-expansion atta
 
 from __future__ import annotations
 
+import calendar
+import collections
+import dataclasses
 import functools
+import json
+import time
 import zlib
 from collections.abc import Iterable
 
@@ -23,10 +38,14 @@ from dustless.testweb._core import Link, Outcome, Page, Site, WebConfig, origin
 __all__ = [
     "HOSTILE_SITEMAPS",
     "HOSTILE_SITEMAP_HOST",
+    "LASTMOD_EPOCH",
+    "LIARS",
     "ORPHANS",
+    "REQUESTS_PATH",
     "SITEMAP_HOST",
     "HostileSitemapSite",
     "SitemapSite",
+    "declared_lastmod",
     "sitemap_sites",
 ]
 
@@ -51,6 +70,53 @@ HOSTILE_SITEMAPS = {
 }
 _NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 _XML = "application/xml"
+REQUESTS_PATH = "/__requests"
+#: Day 0 of the simulated calendar, as lastmod dates give it (2026-01-01T00:00:00Z).
+LASTMOD_EPOCH = calendar.timegm((2026, 1, 1, 0, 0, 0, 0, 0, 0))
+_DAY = 86_400
+#: Pages whose sitemap lastmod lies: "stale" never moves, "today" moves every day.
+LIARS = {"/page-4.html": "stale", "/page-5.html": "today"}
+
+
+def declared_lastmod(page: Page, day: int, liar: str | None = None) -> float:
+    """The lastmod the sitemap gives ``page`` on ``day`` (seconds since the epoch, UTC):
+    the day of its last change, or what its kind of liar says."""
+    if liar == "today":
+        last = day
+    elif liar == "stale":
+        last = 0
+    else:
+        version = page.version(day)
+        last = day
+        while last > 0 and page.version(last - 1) == version:
+            last -= 1
+    return float(LASTMOD_EPOCH + last * _DAY)
+
+
+def _w3c_date(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(stamp))
+
+
+class _Counted(Site):
+    """Counts the requests for each path; ``/__requests`` answers the counts as JSON.
+
+    Every answer is marked uncacheable so that the server asks ``route`` each time (the
+    sites are small: a few dozen paths).
+    """
+
+    requests: collections.Counter[str]
+
+    def route(self, host: str, path: str, query: str) -> Outcome:
+        if path == REQUESTS_PATH:
+            body = json.dumps(dict(self.requests), sort_keys=True).encode()
+            return Outcome(
+                200, "requests", body=body, content_type="application/json", cacheable=False
+            )
+        self.requests[path] += 1
+        return dataclasses.replace(self.answer(host, path, query), cacheable=False)
+
+    def answer(self, host: str, path: str, query: str) -> Outcome:
+        raise NotImplementedError
 
 
 def _urlset(urls: Iterable[tuple[str, str]]) -> bytes:
@@ -70,11 +136,12 @@ def _xml(body: bytes, content_type: str = _XML, rid: str = "sitemap") -> Outcome
     return Outcome(200, rid, body=body, content_type=content_type, resource=False)
 
 
-class SitemapSite(Site):
+class SitemapSite(_Counted):
     """Linked pages, orphan pages reachable only through the sitemap index, two feeds."""
 
     def __init__(self, cfg: WebConfig, address: str = "127.0.0.1") -> None:
         self.cfg = cfg
+        self.requests = collections.Counter()
         self.name = "sitemaps"
         self.personality_name = "sitemaps"
         self.hosts = (SITEMAP_HOST,)
@@ -106,10 +173,13 @@ class SitemapSite(Site):
         yield from self.linked
         yield from self.orphans
 
-    def _dated(self, pages: list[Page]) -> list[tuple[str, str]]:
-        return [(p.url, f"2026-0{1 + i % 9}-1{i % 10}") for i, p in enumerate(pages)]
+    def lastmods(self, pages: list[Page], day: int) -> list[tuple[str, str]]:
+        o = self.origin
+        return [
+            (p.url, _w3c_date(declared_lastmod(p, day, LIARS.get(p.url[len(o) :])))) for p in pages
+        ]
 
-    def route(self, host: str, path: str, query: str) -> Outcome:
+    def answer(self, host: str, path: str, query: str) -> Outcome:
         o = self.origin
         if path == "/robots.txt":
             body = f"User-agent: *\nDisallow: /private/\nSitemap: {o}/sitemap_index.xml\n"
@@ -117,9 +187,16 @@ class SitemapSite(Site):
         if path == "/sitemap_index.xml":
             return _xml(_index([f"{o}/sitemaps/pages.xml", f"{o}/sitemaps/orphans.xml.gz"]))
         if path == "/sitemaps/pages.xml":
-            return _xml(_urlset(self._dated([self.home, *self.linked])))
+            pages = [self.home, *self.linked]
+            return Outcome(
+                200,
+                "sitemap",
+                content_type=_XML,
+                resource=False,
+                render=lambda day: _urlset(self.lastmods(pages, day)),
+            )
         if path == "/sitemaps/orphans.xml.gz":
-            packed = zlib.compress(_urlset(self._dated(self.orphans)), 9, wbits=31)
+            packed = zlib.compress(_urlset(self.lastmods(self.orphans, 0)), 9, wbits=31)
             return _xml(packed, "application/gzip")
         if path in ("/feed.rss", "/feed.atom"):
             return _xml(_feed(path, self.linked), _FEED_TYPES[path], "feed")
@@ -189,11 +266,12 @@ _HTML_FEED = (
 )
 
 
-class HostileSitemapSite(Site):
+class HostileSitemapSite(_Counted):
     """Every hostile sitemap and feed case, each listed in robots.txt."""
 
     def __init__(self, cfg: WebConfig, address: str = "127.0.0.1") -> None:
         self.cfg = cfg
+        self.requests = collections.Counter()
         self.name = "sitemaps-hostile"
         self.personality_name = "sitemaps-hostile"
         self.hosts = (HOSTILE_SITEMAP_HOST,)
@@ -206,7 +284,7 @@ class HostileSitemapSite(Site):
     def pages(self) -> Iterable[Page]:
         yield self.home
 
-    def route(self, host: str, path: str, query: str) -> Outcome:
+    def answer(self, host: str, path: str, query: str) -> Outcome:
         o = self.origin
         if path == "/robots.txt":
             lines = "".join(f"Sitemap: {o}{p}\n" for p in HOSTILE_SITEMAPS)

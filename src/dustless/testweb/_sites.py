@@ -26,6 +26,7 @@ from dustless.testweb._core import (
     stable_hash,
 )
 from dustless.testweb._hostile import Hostile, plain_robots
+from dustless.testweb._html import TEMPLATED_WORDS, site_chrome
 from dustless.testweb._markup import rich_markup
 from dustless.testweb._personality import Personality, Www
 
@@ -42,6 +43,9 @@ NOT_FOUND = Outcome(404, "404", body=NOT_FOUND_BODY, resource=False)
 _HOME_PERIOD = 8
 _SECTION_PERIOD = 5
 _LEAF_PERIODS = (0, 0, 0, 2, 4, 4, 5, 7, 15)
+# Words of text by page style: a templated site's articles are short, a dynamic site's pages
+# are documentation pages of some length (their ad, clock and nonce are a small part).
+_TEXT_WORDS = {"templated": TEMPLATED_WORDS, "dynamic": 200}
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +72,13 @@ class GeneratedSite(Site):
         neighbours: tuple[str, ...] = (),
         address: str = "127.0.0.1",
         hostile_variant: int = 0,
+        canonical: str = "",
     ) -> None:
         self.cfg = cfg
+        # How pages declare their canonical URL (RFC 6596): "" not at all; "html" / "header"
+        # rightly (a <link> element / an HTTP Link header); or wrongly, as misconfigured
+        # sites do (testweb/_canonical.py): "home", "missing" (a 404), "offsite".
+        self.canonical = canonical
         self.name = name
         self.host = host
         self.www_host = "www." + host
@@ -79,7 +88,8 @@ class GeneratedSite(Site):
         self.www_mode = www.value
         self.address = address
         self.origin = origin(host, cfg.port)
-        self.hosts = (host, self.www_host) if www in (Www.ALIAS, Www.REDIRECT) else (host,)
+        twins = (Www.ALIAS, Www.REDIRECT, Www.ALIAS_LINKS)
+        self.hosts = (host, self.www_host) if www in twins else (host,)
         self.seeds = (self.origin + "/",)
         self.hostile = (
             Hostile(cfg, name, self.origin, hostile_variant) if personality.hostile else None
@@ -93,6 +103,10 @@ class GeneratedSite(Site):
         self._leaves = [n for n in nodes if n.kind == "leaf"]
         self._leaf_index = {n.key: i for i, n in enumerate(self._leaves)}
         self._extra = [n for n in nodes if n.kind in ("twin", "variant", "frames", "refresh")]
+        self._twin = ("", "")
+        if www is Www.ALIAS_LINKS:
+            self._twin = (self.origin, origin(self.www_host, cfg.port))
+        self._chrome = site_chrome(self.name, cfg.seed, nodes) if personality.style else ""
         self._pages: dict[str, Page] = {}
         self._outcomes: dict[str, Outcome] = {}
         for node in nodes:
@@ -185,6 +199,7 @@ class GeneratedSite(Site):
             url = self._url(self.host, dst.path, dst.query)
             head = f'<meta http-equiv="refresh" content="0; url={html.escape(dst.key)}">\n'
             links = [Link(url, "", "h")]
+        head, link_header = self._declare(node, head, neighbours)
         if node.kind == "home":
             period = _HOME_PERIOD
         elif node.kind == "section":
@@ -203,7 +218,31 @@ class GeneratedSite(Site):
             head=head,
             frameset=node.kind == "frames",
             lang="ko" if ("lang", "ko") in node.query else "en",
+            text_words=_TEXT_WORDS.get(self.p.style, 60),
+            style=self.p.style,
+            chrome=self._chrome,
+            origin=self._twin[0],
+            twin_origin=self._twin[1],
+            link_header=link_header,
         )
+
+    def _declare(self, node: _Node, head: str, neighbours: tuple[str, ...]) -> tuple[str, str]:
+        """The page's head and Link header with its canonical declaration (RFC 6596)."""
+        mode = self.canonical
+        if not mode:
+            return head, ""
+        if mode in ("html", "header"):
+            target = self._url(self.host, node.path, node.query)
+        elif mode == "home":
+            target = self.origin + "/"  # a classic CMS mistake: every page is "the home page"
+        elif mode == "missing":
+            target = self.origin + "/gone" + node.key  # moved away long ago: a 404
+        else:  # "offsite": another site's page of the same path
+            other = neighbours[0].rstrip("/") if neighbours else self.origin
+            target = other + node.key
+        if mode == "header":
+            return head, f'<{target}>; rel="canonical"'
+        return head + f'<link rel="canonical" href="{html.escape(target)}">\n', ""
 
     def _targets(self, node: _Node, nodes: list[_Node]) -> list[_Node]:
         home = nodes[0]
@@ -237,7 +276,10 @@ class GeneratedSite(Site):
         if self.p.alias_spellings and self._h(*salt, "alias") % 3 == 0:
             path, query = self._alias(dst, salt)
         host = self.host
-        if self.www in (Www.ALIAS, Www.REDIRECT) and self._h(*salt, "www") % 4 == 0:
+        if (
+            self.www in (Www.ALIAS, Www.REDIRECT, Www.ALIAS_LINKS)
+            and self._h(*salt, "www") % 4 == 0
+        ):
             host = self.www_host
         qs = _query_string(query)
         path_qs = path + ("?" + qs if qs else "")
@@ -252,7 +294,8 @@ class GeneratedSite(Site):
             markup, kind = rich_markup(pick_, url, path_qs if same_host else url, rel, dst.title)
             return Link(url, markup, kind)
         choice = self._h(*salt, "form") % 5
-        if host != self.host or choice == 0:
+        if host != self.host or choice == 0 or self.www is Www.ALIAS_LINKS:
+            # A site whose twin links to its own host name writes every link absolute.
             href = url
         elif choice in (1, 2) and path.startswith(base_dir) and "/" not in path[len(base_dir) :]:
             href = path[len(base_dir) :] + ("?" + qs if qs else "")

@@ -1,6 +1,10 @@
 """The truth file: which URL is which resource (I/O, one small class).
 
-Format (issue 3): one line per URL, ``url<TAB>status<TAB>resource-id``. At start it holds
+Format: a header line, then one line per URL, ``url<TAB>status<TAB>resource-id``, where the
+resource id of an answer that is no resource — a 404, a 5xx, a redirect, a soft 404 — is
+``-``: every such URL is a non-resource of its own, never one shared "404" resource. (Files
+written before had no header and named them ``404``, ``redirect`` …; readers treat a
+non-2xx status as no resource, so both read the same.) At start it holds
 every resource's canonical URL and every spelling a page links to; while serving, every URL
 served for the first time is appended and flushed, so traps and session ids are covered too.
 Change rates go to the companion file ``FILE.rates``: ``resource-id<TAB>period<TAB>salt``: the
@@ -16,7 +20,9 @@ from typing import TextIO
 
 from dustless.testweb._web import TruthRow
 
-__all__ = ["TruthWriter", "rates_path", "read_rates", "read_truth"]
+__all__ = ["HEADER", "TruthWriter", "rates_path", "read_rates", "read_truth"]
+
+HEADER = "url\tstatus\tresource-id\n"
 
 
 def rates_path(path: Path) -> Path:
@@ -30,6 +36,7 @@ class TruthWriter:
         self._file: TextIO | None = None
         if path is not None:
             self._file = path.open("w", encoding="utf-8", newline="\n")
+            self._file.write(HEADER)
 
     @property
     def enabled(self) -> bool:
@@ -66,6 +73,8 @@ def read_truth(path: Path) -> list[TruthRow]:
         for line in f:
             if not line.endswith("\n"):
                 break  # a line still being written
+            if line == HEADER or line.startswith("#"):
+                continue
             url, status, rid = line[:-1].split("\t")
             rows.append(TruthRow(url, int(status), rid))
     return rows

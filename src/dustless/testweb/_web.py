@@ -2,7 +2,8 @@
 
 Which personalities a web has depends on its profile (issue 3): ``clean`` only plain sites,
 ``dirty`` every aliasing personality plus the pattern-script sites of seed 002, ``hostile``
-only traps and misbehaviour, ``mixed`` all of them.
+only traps and misbehaviour, ``mixed`` all of them; ``canonical`` is ``dirty`` with every
+site declaring its canonical URLs, plus the misconfigured sites of ``_canonical.py``.
 """
 
 from __future__ import annotations
@@ -11,32 +12,49 @@ import dataclasses
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+from dustless.testweb._canonical import misconfigured_sites
 from dustless.testweb._core import Outcome, Page, Profile, Site, WebConfig, origin
 from dustless.testweb._dbsites import ProductSite, WebComSite
 from dustless.testweb._personality import (
     APACHE,
+    DYNAMIC,
     HOSTILE,
     IIS,
     JSP,
     LINKS,
     PHP,
     PLAIN,
+    TEMPLATED,
     Personality,
     Www,
 )
 from dustless.testweb._sitemaps import sitemap_sites
 from dustless.testweb._sites import GeneratedSite
 
-__all__ = ["TruthRow", "Web", "build_web"]
+__all__ = ["NO_RESOURCE", "TruthRow", "Web", "build_web", "truth_rid"]
+
+#: The truth's resource id of an answer that is no resource: a 404, an error, a redirect, a
+#: soft 404, robots.txt. Each is its own non-resource, never one shared id (two broken links
+#: are not "the same page").
+NO_RESOURCE = "-"
+
+
+def truth_rid(out: Outcome) -> str:
+    return out.rid if out.resource else NO_RESOURCE
+
 
 _DIRTY = (IIS, APACHE, PHP, JSP, LINKS)
 _MIXED = (PLAIN, IIS, APACHE, PHP, JSP, LINKS, HOSTILE)
 _WWW = (Www.ALIAS, Www.NONE, Www.DIFFERENT, Www.REDIRECT)
+_FIELD = (IIS, APACHE, PHP, JSP, LINKS, DYNAMIC, TEMPLATED)
+# Field: the IIS and dynamic sites get www twins that link to their own host name, the PHP
+# site an unrelated www site beside it, the templated site none (seven sites, the order here).
+_WWW_FIELD = (Www.ALIAS_LINKS, Www.NONE, Www.DIFFERENT, Www.REDIRECT, Www.ALIAS)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TruthRow:
-    """One line of the truth file: ``url<TAB>status<TAB>resource-id``."""
+    """One line of the truth file: ``url<TAB>status<TAB>resource-id`` (``-``: no resource)."""
 
     url: str
     status: int
@@ -101,7 +119,7 @@ class Web:
                     if out is None:
                         continue
                     seen.add(link.target)
-                    yield TruthRow(link.target, out.status, out.rid)
+                    yield TruthRow(link.target, out.status, truth_rid(out))
 
     def rates(self) -> Iterator[tuple[str, int, int]]:
         """(resource-id, period in days (0: never changes), phase) for every page."""
@@ -112,10 +130,12 @@ class Web:
 def _personalities(profile: Profile) -> tuple[Personality, ...]:
     if profile is Profile.CLEAN:
         return (PLAIN,)
-    if profile is Profile.DIRTY:
+    if profile in (Profile.DIRTY, Profile.CANONICAL):
         return _DIRTY
     if profile is Profile.HOSTILE:
         return (HOSTILE,)
+    if profile is Profile.FIELD:
+        return _FIELD
     return _MIXED
 
 
@@ -130,11 +150,14 @@ def build_web(cfg: WebConfig) -> Web:
     homes = [origin(h, cfg.port) + "/" for h in hosts]
     sites: list[Site] = []
     hostile_count = 0
+    dirty = (Profile.DIRTY, Profile.MIXED, Profile.CANONICAL)
     for i, (name, host) in enumerate(zip(names, hosts, strict=True)):
         personality = kinds[i % len(kinds)]
         www = Www.NONE
-        if cfg.profile in (Profile.DIRTY, Profile.MIXED) and not personality.hostile:
+        if cfg.profile in dirty and not personality.hostile:
             www = _WWW[(i // len(kinds) + i) % len(_WWW)]
+        elif cfg.profile is Profile.FIELD and personality.style != "templated":
+            www = _WWW_FIELD[(i // len(kinds) + i) % len(_WWW_FIELD)]
         neighbours = tuple(homes[(i + k) % n] for k in (1, 2) if (i + k) % n != i)
         address = cfg.addresses[i % len(cfg.addresses)]
         www_site: GeneratedSite | None = None
@@ -155,13 +178,24 @@ def build_web(cfg: WebConfig) -> Web:
                 neighbours=neighbours,
                 address=address,
                 hostile_variant=hostile_count,
+                canonical=_declares(cfg.profile, i),
             )
         )
         if personality.hostile:
             hostile_count += 1
         if www_site is not None:
             sites.append(www_site)
-    if cfg.profile in (Profile.DIRTY, Profile.MIXED):
+    if cfg.profile in (*dirty, Profile.FIELD):
         sites.append(WebComSite(cfg, cfg.addresses[0]))
         sites.append(ProductSite(cfg, cfg.addresses[-1]))
+    if cfg.profile is Profile.CANONICAL:
+        sites += misconfigured_sites(cfg, cfg.addresses[0], tuple(homes[:1]))
     return Web(cfg, sites)
+
+
+def _declares(profile: Profile, i: int) -> str:
+    """How the ``i``-th generated site declares canonical URLs: in the canonical profile
+    every dirty site does so rightly, one in three with an HTTP Link header."""
+    if profile is not Profile.CANONICAL:
+        return ""
+    return "header" if i % 3 == 2 else "html"

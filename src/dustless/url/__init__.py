@@ -15,7 +15,7 @@ from dustless.url._host import ascii_lower as _ascii_lower
 from dustless.url._host import idna_host as _idna_host
 from dustless.url._host import lower_host as _lower_host
 from dustless.url._normalize import Change, Normalizer, explain, normalize
-from dustless.url._parse import URLParts, parse, split_url
+from dustless.url._parse import URLParts, as_text, parse, split_url
 from dustless.url._policy import POLICIES, Policy, get_policy
 from dustless.url._resolve import resolve
 from dustless.url._steps import (
@@ -44,6 +44,7 @@ __all__ = [
     "StepInfo",
     "StepOptions",
     "URLParts",
+    "as_text",
     "explain",
     "get_policy",
     "host_of",
@@ -57,10 +58,11 @@ __all__ = [
 _HOSTS: dict[str, str] = {}
 
 
-def host_of(url: str) -> str:
+def host_of(url: str | bytes) -> str:
     """The lowercased host of ``url`` (punycode for IDN, RFC 5952 for IPv6), without port or
     userinfo: the key of the crawler's per-host queues. Raises :class:`InvalidURL`."""
-    parts = parse(url)
+    text = as_text(url)
+    parts = parse(text)
     host = parts.host
     cached = _HOSTS.get(host)
     if cached is None:
@@ -69,7 +71,7 @@ def host_of(url: str) -> str:
         cached = host
         if not host.startswith("["):
             cached = decode_unreserved(upper_hex(cached))
-        cached = _idna_host(_lower_host(_ascii_lower(cached)), url)
+        cached = _idna_host(_lower_host(_ascii_lower(cached)), text)
         if len(_HOSTS) >= 100_000:
             _HOSTS.clear()
         _HOSTS[host] = cached

@@ -134,11 +134,15 @@ def _is_public_suffix(labels: list[str]) -> bool:
 
 def remove_www(host: str) -> str:
     """``www.example.com`` → ``example.com`` — but never ``www.com`` → ``com`` (nor
-    ``www.co.kr`` → ``co.kr``): the rest must still be a registrable name."""
-    if len(host) > 4 and host[:4].lower() == "www." and not is_ip_host(host):
+    ``www.co.kr`` → ``co.kr``): the rest must still be a registrable name.
+
+    Every leading ``www.`` label goes (``www.www.example.com`` → ``example.com``): removing
+    one per pass would make normalizing twice differ from normalizing once."""
+    while len(host) > 4 and host[:4].lower() == "www.":
         rest = host[4:]
-        if not _is_public_suffix(rest.lower().rstrip(".").split(".")):
-            return rest
+        if _is_public_suffix(rest.lower().rstrip(".").split(".")):
+            break
+        host = rest
     return host
 
 

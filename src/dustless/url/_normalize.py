@@ -19,10 +19,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dustless.errors import InvalidURL
-from dustless.url._parse import BAD_ESCAPE_RE, PREFIX_RE, STRIP, parse
+from dustless.url._parse import BAD_ESCAPE_RE, PREFIX_RE, STRIP, as_text, parse
 from dustless.url._percent import clean_path, clean_query, clean_tail
 from dustless.url._policy import SAFEBROWSING, Policy, get_policy
-from dustless.url._steps import IMPLS, SKIPPABLE, OptFn, PathFn, StepOptions
+from dustless.url._steps import (
+    EMPTY_PATH_IS_SLASH,
+    IMPLS,
+    SKIPPABLE,
+    OptFn,
+    PathFn,
+    StepOptions,
+)
 
 __all__ = ["Change", "Normalizer", "explain", "normalize"]
 
@@ -74,6 +81,7 @@ class Normalizer:
         "_path_rest",
         "_plain_is_final",
         "_prefixes",
+        "_prescan",
         "_query_all",
         "_query_rest",
         "_safebrowsing",
@@ -87,6 +95,9 @@ class Normalizer:
         self.policy: Policy = get_policy(policy)
         self._options: StepOptions = self.policy.options
         self._safebrowsing = self.policy.pipeline == SAFEBROWSING
+        # Without encode-unsafe no encoder meets a surrogate escape (and none raises): such a
+        # policy reads bytes as %XX before anything else, the others when an encoder fails.
+        self._prescan = self._safebrowsing or "encode-unsafe" not in self.policy.steps
         steps = [IMPLS[name] for name in self.policy.ordered_steps()]
         self._authority = [s.authority for s in steps if s.authority is not None]
         self._path_all: list[PathFn] = [s.path for s in steps if s.path is not None]
@@ -119,73 +130,93 @@ class Normalizer:
     def __repr__(self) -> str:
         return f"Normalizer({self.policy.name!r})"
 
-    def normalize(self, url: str) -> str:
-        """The URL in the policy's form; raises :class:`InvalidURL`."""
-        if self._safebrowsing:
-            from dustless.url.safebrowsing import safebrowsing_canonicalize
+    def normalize(self, url: str | bytes) -> str:
+        """The URL in the policy's form; raises :class:`InvalidURL`.
 
-            return safebrowsing_canonicalize(url)
-        text = url
-        if text[:1] <= " " or text[-1:] <= " ":
-            text = text.strip(STRIP)
-        m = PREFIX_RE.match(text)
-        if m is None:
-            parse(url)  # raises with the reason and position
-            raise InvalidURL("invalid URL", url)  # pragma: no cover - parse raised already
-        end = m.end()
-        raw_prefix = text[:end]
-        prefix = self._prefixes.get(raw_prefix)
-        if prefix is None:
-            prefix = self._prefix(raw_prefix, url)
-            if len(self._prefixes) >= _CACHE_LIMIT:
-                self._prefixes.clear()
-            self._prefixes[raw_prefix] = prefix
-        tail = text[end:]
-        # A clean tail (nothing to encode, decode or resolve) skips the percent and
-        # dot-segment steps; for the RFC-only policies nothing else is left to do but turn
-        # an empty path into "/".
-        clean = clean_tail(tail) is not None and "/." not in tail
-        if clean and self._simple:
-            if self._slash and tail[:1] != "/":
-                return f"{prefix}/{tail}"
-            return prefix + tail
-        fragment: str | None = None
-        query: str | None = None
-        cut = tail.find("#")
-        if cut >= 0:
-            fragment = tail[cut + 1 :]
-            tail = tail[:cut]
-        cut = tail.find("?")
-        if cut >= 0:
-            query = tail[cut + 1 :]
-            path = tail[:cut]
-        else:
-            path = tail
-        options = self._options
-        if clean or (clean_path(path) is not None and "/." not in path):
-            for fn in self._path_rest:
-                path = fn(path, options)
-        else:
-            if "%" in path and BAD_ESCAPE_RE.search(path):
-                parse(url)
-            for fn in self._path_all:
-                path = fn(path, options)
-        if query is not None:
-            query = _component(query, clean, self._query_rest, self._query_all, url, options)
-        if fragment is not None:
-            fragment = _component(fragment, clean, self._frag_rest, self._frag_all, url, options)
-        if self._fixpoint:
-            path = self._run_path(path, self._path_rest)
-        out = prefix + path
-        if query is not None:
-            out = f"{out}?{query}"
-        if fragment is not None:
-            out = f"{out}#{fragment}"
-        for ufn in self._url:
-            out = ufn(out, options)
-        if out[-1] <= " ":
-            out = _strip_end(out)
-        return out
+        ``url`` may be bytes: a byte that is not part of valid UTF-8 is kept as ``%XX``
+        (see :func:`~dustless.url._parse.as_text`), as is a surrogate escape in a ``str``."""
+        if url.__class__ is not str or (self._prescan and not url.isascii()):
+            url = as_text(url)
+        try:
+            if self._safebrowsing:
+                from dustless.url.safebrowsing import safebrowsing_canonicalize
+
+                return safebrowsing_canonicalize(url)
+            text = url
+            if text[:1] <= " " or text[-1:] <= " ":
+                text = text.strip(STRIP)
+            m = PREFIX_RE.match(text)
+            if m is None:
+                parse(url)  # raises with the reason and position
+                raise InvalidURL("invalid URL", url)  # pragma: no cover - parse raised already
+            end = m.end()
+            raw_prefix = text[:end]
+            prefix = self._prefixes.get(raw_prefix)
+            if prefix is None:
+                prefix = self._prefix(raw_prefix, url)
+                if len(self._prefixes) >= _CACHE_LIMIT:
+                    self._prefixes.clear()
+                self._prefixes[raw_prefix] = prefix
+            tail = text[end:]
+            # A clean tail (nothing to encode, decode or resolve) skips the percent and
+            # dot-segment steps; for the RFC-only policies nothing else is left to do but turn
+            # an empty path into "/".
+            clean = clean_tail(tail) is not None and "/." not in tail
+            if clean and self._simple:
+                if self._slash and tail[:1] != "/" and _empty_path_is_slash(prefix):
+                    return f"{prefix}/{tail}"
+                return prefix + tail
+            fragment: str | None = None
+            query: str | None = None
+            cut = tail.find("#")
+            if cut >= 0:
+                fragment = tail[cut + 1 :]
+                tail = tail[:cut]
+            cut = tail.find("?")
+            if cut >= 0:
+                query = tail[cut + 1 :]
+                path = tail[:cut]
+            else:
+                path = tail
+            options = self._options
+            if clean or (clean_path(path) is not None and "/." not in path):
+                for fn in self._path_rest:
+                    path = fn(path, options)
+            else:
+                if "%" in path and BAD_ESCAPE_RE.search(path):
+                    parse(url)
+                for fn in self._path_all:
+                    path = fn(path, options)
+            if query is not None:
+                query = _component(query, clean, self._query_rest, self._query_all, url, options)
+            if fragment is not None:
+                fragment = _component(
+                    fragment, clean, self._frag_rest, self._frag_all, url, options
+                )
+            if self._fixpoint:
+                path = self._run_path(path, self._path_rest)
+            if not path and self._slash and _empty_path_is_slash(prefix):
+                # empty-path-to-slash: no other path step turns "" or "/" into anything else, so
+                # it may run after them (explain runs it in its place in the order).
+                path = "/"
+            out = prefix + path
+            if query is not None:
+                out = f"{out}?{query}"
+            if fragment is not None:
+                out = f"{out}#{fragment}"
+            for ufn in self._url:
+                out = ufn(out, options)
+            if out[-1] <= " ":
+                out = _strip_end(out)
+            return out
+        except UnicodeEncodeError:
+            # A lone surrogate reached an encoder (encode-unsafe, IDNA): read it as the byte
+            # it stands for, or refuse it (as_text). Scanning only on failure keeps the
+            # surrogate check off the way of every URL that has none.
+            fixed = as_text(url)
+            if fixed == url:
+                raise InvalidURL("cannot encode the URL", url) from None
+            return self.normalize(fixed)
 
     __call__ = normalize
 
@@ -213,7 +244,7 @@ class Normalizer:
             fn(parts, self._options, url)
         return parts.prefix()
 
-    def normalize_many(self, urls: Iterable[str]) -> list[str | InvalidURL]:
+    def normalize_many(self, urls: Iterable[str | bytes]) -> list[str | InvalidURL]:
         """Every URL normalized, in order; a bad one gives its :class:`InvalidURL` in its
         place instead of raising, so one bad link never costs the batch."""
         out: list[str | InvalidURL] = []
@@ -226,8 +257,10 @@ class Normalizer:
                 append(exc)
         return out
 
-    def explain(self, url: str) -> list[Change]:
-        """Each step that changed the URL, in the order the steps ran."""
+    def explain(self, url: str | bytes) -> list[Change]:
+        """Each step that changed the URL, in the order the steps ran. The first ``before`` is
+        the URL as read (bytes and surrogate escapes written ``%XX``)."""
+        url = as_text(url)
         if self._safebrowsing:
             from dustless.url.safebrowsing import safebrowsing_canonicalize
 
@@ -245,12 +278,14 @@ class Normalizer:
                 impl = IMPLS[name]
                 if impl.url is not None:
                     continue
-                if round_ and impl.path is None:
+                if round_ and impl.path is None and impl.scheme_path is None:
                     continue  # later rounds only repeat the path steps (see _fixpoint)
                 if impl.authority is not None:
                     impl.authority(parts, options, url)
                 if impl.path is not None:
                     parts.path = impl.path(parts.path, options)
+                if impl.scheme_path is not None:
+                    parts.path = impl.scheme_path(parts.scheme, parts.path, options)
                 if impl.query is not None and parts.query is not None:
                     parts.query = impl.query(parts.query, options)
                 if impl.fragment is not None and parts.fragment is not None:
@@ -272,6 +307,11 @@ class Normalizer:
             last = changes.pop()
             changes.append(Change(last.step, last.before, _strip_end(current)))
         return changes
+
+
+def _empty_path_is_slash(prefix: str) -> bool:
+    """Whether the scheme of ``scheme://authority`` defines an empty path as "/"."""
+    return prefix[: prefix.find(":")].lower() in EMPTY_PATH_IS_SLASH
 
 
 def _strip_end(url: str) -> str:
@@ -297,12 +337,12 @@ def _normalizer(policy: str | Policy) -> Normalizer:
     return n
 
 
-def normalize(url: str, policy: str | Policy = "rfc3986") -> str:
+def normalize(url: str | bytes, policy: str | Policy = "rfc3986") -> str:
     """``url`` in the form of ``policy`` (a name, an expression or a :class:`Policy`)."""
     return _normalizer(policy).normalize(url)
 
 
-def explain(url: str, policy: str | Policy = "rfc3986") -> list[Change]:
+def explain(url: str | bytes, policy: str | Policy = "rfc3986") -> list[Change]:
     """The steps of ``policy`` that changed ``url``, each with the URL before and after —
     for users who want to know *why* two URLs were merged."""
     return _normalizer(policy).explain(url)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from dustless.errors import InvalidURL
 
-__all__ = ["URLParts", "split_url"]
+__all__ = ["URLParts", "as_text", "split_url"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,40 @@ _REG_NAME_BAD_RE = re.compile(r"[\x00-\x20\"<>\[\\\]^`{|}\x7f:]")
 
 # §3.2.3: port = *DIGIT
 _PORT_RE = re.compile(r"[0-9]*")
+
+# Lone surrogates. Python's "surrogateescape" error handler (used for sys.argv, file names, and
+# by us for stdin) turns each byte that is not part of valid UTF-8 into U+DC80–U+DCFF: such a
+# character *is* that byte. Any other lone surrogate is no character at all.
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_BYTE_ESCAPES = {chr(0xDC00 + b): f"%{b:02X}" for b in range(0x80, 0x100)}
+
+
+def as_text(url: str | bytes) -> str:
+    """``url`` as text the steps can work on: bytes and escaped bytes become ``%XX``.
+
+    A URL found in a crawl log is bytes, not always UTF-8. RFC 3986 §2.1 writes a byte as
+    ``%XX``, and RFC 3987 §3.1 maps characters to their UTF-8 bytes: so valid UTF-8 is read as
+    characters (encode-unsafe writes them as the same bytes), and each byte that is not part
+    of valid UTF-8 is written ``%XX`` — ``b"http://\x01\x80.com/"`` gives
+    ``"http://\x01%80.com/"``, which keeps the byte (Google's Safe Browsing example). A
+    ``str`` holding surrogate escapes (U+DC80–U+DCFF, what ``surrogateescape`` made of such
+    bytes) is read the same way; any other lone surrogate raises :class:`InvalidURL`.
+    """
+    if isinstance(url, bytes):
+        url = url.decode("utf-8", "surrogateescape")
+    if url.isascii() or _SURROGATE_RE.search(url) is None:
+        return url
+    out = []
+    for pos, char in enumerate(url):
+        if "\ud800" <= char <= "\udfff":
+            escape = _BYTE_ESCAPES.get(char)
+            if escape is None:
+                raise InvalidURL(f"lone surrogate U+{ord(char):04X} at {pos}", url, pos)
+            out.append(escape)
+        else:
+            out.append(char)
+    return "".join(out)
+
 
 # C0 controls and space, stripped at both ends: RFC 3986 Appendix C says whitespace around a
 # URI found in text is not part of it (and WHATWG strips the same set).
@@ -126,7 +160,7 @@ def parse(url: str, strip: bool = True) -> Parts:
     """Split and validate an absolute URL into :class:`Parts` (nothing normalized).
 
     ``strip=False`` is for a URL already stripped (a cached prefix): whitespace left at its
-    ends is then inside the URL, and an error."""
+    ends is then inside the URL, and an error. ``url`` has been through :func:`as_text`."""
     stripped = url.strip(STRIP) if strip else url
     lead = url.find(stripped[:1]) if stripped else 0
     m = URL_RE.match(stripped)
@@ -180,9 +214,9 @@ def parse(url: str, strip: bool = True) -> Parts:
     return Parts(scheme, userinfo, host, port, path, query, fragment)
 
 
-def split_url(url: str) -> URLParts:
+def split_url(url: str | bytes) -> URLParts:
     """The RFC 3986 components of an absolute URL with a host; raises :class:`InvalidURL`."""
-    p = parse(url)
+    p = parse(as_text(url))
     return URLParts(
         scheme=p.scheme,
         userinfo=p.userinfo,

@@ -85,9 +85,8 @@ def _escape_char(char: str) -> str:
     escape = _ASCII_ESCAPES.get(char)
     if escape is None:
         # Characters outside the URI character set are percent-encoded as UTF-8 (RFC 3986
-        # §2.5, RFC 3987 §3.1). surrogatepass keeps a lone surrogate (input that came through
-        # surrogateescape) reproducible instead of crashing.
-        escape = "".join(f"%{b:02X}" for b in char.encode("utf-8", "surrogatepass"))
+        # §2.5, RFC 3987 §3.1). No surrogate gets here: as_text wrote escaped bytes as %XX.
+        escape = "".join(f"%{b:02X}" for b in char.encode("utf-8"))
     return escape
 
 

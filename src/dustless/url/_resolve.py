@@ -9,15 +9,19 @@ implementation of that standard (used by Node.js), so it does the resolving.
 from __future__ import annotations
 
 from dustless.errors import InvalidURL
-from dustless.url._parse import BAD_ESCAPE_RE
+from dustless.url._encoding import encode_query
+from dustless.url._parse import BAD_ESCAPE_RE, as_text
 
 __all__ = ["resolve"]
 
 
-def resolve(base: str | None, reference: str) -> str:
+def resolve(base: str | None, reference: str, encoding: str = "utf-8") -> str:
     """Absolute URL of ``reference`` found in a page at ``base``; raises :class:`InvalidURL`.
 
-    With no ``base`` (``None`` or ""), ``reference`` must itself be absolute.
+    With no ``base`` (``None`` or ""), ``reference`` must itself be absolute. ``encoding`` is
+    the page's (a label such as ``euc-kr``): the query of an http(s) link is encoded with it,
+    the rest as UTF-8, as browsers do (WHATWG URL "encoding-parse"; see ``_encoding.py``).
+    Surrogate escapes are read as the bytes they stand for (see ``as_text``).
 
     URLs with a host come back in their ``rfc3986`` form (what the crawler fetches, see
     ARCHITECTURE); a ``%`` that starts no escape is written ``%25`` (RFC 3986 §2.4). URLs
@@ -27,6 +31,12 @@ def resolve(base: str | None, reference: str) -> str:
     """
     import ada_url
 
+    if not reference.isascii():
+        reference = as_text(reference)
+        if encoding != "utf-8":
+            reference = encode_query(reference, base[: base.find(":")] if base else "", encoding)
+    if base and not base.isascii():
+        base = as_text(base)
     try:
         href: str = ada_url.join_url(base, reference) if base else ada_url.URL(reference).href
     except ValueError:

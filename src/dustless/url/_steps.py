@@ -98,9 +98,20 @@ SESSION_PARAMS: tuple[str, ...] = (
 class StepOptions:
     """Typed options of the steps that have any (CONVENTIONS §3: never dicts of strings)."""
 
-    # remove-default-document: the paper's three, the Apache and IIS defaults (000 §4.4).
-    # Wider lists (index.php, default.asp, …) are an option, not the default.
-    default_documents: tuple[str, ...] = ("index.htm", "index.html", "default.htm")
+    # remove-default-document: the paper's three (000 §4.4: what Apache and IIS serve for a
+    # directory "when the user does not change the configuration"), and the other documents
+    # IIS lists by default — default.asp (seed 001's own example), default.aspx, index.asp
+    # and iisstart.htm. Table 1 and `evaluate` measure the paper's three
+    # (analysis.PAPER_DEFAULT_DOCUMENTS); index.php and the like are an option.
+    default_documents: tuple[str, ...] = (
+        "index.htm",
+        "index.html",
+        "default.htm",
+        "default.asp",
+        "default.aspx",
+        "index.asp",
+        "iisstart.htm",
+    )
     # remove-query-params: names or shell patterns ("utm_*"), matched against the name as
     # written; both tuples are removed.
     remove_params: tuple[str, ...] = TRACKING_PARAMS
@@ -127,6 +138,8 @@ PathFn = Callable[[str, StepOptions], str]
 # return None to remove it (with its "?" or "#").
 OptFn = Callable[[str, StepOptions], str | None]
 URLFn = Callable[[str, StepOptions], str]
+# A path function that needs the scheme (only empty-path-to-slash): (scheme, path, options).
+SchemePathFn = Callable[[str, str, StepOptions], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +150,7 @@ class StepImpl:
     query: OptFn | None = None
     fragment: OptFn | None = None
     url: URLFn | None = None
+    scheme_path: SchemePathFn | None = None
 
 
 # ---- authority-side functions -------------------------------------------------------------
@@ -225,8 +239,17 @@ def _remove_fragment(_f: str, _o: StepOptions) -> str | None:
     return None
 
 
-def _empty_path_to_slash(path: str, _o: StepOptions) -> str:
-    return path or "/"  # §6.2.3: with an authority, an empty path is "/"
+# RFC 3986 §6.2.3: an empty path is "/" only where the scheme says so — http and https
+# (RFC 9110 §4.2.3: "an empty path component is equivalent to an absolute path of '/'") and
+# ws and wss (RFC 6455 §3: the resource name is "/" when the path is empty). For any other
+# scheme "a://b" and "a://b/" may name different resources, so the path is kept.
+EMPTY_PATH_IS_SLASH = frozenset({"http", "https", "ws", "wss"})
+
+
+def _empty_path_to_slash(scheme: str, path: str, _o: StepOptions) -> str:
+    if path or scheme.lower() not in EMPTY_PATH_IS_SLASH:
+        return path
+    return "/"
 
 
 def _site_rules(url: str, o: StepOptions) -> str:
@@ -300,8 +323,12 @@ _IMPLS: tuple[StepImpl, ...] = (
         path=_pathquery.remove_dot_segments,
     ),
     StepImpl(
-        _info("empty-path-to-slash", S, "an empty path becomes /: http://h → http://h/"),
-        path=_empty_path_to_slash,
+        _info(
+            "empty-path-to-slash",
+            S,
+            "an empty path becomes / where the scheme says so (http, https, ws, wss)",
+        ),
+        scheme_path=_empty_path_to_slash,
     ),
     StepImpl(
         _info("collapse-slashes", X, "replace runs of slashes in the path by one: //a → /a"),

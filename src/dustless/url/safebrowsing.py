@@ -15,6 +15,7 @@ import ipaddress
 import re
 
 from dustless.errors import InvalidURL
+from dustless.url._host import ascii_lower
 
 __all__ = ["safebrowsing_canonicalize", "safebrowsing_expressions"]
 
@@ -41,9 +42,10 @@ def _escape(data: bytes, also: bytes = b"") -> str:
 
 # Google's rules would leave ":" "/" "?" "@" unescaped in a host they decoded ("a%40b.com"),
 # and the result would then read as a different host: we escape those four in the host too, so
-# that canonicalizing twice gives the same URL. No DNS name contains them, so no real lookup
+# that canonicalizing twice gives the same URL. Likewise "[" and "]" outside an IPv6 literal
+# ("[x]]y" would read back as the literal "[x]"). No DNS name contains them, so no real lookup
 # changes.
-_HOST_DELIMITERS = b":/?@"
+_HOST_DELIMITERS = b":/?@[]"
 
 
 def _ipv4(host: str) -> str | None:
@@ -74,7 +76,9 @@ def _ipv4(host: str) -> str | None:
     return str(ipaddress.IPv4Address(number))
 
 
-def _canonical_host(host: str) -> str:
+def _canonical_host(host: str, text: bool = True) -> str:
+    """``text``: the host's bytes were UTF-8 (else ``host`` is their Latin-1 reading, bytes
+    that name no characters: no IDNA, and only ASCII letters are lowercased)."""
     if host.startswith("[") and host.endswith("]"):
         try:
             addr = ipaddress.IPv6Address(host[1:-1])
@@ -85,17 +89,24 @@ def _canonical_host(host: str) -> str:
         if addr in _NAT64:
             return str(ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF))
         return f"[{addr.compressed}]"
-    if not host.isascii():
+    if text and not host.isascii():
         # "If the URL uses an internationalized domain name, the client should convert
         # the URL to the ASCII Punycode representation." First, as browsers do (WHATWG
         # "host parser"): the mapping can yield digits ("¹" → "1") and dots ("。" → ".").
         import ada_url
 
         ascii_host = ada_url.idna_to_ascii(host).decode("ascii")
-        if ascii_host:
+        # A "%" in the ASCII form (punycode moves "%2😀5"'s "%2" and "5" together; UTS #46
+        # maps "％" to "%") would read as a new escape when canonicalizing again. Such a
+        # host is no DNS name (WHATWG refuses "%" in a domain): its UTF-8 bytes are escaped
+        # instead, which canonicalizing again gives back unchanged.
+        if ascii_host and "%" not in ascii_host:
             host = ascii_host
     # "Remove all leading and trailing dots. Replace consecutive dots with a single dot."
-    host = re.sub(r"\.{2,}", ".", host.lower().strip("."))
+    # Lowercasing only ASCII letters: str.lower() on what IDNA could not convert (or on
+    # bytes read as Latin-1) would change other bytes, and the next pass would read them
+    # differently ("Ã" → "ã" turns \xc3\xbc\x80 into valid UTF-8).
+    host = re.sub(r"\.{2,}", ".", ascii_lower(host).strip("."))
     ip = _ipv4(host)
     return host if ip is None else ip
 
@@ -134,8 +145,14 @@ def _split(url: str) -> tuple[str, str, str, str | None]:
     return scheme, host, path or "/", (query if qmark else None)
 
 
-def safebrowsing_canonicalize(url: str) -> str:
-    """The canonical form Safe Browsing hashes (v4 canonicalization + v5 IPv6 rules)."""
+def safebrowsing_canonicalize(url: str | bytes) -> str:
+    """The canonical form Safe Browsing hashes (v4 canonicalization + v5 IPv6 rules).
+
+    Bytes that are not UTF-8 are kept, escaped: ``b"http://\x01\x80.com/"`` gives
+    ``http://%01%80.com/`` (Google's example, which its table writes in raw bytes)."""
+    from dustless.url._parse import as_text
+
+    url = as_text(url)
     scheme, host, path, query = _split(url)
     raw_host = _unescape_fully(host.encode("utf-8", "surrogatepass"))
     try:
@@ -143,7 +160,7 @@ def safebrowsing_canonicalize(url: str) -> str:
         host_bytes = canonical_host.encode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
         # Not UTF-8 once unescaped: Google escapes the raw bytes (its "\x01\x80.com" example).
-        canonical_host = _canonical_host(raw_host.decode("latin-1"))
+        canonical_host = _canonical_host(raw_host.decode("latin-1"), text=False)
         host_bytes = canonical_host.encode("latin-1")
     if not canonical_host:
         raise InvalidURL("missing host", url)
@@ -157,7 +174,7 @@ def safebrowsing_canonicalize(url: str) -> str:
     return out
 
 
-def safebrowsing_expressions(url: str) -> list[str]:
+def safebrowsing_expressions(url: str | bytes) -> list[str]:
     """The host-suffix × path-prefix expressions Google documents for lookups, in its order.
 
     Hosts: the exact host, then up to four formed from the last five components by removing

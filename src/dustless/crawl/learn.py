@@ -1,0 +1,518 @@
+"""Learning while crawling: the I/O side of ``dustless.rules.LiveLearner`` (``--learn``).
+
+The engine tells :class:`Learning` what each fetched page showed (:meth:`Learning.page`:
+its identity without learned rules, content, permanent redirect, declared canonical) and
+which links URL-seen dropped (:meth:`Learning.merged`); at every commit
+(:meth:`Learning.commit`, at least once a second) the learner takes the batch, and what it
+decides is put in force before the pending links are admitted:
+
+* a **new rule** joins the ``site-rules`` step of the crawl's identities (``LiveRules``, the
+  last step of the policy), so every URL admitted afterwards gets it; the host's queued URLs
+  (and the fetched ones the learner kept) are *re-keyed* to the identity the rule gives them,
+  and a queued URL whose new identity is already stored is *merged*: state ``merged``, not
+  fetched, its spelling kept as a fallback of that identity (``crawl/spellings.py``: if the
+  spelling fetched for it yields no document, this one is fetched — a merge never costs a
+  page that a correct spelling reaches);
+* what each rule merged is kept (``learned_merges``), and a few merges of each rule are
+  fetched anyway to check it (its 1st, 8th, 32nd … merge, :data:`VERIFY`): a rule cannot hide
+  its own counterexamples;
+* a **retracted** rule leaves the identities, and everything it merged is admitted again —
+  queued rows return to ``queued``, dropped links are admitted under their identity without
+  the rule: learning must never cost coverage.
+
+The rules are written to ``CRAWL/learned-rules.xml`` (atomically) whenever they change, in
+the format ``dustless crawl --rules`` reads; the DB keeps each rule's evidence, when it was
+learned and, if so, when and why it was retracted, so ``--resume`` (even after ``kill -9``)
+continues with them. ``docs/learning.md`` is the user's view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dustless.crawl.discover import Discovery
+from dustless.crawl.hosts import HostTable
+from dustless.crawl.progress import CrawlStats
+from dustless.crawl.spellings import no_document
+from dustless.errors import InvalidURL, ScriptError
+from dustless.fetch import FetchResult
+from dustless.frontier import QueuedURL
+from dustless.rules import (
+    LiveEvidence,
+    LiveLearner,
+    LiveOptions,
+    LiveRule,
+    LiveRules,
+    PageFacts,
+    Retraction,
+    RuleSet,
+    SiteScript,
+    authority_of_key,
+    dump_script,
+    rule_from_spec,
+)
+from dustless.states import NetState
+from dustless.store import (
+    AdmitURL,
+    CrawlStore,
+    FetchRecord,
+    LearnedRuleRow,
+    MergeRow,
+    StoredURL,
+    URLState,
+)
+from dustless.url import Policy
+
+if TYPE_CHECKING:
+    from dustless.crawl.admission import Admission
+    from dustless.crawl.spellings import Spellings
+
+__all__ = ["LEARNED_RULES", "VERIFY", "Learning", "learning_policy"]
+
+LEARNED_RULES = "learned-rules.xml"
+#: The merges of a rule that are fetched anyway, to check it (the n-th merge, 1-based):
+#: the first, then ever more rarely, so that the check costs a few fetches per rule.
+VERIFY = frozenset({1, 8, 32, 128, 512, 2048, 8192})
+_PERMANENT = frozenset({301, 308})
+_QUEUED_AT_ONCE = 20_000  # queued URLs of a host re-keyed when one of its rules is learned
+# Pages whose facts the learner takes at once: a rule is in force a few pages after its
+# evidence arrived (a fast crawl fetches hundreds of pages between two commits), and the
+# learner's cost is paid per batch, not per link.
+BATCH = 16
+
+
+def learning_policy(policy: Policy, live: LiveRules) -> Policy:
+    """``policy`` with the learned rules as the last of its ``site-rules``."""
+    policy = policy.with_steps(enable=["site-rules"])
+    return policy.with_options(site_rules=(*policy.options.site_rules, live))
+
+
+class Learning:
+    """The crawl's learned rules: evidence in, rules in force, merges kept and undone."""
+
+    def __init__(
+        self,
+        store: CrawlStore,
+        discovery: Discovery,
+        base: Callable[[str], str],
+        live: LiveRules,
+        stats: CrawlStats,
+        options: LiveOptions,
+        *,
+        wall: Callable[[], float],
+        path: Path | None,
+        verify: frozenset[int] = VERIFY,
+    ) -> None:
+        self.store = store
+        self.discovery = discovery
+        self.base = base  # identity without the learned rules (the learner's key)
+        self.live = live
+        self.stats = stats
+        self.wall = wall
+        self.path = path
+        self.verify = verify
+        self.learner = LiveLearner(options)
+        self.admission: Admission | None = None  # set by the engine
+        self.spellings: Spellings | None = None
+        self.hosts: HostTable | None = None
+        self._facts: list[PageFacts] = []
+        self._rekeys: list[tuple[int, str, str]] = []
+        self._merges: list[MergeRow] = []
+        self._rows: dict[tuple[str, str], LearnedRuleRow] = {}  # active, by (host, spec)
+        self._ids: dict[tuple[str, str], int] = {}
+        self._merged: dict[int, int] = {}  # rule id -> merges so far (VERIFY counts them)
+        self._fetch_hosts: dict[str, set[str]] = {}  # a key's authority -> fetch authorities
+        self._seen_ids: set[int] = set()
+        self._fetched_before = sum(store.fetch_state_counts().values())
+        self._load()
+
+    # -- state from the DB -------------------------------------------------------------------
+
+    def _load(self) -> None:
+        """Rules learned before (a resumed crawl, or other workers): in force again."""
+        merges = self.store.merge_counts()
+        for row in self.store.learned_rules():
+            self._take(row, merges)
+        self._install()
+
+    def _take(self, row: LearnedRuleRow, merges: dict[int, tuple[int, int]]) -> bool:
+        """A stored row into the learner; True if it changed the rules in force."""
+        assert row.id is not None
+        self._seen_ids.add(row.id)
+        key = (row.host, row.spec)
+        self._ids[key] = row.id
+        if not row.active:
+            self._rows.pop(key, None)
+            self.stats.rules_retracted += 1
+            return self.learner.forget(row.host, row.spec)
+        try:
+            rule = rule_from_spec(row.spec)
+        except ScriptError:
+            return False  # written by a newer dustless: not ours to apply
+        self._rows[key] = row
+        kept, checked = merges.get(row.id, (0, 0))
+        self._merged[row.id] = kept + checked
+        self.stats.duplicates_avoided += kept
+        self.stats.rules_checked += checked
+        evidence = LiveEvidence(row.pairs, row.pairs - row.differ, row.support, 1)
+        self.learner.adopt(row.host, row.spec, rule, evidence)
+        return True
+
+    def _poll(self) -> bool:
+        """Rules other workers learned or retracted since the last look (a shared store)."""
+        changed = False
+        for row in self.store.learned_rules():
+            assert row.id is not None
+            key = (row.host, row.spec)
+            if row.id not in self._seen_ids or (not row.active and key in self._rows):
+                changed |= self._take(row, {})
+        return changed
+
+    def _install(self) -> None:
+        self.live.set(self.learner.ruleset)
+        self.stats.rules_learned = len(self._rows)
+
+    # -- what pages showed -------------------------------------------------------------------
+
+    def _key(self, url: str | None) -> str | None:
+        if url is None:
+            return None
+        try:
+            return self.base(url)
+        except InvalidURL:
+            return None
+
+    def page(self, item: QueuedURL, r: FetchResult, fetch: FetchRecord) -> None:
+        """A fetch was handled: its facts wait for the next commit."""
+        key = self._key(item.url)
+        if key is None:
+            return
+        state, status = fetch.state, fetch.status
+        document = (
+            fetch.content_sha1 is not None
+            and status is not None
+            and 200 <= status < 300
+            and state in (NetState.OK, NetState.code)
+        )
+        redirect = self._key(fetch.location) if status in _PERMANENT else None
+        canonical = self._key(fetch.canonical) if document else None
+        self._facts.append(
+            PageFacts(
+                key,
+                item.url_id,
+                document,
+                no_document(state, status),
+                fetch.content_sha1,
+                fetch.content_fp,
+                redirect,
+                canonical,
+            )
+        )
+        if len(self._facts) >= BATCH:
+            self.commit()
+        authority = authority_of_key(key)
+        if item.host != authority:
+            self._fetch_hosts.setdefault(authority, set()).add(item.host)
+        identity = item.identity
+        if document and identity and " " not in identity and authority in self.live.hosts:
+            # Claimed before its host's latest rule: stored under an identity the rules now
+            # change. Re-keyed, so that later spellings of it are merged into it.
+            new = self.live.apply(key)
+            if new != identity:
+                self._rekeys.append((item.url_id, identity, new))
+
+    # -- links URL-seen dropped --------------------------------------------------------------
+
+    def merged(self, found: Iterable[AdmitURL]) -> list[AdmitURL]:
+        """Links whose identity was already stored or pending: those a learned rule merged
+        are kept (``learned_merges``); the ones due a check come back, to be admitted under
+        their identity without the learned rules (fetched, and compared)."""
+        out: list[AdmitURL] = []
+        for u in found:
+            if u.given or " " in u.identity:
+                continue
+            base = self._key(u.url)
+            if base is None or base == u.identity:
+                continue  # the policy merged it, not a learned rule
+            ids = self._rule_ids(base)
+            if not ids:
+                continue
+            if self._due(ids):
+                out.append(_admit(u, base))
+                self._keep(ids, base, u, None, checked=True)
+                continue
+            self._keep(ids, base, u, None)
+        return out
+
+    def _rule_ids(self, base: str) -> list[int]:
+        host = authority_of_key(base)
+        return [
+            self._ids[(host, spec)]
+            for spec in self.learner.rules_changing(base)
+            if (host, spec) in self._ids
+        ]
+
+    def _due(self, ids: list[int]) -> bool:
+        """Count a merge for each rule; True if one of them has a check due."""
+        due = False
+        for rid in ids:
+            n = self._merged.get(rid, 0) + 1
+            self._merged[rid] = n
+            due |= n in self.verify
+        return due
+
+    def _keep(
+        self,
+        ids: list[int],
+        base: str,
+        u: AdmitURL | StoredURL | QueuedURL,
+        url_id: int | None,
+        *,
+        checked: bool = False,
+    ) -> None:
+        """Keep what the rules ``ids`` merged (or, ``checked``, what they would have merged
+        and the crawl fetches anyway to check them)."""
+        if isinstance(u, StoredURL | QueuedURL):
+            site = self.discovery.site_of_host(u.host)
+            seed_id = u.seed_id or None
+            parent = u.parent_id if isinstance(u, StoredURL) else None
+            fields = (u.url, u.host, site, u.depth, u.kind, seed_id, parent, False)
+        else:
+            fields = (u.url, u.host, u.site, u.depth, u.kind, u.seed_id, u.parent_id, u.external)
+        url, host, site, depth, kind, seed_id, parent_id, external = fields
+        for rid in ids:
+            self._merges.append(
+                MergeRow(
+                    rid,
+                    base,
+                    url,
+                    host,
+                    site,
+                    depth,
+                    kind,
+                    seed_id,
+                    parent_id,
+                    external,
+                    url_id,
+                    checked,
+                )
+            )
+        if checked:
+            self.stats.rules_checked += 1
+        else:
+            self.stats.duplicates_avoided += 1
+
+    # -- the commit --------------------------------------------------------------------------
+
+    def commit(self) -> None:
+        """Learn from the batch; put new rules and retractions in force (before the engine
+        admits the pending links)."""
+        facts, self._facts = self._facts, []
+        changes = self.learner.observe(facts)
+        learned = self.learner.learn()
+        polled = self.store.shared and self._poll()
+        if changes.retracted or learned.learned:
+            self._store(learned.learned, changes.retracted)
+        if changes.retracted or learned.learned or polled:
+            self._install()
+            for r in changes.retracted:
+                self._readmit(r)
+            for host in sorted({r.host for r in learned.learned}):
+                self._rekey_host(host)
+            self._write_file()
+        if self._rekeys:
+            changes_, self._rekeys = self._rekeys, []
+            self.store.rekey_urls(changes_)
+        if self._merges:
+            merges, self._merges = self._merges, []
+            self.store.add_merges(merges)
+
+    def _store(self, learned: Iterable[LiveRule], retracted: Iterable[Retraction]) -> None:
+        now = self.wall()
+        fetched = self._fetched_before + self.stats.fetched
+        rows = [
+            LearnedRuleRow(
+                r.host,
+                r.rule.element,
+                r.spec,
+                r.evidence.support,
+                r.evidence.pairs,
+                r.evidence.differ,
+                r.sources,
+                now,
+                fetched,
+            )
+            for r in learned
+        ]
+        for row, rid in zip(rows, self.store.add_learned_rules(rows), strict=True):
+            key = (row.host, row.spec)
+            self._ids[key] = rid
+            self._seen_ids.add(rid)
+            self._rows[key] = dataclasses.replace(row, id=rid)
+            self._merged.setdefault(rid, 0)
+        out = []
+        for r in retracted:
+            key = (r.host, r.spec)
+            known = self._ids.get(key)
+            self._rows.pop(key, None)
+            self.stats.rules_retracted += 1
+            if known is not None:
+                out.append((known, now, r.reason))
+        self.store.retract_learned_rules(out)
+
+    # -- re-keying and merging queued URLs ---------------------------------------------------
+
+    def _rekey_host(self, host: str) -> None:
+        """A new rule for ``host``: its kept documents and queued URLs (in the DB and in the
+        host's window in memory) take the identity the rules in force give them; a queued URL
+        whose new identity is already stored is merged."""
+        store, apply = self.store, self.live.apply
+        # 1. The documents fetched: they keep their resource's new identity, so that later
+        #    spellings of it are merged into them.
+        changes: list[tuple[int, str, str]] = []
+        docs = self.learner.documents(host)
+        stored = store.urls_by_id(docs.values())
+        for key, url_id in docs.items():
+            row = stored.get(url_id)
+            if row is not None and " " not in row.identity:
+                new = apply(key)
+                if new != row.identity:
+                    changes.append((url_id, row.identity, new))
+        collided_done = set(store.rekey_urls(changes))
+        # A document whose new identity a queued URL holds: that URL repeats the document.
+        into_done = {new for i, _, new in changes if i in collided_done}
+        # 2. The queued URLs, the window first (claimed, in memory), then the DB's queue.
+        fetch_hosts = sorted({host, "www." + host} | self._fetch_hosts.get(host, set()))
+        window: list[QueuedURL] = []
+        if self.hosts is not None:
+            for h in fetch_hosts:
+                window += self.hosts.take_window(h)
+        queued: list[tuple[int, str, str, StoredURL | QueuedURL]] = [
+            (q.url_id, q.url, q.identity, q) for q in window
+        ]
+        for h in fetch_hosts:
+            queued += [
+                (u.id, u.url, u.identity, u) for u in store.queued_of_host(h, _QUEUED_AT_ONCE)
+            ]
+        changes = []
+        for url_id, url, identity, _ in queued:
+            base = self._key(url) if " " not in identity else None
+            if base is not None and apply(base) != identity:
+                changes.append((url_id, identity, apply(base)))
+        collided = set(store.rekey_urls(changes))
+        new_of = {i: new for i, _, new in changes if i not in collided}
+        collided |= {i for i, _, identity, _ in queued if new_of.get(i, identity) in into_done}
+        merged: list[int] = []
+        spellings: list[tuple[str, str]] = []
+        kept: list[QueuedURL] = []
+        for url_id, url, identity, item in queued:
+            base = self._key(url) if url_id in collided else None
+            ids = self._rule_ids(base) if base is not None else []
+            due = base is not None and bool(ids) and self._due(ids)
+            if base is None or not ids or due:
+                # Stays queued (with its new identity); a merge due a check stays too.
+                if isinstance(item, QueuedURL):
+                    kept.append(dataclasses.replace(item, identity=new_of.get(url_id, identity)))
+                if due and base is not None:
+                    self._keep(ids, base, item, url_id, checked=True)
+                continue
+            self._keep(ids, base, item, url_id)
+            merged.append(url_id)
+            spellings.append((apply(base), url))
+        if kept and self.hosts is not None:
+            self.hosts.give_back(kept)
+        if merged:
+            store.set_url_state(merged, URLState.MERGED)
+        if spellings and self.spellings is not None:
+            self.spellings.note(spellings)  # the fallback if the merged-into spelling fails
+
+    # -- retraction --------------------------------------------------------------------------
+
+    def _readmit(self, r: Retraction) -> None:
+        """Everything the retracted rule merged is admitted again (under today's rules)."""
+        rid = self._ids.get((r.host, r.spec))
+        if rid is None:
+            return
+        rows = [m for m in self.store.merges_of([rid]) if not m.checked]  # checks: fetched
+        queued_ids = [m.url_id for m in rows if m.url_id is not None]
+        back = [u for u in self.store.urls_by_id(queued_ids).values() if u.state is URLState.MERGED]
+        if back:
+            self.store.set_url_state([u.id for u in back], URLState.QUEUED)
+            if self.hosts is not None:
+                for u in back:
+                    self.hosts.queued(u.host)
+        again: list[AdmitURL] = []
+        for m in rows:
+            if m.url_id is not None:
+                continue
+            try:
+                identity = self.discovery.identity(m.url)
+            except InvalidURL:
+                continue
+            again.append(
+                AdmitURL(
+                    m.url,
+                    identity,
+                    m.host,
+                    m.site,
+                    m.depth,
+                    m.kind,
+                    m.seed_id,
+                    m.parent_id,
+                    m.external,
+                )
+            )
+        if again and self.admission is not None:
+            self.admission.readmit(again)
+        self.store.drop_merges([rid])
+        self.stats.duplicates_avoided -= min(self.stats.duplicates_avoided, len(rows))
+        self.stats.readmitted += len(back) + len(again)
+
+    # -- the file ----------------------------------------------------------------------------
+
+    def ruleset(self) -> RuleSet:
+        """The rules in force with their evidence, one site per host (the file's content)."""
+        by_host: dict[str, list[LearnedRuleRow]] = {}
+        for row in self._rows.values():
+            by_host.setdefault(row.host, []).append(row)
+        sites = []
+        for host in sorted(by_host):
+            rules = [
+                rule_from_spec(r.spec, r.support, round(r.differ / r.pairs, 6) if r.pairs else 0.0)
+                for r in sorted(by_host[host], key=lambda r: r.id or 0)
+            ]
+            sites.append(
+                SiteScript(f"learned during the crawl: {host}", (host,), rules=tuple(rules))
+            )
+        return RuleSet(tuple(sites))
+
+    def _write_file(self) -> None:
+        if self.path is None:
+            return
+        text = dump_script(self.ruleset())
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
+
+def _admit(u: AdmitURL, identity: str) -> AdmitURL:
+    return AdmitURL(
+        u.url,
+        identity,
+        u.host,
+        u.site,
+        u.depth,
+        u.kind,
+        u.seed_id,
+        u.parent_id,
+        u.external,
+        u.given,
+        u.priority,
+    )

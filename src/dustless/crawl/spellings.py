@@ -1,0 +1,179 @@
+"""Fallback spellings: a merge may cost requests, never a page someone linked correctly.
+
+The crawler fetches the first spelling it met of an identity (ARCHITECTURE "Which URL the
+crawler fetches"). Under an unsafe step that spelling may be one the server does not know:
+on a case-sensitive (Unix) server ``/pubs/X.HTML`` is a 404 while ``/pubs/x.html`` is the
+page, and ``lowercase-path`` gives both one identity (seed 000 §4.1). URL-seen then drops
+the correct spelling, and the page is lost.
+
+So the crawl keeps the other spellings it meets of each identity — at most
+:data:`MAX_SPELLINGS`, in the order met, in the ``spellings`` table (resume-safe) — and when
+the spelling it fetched ends without a document (a 4xx or 5xx answer, or a network state
+without an answer) it fetches the next distinct one, until ``spelling_tries`` spellings of
+the identity have been fetched. Each fallback is a URL row of its own, under the derived
+identity ``IDENTITY spelling-N`` (a space never occurs in a normalized URL, as with
+``crawl/redirect.py``'s ``redirect-N``), queued and fetched like any URL and recorded as a
+fetch. A spelling met only after the fetch failed is tried then. Redirect targets are
+spellings too: they are discovered like links.
+
+Spellings are noted in the admission batches (a candidate whose identity is stored, or
+already pending, is another spelling of it); a failed fetch asks the store once for what was
+tried and what is kept (``CrawlStore.spelling_state``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from dustless.crawl.discover import Candidate, Discovery, authority_of
+from dustless.frontier import QueuedURL
+from dustless.states import NetState
+from dustless.store import CrawlStore
+
+if TYPE_CHECKING:
+    from dustless.crawl.admission import Admission
+
+__all__ = ["MAX_SPELLINGS", "Spellings", "base_of", "no_document", "spelling_identity"]
+
+MAX_SPELLINGS = 8
+_MARK = " spelling-"
+# Network states in which no answer arrived (004 Fig. 3): the spelling may be at fault.
+# Gates (robots, filtered) and noIP (the host has no address) are not the spelling's fault.
+_NO_ANSWER = frozenset(
+    {
+        NetState.NULL,
+        NetState.Conn,
+        NetState.cErr,
+        NetState.cTim,
+        NetState.hSht,
+        NetState.hNpr,
+        NetState.hTim,
+        NetState.hErr,
+    }
+)
+
+
+def spelling_identity(base: str, n: int) -> str:
+    """The identity of the ``n``-th fallback spelling of ``base``."""
+    return f"{base}{_MARK}{n}"
+
+
+def base_of(identity: str) -> tuple[str, int]:
+    """``(base identity, fallbacks before this one)``; a plain identity is fallback 0."""
+    head, sep, tail = identity.rpartition(_MARK)
+    if sep and tail.isdigit():
+        return head, int(tail)
+    return identity, 0
+
+
+def no_document(state: NetState, status: int | None) -> bool:
+    """A fetch that ended without a document, so that another spelling may have one."""
+    if status is not None:
+        return status >= 400
+    return state in _NO_ANSWER
+
+
+class Spellings:
+    """The spellings of one crawl: noted at admission, tried when a fetch gives nothing."""
+
+    def __init__(self, store: CrawlStore, discovery: Discovery, tries: int) -> None:
+        self.store = store
+        self.discovery = discovery
+        self.tries = tries
+        # Identities whose every spelling so far failed, with the item of the last one: a
+        # spelling met later is queued at once. Rebuilt from the DB by ``resume``.
+        self.waiting: dict[str, QueuedURL] = {}
+        self.fallbacks = 0  # fallback URLs queued (a figure for tests and progress)
+        self.admission: Admission | None = None  # queues the fallbacks (set by the engine)
+        self._pending: list[tuple[str, str]] = []
+
+    @property
+    def enabled(self) -> bool:
+        return self.tries > 1
+
+    def _names(self, base: str) -> list[str]:
+        return [base] + [spelling_identity(base, n) for n in range(1, self.tries)]
+
+    # -- admission ------------------------------------------------------------------------------
+
+    def note(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """``(identity, url)`` spellings of identities already stored or pending (URL-seen
+        said "seen"): kept (written with the next admission batch, :meth:`flush`); one that
+        an identity whose fetches all failed waits for is queued at once."""
+        if not self.enabled:
+            return
+        fresh = [(i, u) for i, u in pairs if " " not in i]  # derived identities: none
+        self._pending += fresh
+        for identity, _ in fresh:
+            item = self.waiting.get(identity)
+            if item is not None:
+                self.flush()
+                self._queue(item, self._next(item, identity))
+
+    def flush(self) -> None:
+        """Store the spellings noted since the last call (one batch)."""
+        if self._pending:
+            pairs, self._pending = self._pending, []
+            self.store.add_spellings(pairs, MAX_SPELLINGS)
+
+    def _queue(self, item: QueuedURL, cand: Candidate | None) -> None:
+        if cand is not None and self.admission is not None:
+            self.fallbacks += 1
+            self.admission.same_document(cand, item)
+
+    # -- a fetch ended ----------------------------------------------------------------------
+
+    def fetched(self, item: QueuedURL, state: NetState, status: int | None) -> None:
+        """``item``'s fetch ended: if it gave no document, queue the next spelling."""
+        if self.enabled and item.identity and no_document(state, status):
+            base, _ = base_of(item.identity)
+            if " " not in base:  # a redirect's derived identity has no spellings of its own
+                self._queue(item, self._next(item, base))
+
+    def _next(self, item: QueuedURL, base: str) -> Candidate | None:
+        self.flush()
+        tried, kept = self.store.spelling_state(base, self._names(base))
+        if len(tried) >= self.tries:
+            self.waiting.pop(base, None)
+            return None
+        for url in kept:
+            if url not in tried:
+                self.waiting.pop(base, None)
+                host = authority_of(url)
+                return Candidate(
+                    url,
+                    spelling_identity(base, len(tried)),
+                    host,
+                    self.discovery.site_of_host(host),
+                    item.depth,
+                    item.kind,
+                    item.seed_id or None,
+                )
+        self.waiting[base] = item  # a spelling met later is tried then
+        return None
+
+    # -- resume -----------------------------------------------------------------------------
+
+    def resume(self) -> None:
+        """After a restart: identities with spellings whose fetched ones all failed and
+        that have none queued get their next spelling queued (or wait for one)."""
+        if not self.enabled:
+            return
+        for base in self.store.spelling_bases():
+            rows = self.store.spelling_rows(self._names(base))
+            if not rows or any(u.state.value != "done" or s is None for u, s, _ in rows):
+                continue  # still queued, or never fetched: nothing to decide yet
+            if not all(no_document(NetState(s), status) for _, s, status in rows if s):
+                continue
+            last = rows[-1][0]
+            item = QueuedURL(
+                last.url,
+                last.host,
+                last.depth,
+                seed_id=last.seed_id or 0,
+                kind=last.kind,
+                url_id=last.id,
+                identity=last.identity,
+            )
+            self._queue(item, self._next(item, base))

@@ -1,0 +1,374 @@
+"""Keeping a hostile page from costing more than its size: the CPU bound of extraction.
+
+Lexbor builds the tree as the HTML standard says (§13.2.6), and some of the standard's steps
+look at the whole stack of open elements, at every option of a select, or at every attribute
+of a tag so far; lexbor does each look in full, so some markup costs time in the square of
+its size. ``perf`` puts 88 % of the time of 100,000 nested ``<div>`` in
+``lxb_html_tree_element_in_scope``: each ``<div>`` start tag asks whether a ``p`` is "in
+button scope", a walk down the whole stack. Measured, per 20,000 repetitions:
+
+* nesting — ``<div>`` 0.55 s, ``<div><span><b>`` 2.6 s, ``<ul><li>`` 3.1 s, ``<dl><dt><dd>``
+  5.0 s (and 16 times that for 4 times as many: a 1.1 MB page of nested ``<div>`` took 45 s
+  in a crawl, 100,000 unclosed ``<div><span><b>`` 232 s);
+* 20,000 options in one select 2.4 s (the selectedness algorithm reruns over all of them);
+* 20,000 attributes on one tag 0.86 s (each is compared with the ones before).
+
+No page needs this: browsers stop nesting at 512 levels (Chromium attaches deeper elements
+to the 512th) and libxml2 at 256. So :func:`shape` measures a page first, reading it as the
+standard's tokenizer does (tags and their attributes, comments, RCDATA/RAWTEXT, script data
+and its escapes), and a page nested deeper than :data:`MAX_DEPTH`, or with more than
+:data:`MAX_OPTIONS` options or :data:`MAX_ATTRIBUTES` attributes on a tag, is
+:func:`flatten`-ed before lexbor sees it: the elements that carry no link go (their text
+stays), so lexbor builds a flat tree from markup we wrote, in time proportional to the page.
+
+The measure errs one way only, towards flattening: it counts every start tag as an open
+element and pops one only where the tree builder certainly pops it (the matching end tag of
+the element on top, the implied end of an ``li``, ``p``, ``option`` … on top, see
+:func:`shape`); inside ``<svg>`` or ``<math>``, where the content of ``<style>`` or
+``<script>`` is markup, whatever looks like a start tag there counts. What it cannot see is
+what lexbor builds without a start tag (an implied ``tbody``, clones of formatting elements
+when it reconstructs them): a page written against this measure could still cost more, and
+the engine's deadline on extraction (parsing off the event loop) is the bound for that.
+
+Only pages of at least :data:`SHAPE_MIN_TAGS` tags or :data:`SHAPE_MIN_CHARS` characters are
+measured (the test web's pages are not): below that the squares cost milliseconds. The
+measure is Python's ``re`` and costs about a microsecond a tag, 1–2 times lexbor's parse of
+the same page. And every page has a budget in tags (``max_tags``): past it only the part
+before the budget's last tag is parsed, and the extraction says so
+(``Extraction.over_budget``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+__all__ = [
+    "DEFAULT_MAX_TAGS",
+    "MAX_ATTRIBUTES",
+    "MAX_DEPTH",
+    "MAX_OPTIONS",
+    "Shape",
+    "flatten",
+    "prepare",
+    "shape",
+]
+
+MAX_DEPTH = 256  # libxml2's limit; Chromium's parser stops nesting at 512
+MAX_OPTIONS = 512  # in the page (the selectedness cost is per select, N² each)
+MAX_ATTRIBUTES = 256  # on one tag
+DEFAULT_MAX_TAGS = 250_000  # more than a 2 MiB page of ordinary markup holds
+SHAPE_MIN_TAGS = 1024  # below both, a page is not measured: 1,024² stack scans and the
+SHAPE_MIN_CHARS = 8 * 1024  # ~2,700 attributes² that 8 K characters hold cost < 20 ms
+
+# One attribute as the tokenizer reads it (§13.2.5.32–.39): a name runs to whitespace, "/",
+# ">" or "=" (and may start with "="), then optionally "=" and a value — double-quoted,
+# single-quoted (either may run to the end of the input), or unquoted up to whitespace or
+# ">". Between attributes: whitespace and "/" (a "/" not before ">" is ignored).
+_NAME = r"[^\t\n\f\r />][^\t\n\f\r />=]*"
+_VALUE = r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*(?:\"|\Z)|'[^']*(?:'|\Z)|[^\t\n\f\r >]*))?"
+_ATTR_RE = re.compile(f"({_NAME}){_VALUE}")
+_ATTRS = f"(?:[\\t\\n\\f\\r /]+|{_NAME}{_VALUE})*"
+# What the tokenizer can meet in the data state, first match wins:
+#   1. a tag with no "<" and no ">" in it, whose quotes all open a value right after "="
+#      (most tags, read fast: the same extent as 2 for them), or
+#   2. any start or end tag: "<" or "</", a letter, the name up to whitespace, "/" or ">",
+#      attributes, ">" (or the end of the input, where the tag is dropped);
+#   3. a comment: "<!--" then ">" or "->" at once (abrupt), else up to "-->" or "--!>", else
+#      to the end of the input (§13.2.5.43–.52);
+#   4. a DOCTYPE, a CDATA section or bogus comment ("<!…", "<?…", "</" + not a letter).
+_TOKEN_RE = re.compile(
+    r"<(/?)([A-Za-z][^\t\n\f\r />]*)"
+    r"(?:((?:[^<>\"'=]|=[\t\n\f\r ]*(?:\"[^\"<>]*\"|'[^'<>]*')?)*)>|"
+    f"({_ATTRS})(?:>|\\Z))"
+    r"|<!--(?:-?>|.*?--!?>|.*\Z)"
+    r"|<(?:!|\?|/(?![A-Za-z]))[^>]*(?:>|\Z)",
+    re.S,
+)
+# Elements with no end tag (§13.1.2): they never nest.
+_VOID = _names(
+    "area base basefont bgsound br col embed frame hr image img input keygen link meta "
+    "param source track wbr"
+)
+# Elements whose content the tokenizer reads as text up to their end tag (§13.2.6.2 and the
+# "in body" rules that switch the tokenizer): RCDATA, RAWTEXT, script data, PLAINTEXT.
+_RAW = _names("title textarea style xmp iframe noembed noframes script plaintext")
+_END_RE = {name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.I) for name in _RAW}
+# Script data (§13.2.5.4, .15–.31): "<!--" enters the escaped state (unless dashes and ">"
+# close it at once); there "<script" enters the double-escaped state, in which "</script"
+# only returns to the escaped state; "-->" returns to script data from both.
+_SCRIPT_MARK_RE = re.compile(r"<!--(-*>)?|-->|<(/?)script(?=[\t\n\f\r />])", re.I)
+_OPEN_RE = re.compile(r"<[A-Za-z]")
+# Start tags that end the element on top of the stack when it is one of these (§13.2.6.4.7,
+# "in body": an li ends an li, a dd or dt ends either, a block ends a p, an option ends an
+# option; "in row"/"in cell": a td or th ends either, a tr ends a tr). Not <table>, which
+# leaves a p open in quirks mode.
+_BLOCKS = _names(
+    "address article aside blockquote center details dialog dir div dl fieldset figcaption "
+    "figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr listing main menu nav ol p pre "
+    "search section summary ul xmp li dd dt"
+)
+_ENDS_TOP: dict[str, frozenset[str]] = {
+    **{name: frozenset({"p"}) for name in _BLOCKS},
+    "li": frozenset({"li", "p"}),
+    "dd": frozenset({"dd", "dt", "p"}),
+    "dt": frozenset({"dd", "dt", "p"}),
+    "option": frozenset({"option"}),
+    "optgroup": frozenset({"option"}),
+    "td": frozenset({"td", "th"}),
+    "th": frozenset({"td", "th"}),
+    "tr": frozenset({"td", "th", "tr"}),  # "in cell": close the cell, then "in row"
+}
+# An end tag ends these first when they are above its element ("generate implied end tags",
+# §13.2.6.3; the table end tags close the cell, row and section first, §13.2.6.4.9–.15):
+# they are popped only when its element is right under them.
+_IMPLIED = frozenset({"li", "p", "dd", "dt", "option", "optgroup", "rb", "rp", "rt", "rtc"})
+_CELL = frozenset({"td", "th"})
+_END_FIRST: dict[str, frozenset[str]] = {
+    "tr": _IMPLIED | _CELL,
+    "tbody": _IMPLIED | _CELL | {"tr"},
+    "thead": _IMPLIED | _CELL | {"tr"},
+    "tfoot": _IMPLIED | _CELL | {"tr"},
+    "table": _IMPLIED | _CELL | {"tr", "tbody", "thead", "tfoot", "caption", "colgroup"},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What :func:`shape` measured: the deepest nesting the tree builder may reach, the
+    options, the most attributes on one tag, and the tags (start and end) — up to where the
+    page showed itself hostile (the measure stops at the first nesting past the limit)."""
+
+    depth: int
+    options: int
+    attributes: int
+    tags: int
+
+    @property
+    def hostile(self) -> bool:
+        return (
+            self.depth > MAX_DEPTH or self.options > MAX_OPTIONS or self.attributes > MAX_ATTRIBUTES
+        )
+
+
+def _script_end(text: str, start: int) -> int:
+    """Where the script data that starts at ``start`` ends (its "</script"), or -1."""
+    state = 0  # 0 script data, 1 escaped, 2 double escaped
+    for m in _SCRIPT_MARK_RE.finditer(text, start):
+        token = m.group()
+        if token[1:2] == "!":
+            if state == 0 and m.group(1) is None:
+                state = 1
+        elif token == "-->":
+            state = 0
+        elif m.group(2):  # "</script"
+            if state == 2:
+                state = 1
+            else:
+                return m.start()
+        elif state == 1:  # "<script" in the escaped state
+            state = 2
+    return -1
+
+
+def _raw_end(name: str, text: str, start: int) -> int:
+    """Where the RCDATA/RAWTEXT/script content starting at ``start`` ends, or -1."""
+    if name == "script":
+        return _script_end(text, start)
+    if name == "plaintext":
+        return -1
+    m = _END_RE[name].search(text, start)
+    return -1 if m is None else m.start()
+
+
+def shape(text: str) -> Shape:
+    """Measure ``text`` as the tree builder will meet it (see the module docstring).
+
+    The stack holds the name of every element opened; an end tag pops its element if it is
+    on top (or right under an ``li``, ``p``, cell … that the end tag certainly ends first);
+    a start tag pops the element on top if its rules end that element (``_ENDS_TOP``).
+    Anything else leaves the stack as it is, which can only make the measure deeper than
+    the tree lexbor builds."""
+    stack: list[str] = []
+    push = stack.append
+    pop = stack.pop
+    deepest = options = attributes = tags = 0
+    foreign = False  # met <svg> or <math>: raw-text content may be markup
+    n = len(text)
+    resume = 0  # the next token starts here or later (after raw text)
+    tokens = _TOKEN_RE.finditer(text)
+    while True:
+        for m in tokens:
+            if m.start() < resume:
+                if m.end() > resume:
+                    break  # a "token" across the end of raw text: read again from there
+                continue
+            end_tag, name, simple, full = m.groups()
+            if name is None:  # a comment, a DOCTYPE, a bogus comment or a CDATA section
+                if foreign and m.group().startswith("<![CDATA["):
+                    # CDATA in foreign content runs to "]]>": what looks like a tag counts
+                    stop = text.find("]]>", m.start())
+                    stop = n if stop < 0 else stop
+                    for _ in _OPEN_RE.finditer(text, m.start() + 9, stop):
+                        push("?")
+                    deepest = max(deepest, len(stack))
+                    resume = stop
+                continue
+            tags += 1
+            name = name.lower()
+            attrs = full if simple is None else simple
+            if len(attrs) > MAX_ATTRIBUTES:
+                attributes = max(attributes, len(_ATTR_RE.findall(attrs)))
+                if attributes > MAX_ATTRIBUTES:
+                    break
+            if end_tag:
+                # Pop it if it is on top, or under elements its end tag certainly ends first.
+                first = _END_FIRST.get(name, _IMPLIED)
+                k = len(stack) - 1
+                while k >= 0 and stack[k] in first and stack[k] != name:
+                    k -= 1
+                if k >= 0 and stack[k] == name:
+                    del stack[k:]
+                continue
+            ends = _ENDS_TOP.get(name)
+            if ends is not None:
+                while stack and stack[-1] in ends:
+                    pop()
+            if name in _VOID:
+                continue
+            if name == "option":
+                options += 1
+                if options > MAX_OPTIONS:
+                    break
+            elif name == "svg" or name == "math":
+                foreign = True
+            push(name)  # "/>" does not close an HTML element (§13.2.6.4.7): an open anyway
+            if name in _RAW:
+                stop = _raw_end(name, text, m.end())
+                stop = n if stop < 0 else stop
+                if foreign:
+                    for _ in _OPEN_RE.finditer(text, m.end(), stop):
+                        push("?")
+                resume = stop
+            if len(stack) > deepest:
+                deepest = len(stack)
+                if deepest > MAX_DEPTH:
+                    break  # hostile already: the rest need not be read
+        else:
+            break
+        if deepest > MAX_DEPTH or options > MAX_OPTIONS or attributes > MAX_ATTRIBUTES:
+            break
+        tokens = _TOKEN_RE.finditer(text, resume)
+    return Shape(deepest, options, attributes, tags)
+
+
+# What a flattened page keeps: the elements links come from (and <img> for the alt text of
+# an anchor, <frameset> without which <frame> is ignored), with the attributes they are read
+# by; an element with an onclick becomes a <wbr> (void) that keeps it. Everything else goes
+# but its text, and so does the content of RCDATA/RAWTEXT elements other than <script>.
+_KEEP: dict[str, frozenset[str]] = {
+    "a": frozenset({"href", "onclick"}),
+    "area": frozenset({"href", "alt", "onclick"}),
+    "frame": frozenset({"src", "name", "title"}),
+    "frameset": frozenset(),
+    "iframe": frozenset({"src", "title"}),
+    "link": frozenset({"rel", "href", "title"}),
+    "meta": frozenset({"http-equiv", "content", "charset"}),
+    "base": frozenset({"href"}),
+    "img": frozenset({"alt", "onclick"}),
+    "script": frozenset({"src"}),
+}
+_KEEP_END = frozenset({"a", "frameset"})
+_ONCLICK = frozenset({"onclick"})
+
+
+def _rebuild(name: str, attrs: str, wanted: frozenset[str]) -> str:
+    # The wanted attributes, the first of each name (§13.2.5.33: later ones are dropped),
+    # written as they were: values keep their character references for lexbor to decode.
+    kept: dict[str, str] = {}
+    if attrs.strip("\t\n\f\r /"):
+        for m in _ATTR_RE.finditer(attrs):
+            key = m.group(1).lower()
+            if key in wanted and key not in kept:
+                kept[key] = m.group()
+    return "<" + name + "".join(" " + a for a in kept.values()) + ">"
+
+
+def flatten(text: str) -> str:
+    """``text`` without the elements that carry no link: a flat tree, the same links.
+
+    Lexbor reads what this writes, not the page: text (which holds no tag, every "<" that
+    starts one having been read as a token here), the kept tags rebuilt with their wanted
+    attributes, and the content of scripts, which the script-data states above end where
+    lexbor ends them."""
+    out: list[str] = []
+    append = out.append
+    pos = 0
+    n = len(text)
+    foreign = False  # met <svg> or <math>: what follows may be foreign content
+    while pos < n:
+        m = _TOKEN_RE.search(text, pos)
+        if m is None:
+            break
+        append(text[pos : m.start()])
+        pos = m.end()
+        name = m.group(2)
+        if name is None:
+            token = m.group()
+            if token[2:9].lower() == "doctype":
+                append(token)  # quirks mode decides some of the tree builder's rules
+            continue
+        lower = name.lower()
+        attrs = m.group(3)
+        if attrs is None:
+            attrs = m.group(4)
+        if m.group(1):  # an end tag
+            if lower in _KEEP_END:
+                append(f"</{lower}>")
+            continue
+        wanted = _KEEP.get(lower)
+        if wanted is not None:
+            append(_rebuild(lower, attrs, wanted))
+        elif "onclick" in attrs.lower():
+            append(_rebuild("wbr", attrs, _ONCLICK))
+        if lower == "svg" or lower == "math":
+            foreign = True
+        # In foreign content <style>, <title> … are elements like any other, their content
+        # markup (an HTML tag there leaves the foreign content): read it as markup.
+        if lower in _RAW and (lower in ("script", "iframe", "plaintext") or not foreign):
+            end = _raw_end(lower, text, pos)
+            stop = n if end < 0 else end
+            if lower == "script":
+                append(text[pos:stop])
+                append("</script>")
+            elif lower == "iframe":
+                append("</iframe>")
+            pos = stop  # its end tag is then read (and dropped) as any other
+    append(text[pos:])
+    return "".join(out)
+
+
+def _cut(text: str, max_tags: int) -> str:
+    """``text`` before its ``max_tags``-th "<" (every tag starts with one)."""
+    pieces = text.split("<", max_tags)
+    return text[: len(text) - len(pieces[-1]) - 1]
+
+
+def prepare(text: str, max_tags: int | None) -> tuple[str, bool, bool]:
+    """``(text for lexbor, flattened, over_budget)``; ``max_tags`` None: no budget."""
+    over_budget = False
+    lts = text.count("<")
+    if max_tags is not None and lts > max_tags:
+        text = _cut(text, max_tags)
+        over_budget = True
+        lts = max_tags
+    if lts < SHAPE_MIN_TAGS and len(text) < SHAPE_MIN_CHARS:
+        return text, False, over_budget
+    if not shape(text).hostile:
+        return text, False, over_budget
+    return flatten(text), True, over_budget

@@ -1,0 +1,661 @@
+"""Learning a site's URL equivalences while it is crawled: ``rules learn``, made incremental.
+
+``rules learn`` (``_learn.py``) reads a finished crawl: DustBuster (Bar-Yossef, Keidar &
+Schonfeld, WWW 2007) mines the URL pairs that hold the same document, ranks the rules they
+suggest by support and keeps those whose merges rarely differ in content. Here the same
+learner runs as the pages arrive, per host (an authority, the crawl's politeness key), so
+that a rule joins the identity of every URL admitted after it (``crawl/learn.py``):
+
+**Evidence** (:meth:`LiveLearner.observe`, in batches, once per commit):
+
+* content — every fetched page gets a content class (``ContentIndex``: the same payload, or
+  a near-duplicate text); two spellings in one class are an *equal pair*, a candidate
+  rule's support; a spelling without a document (4xx, 5xx, no answer) merged with one that
+  has a document is a counterexample;
+* redirects — a permanent redirect (301, 308) to another spelling of the same site says
+  both spellings are one document (seed 001: the server's own word);
+* ``rel=canonical`` (RFC 6596) — a *claim* that a page is its canonical URL's document.
+  It is evidence, never an order: a host's claims count only while the URLs it declared
+  canonical and that were fetched were that document (``trusted``: at least one such — a
+  page fetched at the very URL it declares counts — and no more refuted than the
+  false-positive budget allows); a claim about a URL fetched since is replaced by what the
+  fetch showed; and a rule needs at least one equal pair a fetch showed (``verified``) —
+  declarations alone never merge anything.
+
+**Rules**: the candidates of ``rules learn`` (``pair_candidates``) — irrelevant parameters,
+parameter order, substitutions, default documents, trailing slashes, the path's case, and
+host aliases — each gathers hints from the equal pairs that suggest it; one with
+``min_support`` hints is validated (DustBuster §5) on everything the host showed so far,
+with the rules in force applied first: it is accepted with at least ``min_support``
+independent equal groups (``LiveEvidence.support``) and at most ``max_fp`` of the pairs it
+merges differing.
+
+**Retraction**: every page fetched afterwards is compared with the pages the rules in force
+give its identity (the rules it took to merge them share the pair); a rule whose
+counterexamples, old and new, exceed its budget is retracted (``LiveChanges.retracted``),
+and never learned again in the crawl. The crawl then admits again what it merged.
+
+Everything here is pure: facts in, rules out; the crawl does the I/O. Memory is bounded:
+each site keeps at most ``max_docs`` documents, and the sites least recently heard from
+forget their evidence (their rules stay) when the crawl holds ``max_total`` documents.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from dustless.errors import InvalidOption
+
+from ._learn_live_index import ContentIndex
+from ._learn_live_rules import (
+    NO_DOCUMENT,
+    Entry,
+    LiveEvidence,
+    authority_of_key,
+    measure,
+    pair_candidates,
+    rule_from_spec,
+    rule_spec,
+)
+from ._learned import HostRedirect, LearnedRule
+from ._site import RuleSet, SiteScript
+from ._urlparts import Parts, split
+
+__all__ = [
+    "LiveChanges",
+    "LiveLearner",
+    "LiveOptions",
+    "LiveRule",
+    "PageFacts",
+    "Retraction",
+    "site_of_authority",
+]
+
+# Candidates are validated general first: a host alias, then parameters, normalizer steps,
+# slashes, and substrings last (the specific rules the general ones make redundant).
+_ORDER = {
+    "hostRedirect": 0,
+    "dropParam": 1,
+    "fixParam": 1,
+    "normalize": 2,
+    "addSlash": 3,
+    "substitute": 4,
+}
+_WAITING_CAP = 4  # claims and redirects waiting for their target, per document kept
+
+
+@dataclass(frozen=True, slots=True)
+class LiveOptions:
+    """``max_fp``: the highest share of differing pairs a rule may merge (its budget);
+    ``min_support``: independent equal groups a rule needs (k); ``max_bucket``: spellings of
+    one document mined for candidates (DustBuster's bucket limit); ``max_docs``: documents
+    kept per site; ``max_total``: in all; ``per_pass``: candidates validated per host per
+    commit (the learner's cost per page stays small)."""
+
+    max_fp: float = 0.01
+    min_support: int = 2
+    max_bucket: int = 32
+    max_docs: int = 2000
+    max_total: int = 50_000
+    per_pass: int = 12
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.max_fp <= 1.0:
+            raise InvalidOption(f"--max-fp must be a fraction in [0, 1], not {self.max_fp}")
+        if self.min_support < 1:
+            raise InvalidOption(f"--min-support must be >= 1, not {self.min_support}")
+
+
+class PageFacts(NamedTuple):
+    """One fetch as the learner sees it. Keys are identities *without* learned rules (the
+    policy's form): what a learned rule is applied to."""
+
+    key: str
+    url_id: int
+    document: bool  # a 2xx answer with a content identity
+    no_document: bool  # 4xx, 5xx or no answer: this spelling reached nothing
+    sha1: str | None = None
+    fp: bytes | None = None
+    redirect: str | None = None  # the key of a permanent redirect's target
+    canonical: str | None = None  # the key of the canonical URL the page declares
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRule:
+    """A rule learned for ``host``: the rule (its ``support`` and ``fp_rate`` filled), its
+    name, and the evidence it was accepted on, with where the evidence came from."""
+
+    host: str
+    spec: str
+    rule: LearnedRule
+    evidence: LiveEvidence
+    sources: str
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    host: str
+    spec: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LiveChanges:
+    learned: tuple[LiveRule, ...] = ()
+    retracted: tuple[Retraction, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.learned or self.retracted)
+
+
+@dataclass(slots=True)
+class _Active:
+    rule: LearnedRule
+    evidence: LiveEvidence  # when it was accepted
+    equal: int = 0  # equal pairs met since
+    differ: int = 0  # counterexamples met since
+
+    def over_budget(self, max_fp: float) -> bool:
+        pairs = self.evidence.pairs + self.equal + self.differ
+        return self.evidence.differ + self.differ > max_fp * pairs
+
+
+@dataclass(slots=True)
+class _Host:
+    """The evidence of one host (authority)."""
+
+    name: str
+    # Spelling -> its content class (NO_DOCUMENT: none), each shown by a fetch or by a
+    # permanent redirect to a fetched one (both "verified"); kept small, a few hundred bytes
+    # a page: the learner's memory is that of the pages it keeps.
+    entries: dict[str, int] = field(default_factory=dict)
+    url_ids: dict[str, int] = field(default_factory=dict)
+    # class -> its spellings on this host (a str while there is one: most documents)
+    by_class: dict[int, str | list[str]] = field(default_factory=dict)
+    # spec -> the pairs of spellings (under the rules in force) that suggested it, and those
+    # of them a fetch showed on both sides (not only a canonical declaration)
+    hints: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    fetched: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    candidates: dict[str, LearnedRule] = field(default_factory=dict)
+    # spec -> (hints, fetched hints) when it was last validated and rejected
+    tried: dict[str, tuple[int, int]] = field(default_factory=dict)
+    trust_ok: int = 0  # canonical declarations a fetch confirmed
+    trust_bad: int = 0  # ... and refuted
+    due: bool = False
+
+    def trusted(self, max_fp: float) -> bool:
+        ok, bad = self.trust_ok, self.trust_bad
+        return ok >= 1 and bad <= max_fp * (ok + bad)
+
+
+@dataclass(slots=True)
+class _Site:
+    """A site: a host and its ``www.`` twin, which share content classes (aliases)."""
+
+    index: ContentIndex
+    hosts: dict[str, _Host] = field(default_factory=dict)
+    # Monitoring, once one of its hosts has a rule: every spelling shown by a fetch, by its
+    # identity under the rules in force (None: no rule yet, nothing to monitor).
+    members: dict[str, list[tuple[str, int]]] | None = None
+    waiting_claims: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    waiting_redirects: dict[str, list[str]] = field(default_factory=dict)
+    alias_hints: Counter[tuple[str, str]] = field(default_factory=Counter)
+    alias_tried: dict[tuple[str, str], int] = field(default_factory=dict)
+    size: int = 0  # entries kept
+
+    def host(self, name: str) -> _Host:
+        h = self.hosts.get(name)
+        if h is None:
+            h = self.hosts[name] = _Host(name)
+        return h
+
+
+def site_of_authority(authority: str) -> str:
+    """The site a host belongs to for aliases: its authority without a leading ``www.``."""
+    return authority[4:] if authority.startswith("www.") else authority
+
+
+def _path_query(parts: Parts) -> tuple[str, str | None]:
+    return parts.path, parts.query
+
+
+class LiveLearner:
+    """Rules per host, learned from the facts of the pages fetched (module docstring)."""
+
+    def __init__(self, options: LiveOptions | None = None) -> None:
+        self.options = options or LiveOptions()
+        self._sites: OrderedDict[str, _Site] = OrderedDict()
+        self._active: dict[str, dict[str, _Active]] = {}
+        self._retracted: dict[str, set[str]] = {}
+        self._ruleset = RuleSet()
+        self._without: dict[tuple[str, str], RuleSet] = {}  # the rule set less one rule
+        self._total = 0
+
+    # -- the rules in force ------------------------------------------------------------------
+
+    @property
+    def ruleset(self) -> RuleSet:
+        """The active rules, one ``SiteScript`` per host (identity: the authority)."""
+        return self._ruleset
+
+    def active(self) -> Iterator[tuple[str, str, LearnedRule]]:
+        for host, rules in sorted(self._active.items()):
+            for spec, a in rules.items():
+                yield host, spec, a.rule
+
+    def is_retracted(self, host: str, spec: str) -> bool:
+        return spec in self._retracted.get(host, ())
+
+    def rules_changing(self, base: str) -> list[str]:
+        """The specs of the rules of ``base``'s host that change it (all of the host's rules
+        when only their combination does)."""
+        rules = self._active.get(authority_of_key(base))
+        if not rules:
+            return []
+        found = [spec for spec, a in rules.items() if a.rule.apply(base) != base]
+        return found or list(rules)
+
+    def adopt(self, host: str, spec: str, rule: LearnedRule, evidence: LiveEvidence) -> None:
+        """Put in force a rule learned before (a resumed crawl) or by another worker."""
+        if spec in self._active.get(host, {}) or self.is_retracted(host, spec):
+            return
+        self._active.setdefault(host, {})[spec] = _Active(_bare(rule), evidence)
+        self._changed(host)
+
+    def forget(self, host: str, spec: str) -> bool:
+        """Retract a rule from outside (another worker retracted it); True if it was active."""
+        rules = self._active.get(host, {})
+        if spec not in rules:
+            self._retracted.setdefault(host, set()).add(spec)
+            return False
+        del rules[spec]
+        self._retracted.setdefault(host, set()).add(spec)
+        self._changed(host)
+        return True
+
+    def _changed(self, host: str) -> None:
+        sites = [
+            SiteScript(f"learned during the crawl: {h}", (h,), rules=_rules_of(rules))
+            for h, rules in sorted(self._active.items())
+            if rules
+        ]
+        self._ruleset = RuleSet(tuple(sites))
+        self._without.clear()
+        site = self._sites.get(site_of_authority(host))
+        if site is not None:
+            self._rebuild_members(site)
+
+    def _rules_without(self, host: str, spec: str) -> RuleSet:
+        key = (host, spec)
+        rs = self._without.get(key)
+        if rs is None:
+            sites = []
+            for h, rules in sorted(self._active.items()):
+                kept = {s: a for s, a in rules.items() if (h, s) != key}
+                if kept:
+                    sites.append(SiteScript(f"learned: {h}", (h,), rules=_rules_of(kept)))
+            rs = self._without[key] = RuleSet(tuple(sites))
+        return rs
+
+    # -- evidence ----------------------------------------------------------------------------
+
+    def observe(self, facts: Iterable[PageFacts]) -> LiveChanges:
+        """Take the facts of a batch of fetches; the retractions their counterexamples cause
+        (new rules come from :meth:`learn`)."""
+        retracted: list[Retraction] = []
+        for f in facts:
+            retracted += self._observe(f)
+        self._evict()
+        return LiveChanges((), tuple(retracted))
+
+    def _site(self, authority: str) -> _Site:
+        name = site_of_authority(authority)
+        site = self._sites.get(name)
+        if site is None:
+            site = self._sites[name] = _Site(ContentIndex(self.options.max_docs))
+        else:
+            self._sites.move_to_end(name)
+        return site
+
+    def _observe(self, f: PageFacts) -> list[Retraction]:
+        authority = authority_of_key(f.key)
+        site = self._site(authority)
+        host = site.host(authority)
+        out: list[Retraction] = []
+        if f.document:
+            cls = site.index.classify(f.sha1, f.fp)
+            if cls is None:
+                return out  # the site holds as many documents as it may
+            out += self._add(site, host, f.key, cls, f.url_id)
+            if f.canonical is not None:
+                self._claim(site, host, f.key, cls, f.canonical)
+        elif f.no_document:
+            out += self._add(site, host, f.key, NO_DOCUMENT, f.url_id)
+        elif f.redirect is not None and f.redirect != f.key:
+            target = authority_of_key(f.redirect)
+            if site_of_authority(target) != site_of_authority(authority):
+                return out  # another site: not a spelling of this one
+            known = site.host(target).entries.get(f.redirect)
+            if known is not None and known != NO_DOCUMENT:
+                out += self._add(site, host, f.key, known, None)
+            elif len(site.waiting_redirects) < _WAITING_CAP * self.options.max_docs:
+                site.waiting_redirects.setdefault(f.redirect, []).append(f.key)
+        return out
+
+    def _add(
+        self, site: _Site, host: _Host, key: str, cls: int, url_id: int | None
+    ) -> list[Retraction]:
+        """A spelling shown by a fetch (or a redirect to one): mine, monitor, resolve."""
+        old = host.entries.get(key)
+        if old is not None and (old != NO_DOCUMENT or cls == NO_DOCUMENT):
+            return []  # known already (a document is not undone by a later failure)
+        host.entries[key] = cls
+        if url_id is not None:
+            host.url_ids[key] = url_id
+        site.size += old is None
+        self._total += old is None
+        out = self._monitor(site, key, cls) if site.members is not None else []
+        if cls != NO_DOCUMENT:
+            self._mine(site, host, key, cls)
+        # What waited for this spelling: canonical claims about it, redirects to it.
+        if site.waiting_claims:
+            for declarer, claimed in site.waiting_claims.pop(key, ()):
+                d = site.host(declarer)
+                if claimed == cls:
+                    d.trust_ok += 1
+                else:
+                    d.trust_bad += 1
+        if cls != NO_DOCUMENT and site.waiting_redirects:
+            for source in site.waiting_redirects.pop(key, ()):
+                out += self._add(site, site.host(authority_of_key(source)), source, cls, None)
+        return out
+
+    def _claim(self, site: _Site, host: _Host, key: str, cls: int, canonical: str) -> None:
+        """``key`` (document ``cls``) declares ``canonical`` its canonical URL."""
+        if canonical == key:
+            # The page at its own canonical URL: the declaration names the very document
+            # fetched (a site that declares canonicals, and declares this one rightly).
+            host.trust_ok += 1
+            return
+        target = authority_of_key(canonical)
+        if site_of_authority(target) != site_of_authority(host.name):
+            return  # a canonical on another site: counted by stats, no rule of this one
+        known = site.host(target).entries.get(canonical)
+        if known is not None:
+            if known == cls:
+                host.trust_ok += 1
+            else:
+                host.trust_bad += 1
+            return
+        if len(site.waiting_claims) < _WAITING_CAP * self.options.max_docs:
+            site.waiting_claims.setdefault(canonical, []).append((host.name, cls))
+        if target == host.name:
+            self._hint(host, key, canonical, fetched=False)
+
+    def _mine(self, site: _Site, host: _Host, key: str, cls: int) -> None:
+        """Pairs with the spellings of the same document: hints for candidate rules."""
+        keys = _keys(host.by_class.get(cls))
+        for other in keys:
+            self._hint(host, key, other, fetched=True)
+        twin_name = "www." + host.name if not host.name.startswith("www.") else host.name[4:]
+        twin = site.hosts.get(twin_name)
+        if twin is not None:
+            mine = _path_query(split(key))
+            for other in _keys(twin.by_class.get(cls)):
+                if _path_query(split(other)) == mine:
+                    site.alias_hints[(host.name, twin_name)] += 1
+                    site.alias_hints[(twin_name, host.name)] += 1
+                    break
+        if not keys:
+            host.by_class[cls] = key
+        elif len(keys) < self.options.max_bucket:
+            host.by_class[cls] = [*keys, key]
+
+    def _hint(self, host: _Host, a: str, b: str, *, fetched: bool) -> None:
+        """The pair ``a``, ``b`` (one document) hints at the rules that would merge it —
+        mined on the spellings the rules in force give them, so that what those rules leave
+        to do is found (parameters in another order once a session id is dropped)."""
+        if self._active:
+            a, b = self._ruleset.apply(a), self._ruleset.apply(b)
+        if a == b:
+            return
+        pair = (a, b) if a < b else (b, a)
+        k = self.options.min_support
+        for rule in pair_candidates(a, b):
+            spec = rule_spec(rule)
+            pairs = host.hints.setdefault(spec, set())
+            pairs.add(pair)
+            sure = host.fetched.setdefault(spec, set())
+            if fetched:
+                sure.add(pair)
+            host.candidates.setdefault(spec, rule)
+            if len(pairs) >= k and (len(pairs), len(sure)) > host.tried.get(spec, (0, 0)):
+                host.due = True  # validated at the next commit (again, if it gained since)
+
+    def _remine(self, host: _Host) -> None:
+        """A rule was put in force: the host's equal pairs hint again under it."""
+        for found in host.by_class.values():
+            keys = _keys(found)
+            for i, a in enumerate(keys):
+                for b in keys[i + 1 :]:
+                    self._hint(host, a, b, fetched=True)
+
+    # -- monitoring the rules in force -------------------------------------------------------
+
+    def _rebuild_members(self, site: _Site) -> None:
+        if not any(self._active.get(h) for h in site.hosts):
+            site.members = None  # no rule of the site in force: nothing to monitor
+            return
+        apply = self._ruleset.apply
+        members: dict[str, list[tuple[str, int]]] = {}
+        for h in site.hosts.values():
+            for key, cls in h.entries.items():
+                members.setdefault(apply(key), []).append((key, cls))
+        site.members = members
+
+    def _monitor(self, site: _Site, new: str, new_cls: int) -> list[Retraction]:
+        """Compare a new spelling with those the rules in force give its identity."""
+        assert site.members is not None
+        group = site.members.setdefault(self._ruleset.apply(new), [])
+        out: list[Retraction] = []
+        for key, cls in group:
+            if key == new or (cls == NO_DOCUMENT and new_cls == NO_DOCUMENT):
+                continue
+            equal = cls == new_cls
+            for rhost, spec in self._necessary(key, new):
+                a = self._active.get(rhost, {}).get(spec)
+                if a is None:
+                    continue
+                if equal:
+                    a.equal += 1
+                else:
+                    a.differ += 1
+                    if a.over_budget(self.options.max_fp):
+                        out.append(self._retract(rhost, spec, a, key, new))
+        group.append((new, new_cls))
+        return out
+
+    def _necessary(self, a: str, b: str) -> list[tuple[str, str]]:
+        """The active rules without which ``a`` and ``b`` would not be merged."""
+        hosts = {authority_of_key(a), authority_of_key(b)}
+        rules = [(h, s) for h in hosts for s in self._active.get(h, {})]
+        if not rules:
+            return []
+        found = []
+        for h, s in rules:
+            without = self._rules_without(h, s)
+            if without.apply(a) != without.apply(b):
+                found.append((h, s))
+        return found or rules
+
+    def _retract(self, host: str, spec: str, a: _Active, left: str, right: str) -> Retraction:
+        pairs = a.evidence.pairs + a.equal + a.differ
+        differ = a.evidence.differ + a.differ
+        reason = (
+            f"{differ} of {pairs} merged pairs differ (budget {self.options.max_fp:.2%}); "
+            f"last: {left} vs {right}"
+        )
+        self.forget(host, spec)
+        return Retraction(host, spec, reason)
+
+    # -- learning ----------------------------------------------------------------------------
+
+    def learn(self) -> LiveChanges:
+        """Validate the candidates that gathered enough hints since the last call."""
+        learned: list[LiveRule] = []
+        for site in list(self._sites.values()):
+            for host in list(site.hosts.values()):
+                if host.due:
+                    host.due = False
+                    learned += self._learn_host(site, host)
+            learned += self._learn_aliases(site)
+        return LiveChanges(tuple(learned), ())
+
+    def _entries(self, site: _Site, host: _Host) -> list[Entry]:
+        """The host's spellings, with trusted canonical claims about unfetched URLs."""
+        entries = [Entry(key, cls) for key, cls in host.entries.items()]
+        trusted = {h.name for h in site.hosts.values() if h.trusted(self.options.max_fp)}
+        if not trusted:
+            return entries
+        for key, claims in site.waiting_claims.items():
+            if authority_of_key(key) != host.name or key in host.entries:
+                continue
+            classes = {cls for declarer, cls in claims if declarer in trusted}
+            if len(classes) == 1 and len({cls for _, cls in claims}) == 1:
+                entries.append(Entry(key, classes.pop(), verified=False))
+        return entries
+
+    def _reps(self, entries: list[Entry]) -> list[Entry]:
+        """One spelling per identity under the rules in force (a document before none)."""
+        apply = self._ruleset.apply
+        reps: dict[str, Entry] = {}
+        for e in entries:
+            akey = apply(e.key) if self._active else e.key
+            old = reps.get(akey)
+            if old is None or (old.cls == NO_DOCUMENT and e.cls != NO_DOCUMENT):
+                reps[akey] = Entry(akey, e.cls, e.verified)
+        return list(reps.values())
+
+    def _accepts(self, ev: LiveEvidence) -> bool:
+        o = self.options
+        return ev.support >= o.min_support and ev.verified >= 1 and ev.differ <= o.max_fp * ev.pairs
+
+    def _learn_host(self, site: _Site, host: _Host) -> list[LiveRule]:
+        k = self.options.min_support
+        active = set(self._active.get(host.name, {}))
+        retracted = self._retracted.get(host.name, set())
+        tried = host.tried
+        ready = [
+            (spec, n)
+            for spec, pairs in host.hints.items()
+            for n in [(len(pairs), len(host.fetched.get(spec, ())))]
+            if n[0] >= k and n > tried.get(spec, (0, 0)) and spec not in active | retracted
+        ]
+        if not ready:
+            return []
+        ready.sort(key=lambda sn: (_ORDER[host.candidates[sn[0]].element], -sn[1][0], sn[0]))
+        entries = self._entries(site, host)
+        reps = self._reps(entries)
+        out: list[LiveRule] = []
+        for spec, n in ready[: self.options.per_pass]:
+            rule = host.candidates[spec]
+            ev = measure(rule.apply, reps)
+            if not self._accepts(ev):
+                host.tried[spec] = n
+                continue
+            out.append(self._accept(host.name, spec, rule, ev, reps))
+            reps = self._reps(entries)  # the next candidates are measured with it in force
+        if out:
+            self._remine(host)
+        if len(ready) > self.options.per_pass:
+            host.due = True  # the rest at the next commit
+        return out
+
+    def _accept(
+        self, host: str, spec: str, rule: LearnedRule, ev: LiveEvidence, reps: list[Entry]
+    ) -> LiveRule:
+        fetched = sum(1 for e in reps if e.verified)
+        claimed = len(reps) - fetched
+        sources = f"{ev.verified} pairs fetched"
+        if claimed and ev.verified < ev.equal:
+            sources += f", {ev.equal - ev.verified} declared canonical"
+        self._active.setdefault(host, {})[spec] = _Active(rule, ev)
+        self._changed(host)
+        return LiveRule(host, spec, _with_evidence(rule, ev), ev, sources)
+
+    def _learn_aliases(self, site: _Site) -> list[LiveRule]:
+        """A host whose pages are its ``www.`` twin's (or the reverse): a host alias."""
+        k = self.options.min_support
+        out: list[LiveRule] = []
+        for (src, dst), n in list(site.alias_hints.items()):
+            if n < k or n <= site.alias_tried.get((src, dst), 0):
+                continue
+            s, d = site.hosts.get(src), site.hosts.get(dst)
+            if s is None or d is None:
+                continue
+            # The target is the host with more documents (the spelling the site links
+            # most), the bare host on a tie — as ``rules learn`` chooses.
+            n_src, n_dst = len(s.entries), len(d.entries)
+            if n_src > n_dst or (n_src == n_dst and not src.startswith("www.")):
+                continue
+            rule = HostRedirect(split(f"http://{dst}/").host)
+            spec = rule_spec(rule)
+            if spec in self._active.get(src, {}) or self.is_retracted(src, spec):
+                continue
+            apply = self._ruleset.apply
+            entries = [
+                Entry(apply(rule.apply(e.key)), e.cls, e.verified, side=0)
+                for e in self._entries(site, s)
+            ] + [Entry(apply(e.key), e.cls, e.verified, side=1) for e in self._entries(site, d)]
+            ev = measure(lambda u: u, entries, sides=True)
+            site.alias_tried[(src, dst)] = n
+            site.alias_tried[(dst, src)] = n
+            if self._accepts(ev):
+                out.append(self._accept(src, spec, rule, ev, entries))
+        return out
+
+    # -- memory ------------------------------------------------------------------------------
+
+    def _evict(self) -> None:
+        """Forget the evidence of the sites least recently heard from (rules stay)."""
+        while self._total > self.options.max_total and len(self._sites) > 1:
+            _, site = self._sites.popitem(last=False)
+            self._total -= site.size
+
+    # -- for tests and the crawl's figures -------------------------------------------------
+
+    def trust(self, host: str) -> tuple[int, int]:
+        """``(confirmed, refuted)`` canonical declarations of ``host`` so far."""
+        site = self._sites.get(site_of_authority(host))
+        h = site.hosts.get(host) if site is not None else None
+        return (h.trust_ok, h.trust_bad) if h is not None else (0, 0)
+
+    def documents(self, host: str) -> dict[str, int]:
+        """``key -> url id`` of the documents of ``host`` fetched (and kept)."""
+        site = self._sites.get(site_of_authority(host))
+        h = site.hosts.get(host) if site is not None else None
+        if h is None:
+            return {}
+        return {k: i for k, i in h.url_ids.items() if h.entries[k] != NO_DOCUMENT}
+
+
+def _bare(rule: LearnedRule) -> LearnedRule:
+    """The rule without its evidence (evidence lives beside it)."""
+    return rule_from_spec(rule_spec(rule))
+
+
+def _with_evidence(rule: LearnedRule, ev: LiveEvidence) -> LearnedRule:
+    return rule_from_spec(rule_spec(rule), ev.support, round(ev.fp_rate, 6))
+
+
+def _keys(found: str | list[str] | None) -> list[str]:
+    if found is None:
+        return []
+    return [found] if isinstance(found, str) else found
+
+
+def _rules_of(rules: dict[str, _Active]) -> tuple[LearnedRule, ...]:
+    return tuple(a.rule for a in rules.values())

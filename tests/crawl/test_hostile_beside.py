@@ -1,0 +1,80 @@
+"""A hostile web beside a healthy one costs the healthy one nothing.
+
+The ``hostile`` test web serves what a crawler meets on bad days — stalls, resets, bombs,
+100,000 nested tags, raw bytes in ``Location``, links and redirects to private addresses —
+and the ``dirty`` web serves ordinary sites. Crawled together, every URL of the dirty web
+must end exactly as it does when the dirty web is crawled alone (a hostile page must not
+stall the loop until healthy hosts time out and back off), no private address is reached,
+and each hostile case ends as one recorded state. (How much longer the pair takes than the
+dirty web alone is measured by ``bench/hostile_beside.py``: tests check behaviour, not speed.)
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from dustless.testweb._hostile import PRIVATE_TARGETS
+
+# Quick politeness and back-off; the hostile sites' robots.txt Crawl-delay capped likewise,
+# and their stalls given up after a second (the nested pages need well under that).
+_OPTS = {
+    "delay": 0.05,
+    "delay_factor": 0.0,
+    "backoff": 0.05,
+    "max_crawl_delay": 0.05,
+    "stall_timeout": 1.0,
+    "total_timeout": 4.0,
+}
+
+
+def _states(out, port: int) -> dict[str, str]:
+    """The last state of every URL of the web on ``port``, by path and host name."""
+    with sqlite3.connect(out / "crawl.db") as db:
+        rows = db.execute(
+            "SELECT u.url, f.state, f.status FROM fetches f JOIN urls u ON u.id = f.url_id "
+            "WHERE f.id IN (SELECT max(id) FROM fetches GROUP BY url_id)"
+        ).fetchall()
+    mark = f":{port}/"
+    return {
+        url.replace(mark, "/"): f"{state} {status}" for url, state, status in rows if mark in url
+    }
+
+
+def _all_states(out) -> dict[str, tuple[str, str | None]]:
+    with sqlite3.connect(out / "crawl.db") as db:
+        return {
+            url: (state, error)
+            for url, state, error in db.execute(
+                "SELECT u.url, f.state, f.error FROM fetches f JOIN urls u ON u.id = f.url_id"
+            )
+        }
+
+
+def test_a_hostile_web_beside_a_dirty_one_changes_nothing_for_it(testweb_factory, tmp_path, ch):
+    dirty = testweb_factory(profile="dirty", sites=2, pages_per_site=12)
+    hostile = testweb_factory(profile="hostile", sites=1, pages_per_site=8)
+    port = int(dirty.seeds[0].split(":")[2].split("/")[0])
+
+    alone = tmp_path / "alone"
+    assert ch.crawl(dirty, alone, **_OPTS).finished
+    both = tmp_path / "both"
+    resolve = tuple(dict.fromkeys(ch.resolve_of(dirty) + ch.resolve_of(hostile)))
+    result = ch.crawl(dirty, both, seeds=(*dirty.seeds, *hostile.seeds), resolve=resolve, **_OPTS)
+    assert result.finished
+
+    # The dirty web's URLs end the same way, every one of them.
+    assert _states(both, port) == _states(alone, port)
+
+    got = _all_states(both)
+    # Links and a redirect to private addresses: refused, never connected to.
+    for target in PRIVATE_TARGETS:
+        state, error = got[target]
+        assert state == "filtered", target
+        assert "address policy" in (error or ""), target
+    # The nested pages: one state each (stored; their links read within the budget).
+    nested = {url: s for url, (s, _) in got.items() if "/nest/" in url}
+    assert nested
+    assert set(nested.values()) <= {"OK", "pBig"}
+    assert "pBig" in nested.values()  # the 300,000-tag page passes extraction's budget
+    # Raw bytes in Location: the target is requested percent-encoded, and found.
+    assert any("/caf%C3%A9/%ED%95%9C?" in url and s == "OK" for url, (s, _) in got.items())
