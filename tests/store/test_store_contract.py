@@ -13,7 +13,9 @@ from contextlib import closing
 import pytest
 
 from dustless.errors import StoreError
+from dustless.kinds import LinkKind
 from dustless.store import (
+    PROBE_PREFIX,
     CrawlStore,
     FetchRecord,
     HostInfo,
@@ -21,6 +23,7 @@ from dustless.store import (
     NewURL,
     SeedUpdate,
     SQLiteStore,
+    URLDate,
     URLState,
     WarcRef,
     url_hash,
@@ -266,3 +269,72 @@ def test_validators_and_timings_read_back(store: CrawlStore) -> None:
     assert (row.connect_time, row.ttfb, row.elapsed) == (0.01, 0.02, 0.5)
     assert row.warc == WarcRef("w", 0, 10, "<id>")
     assert row.warc_request == req
+
+
+# -- what later migrations added (V4 spellings and fingerprints, V5 sources, V6 canonical) ----
+def test_new_fetch_columns_read_back(store: CrawlStore) -> None:
+    store.add_urls([u("/1"), u("/s.xml", kind=LinkKind.SITEMAP)])
+    store.record_fetches(
+        [
+            _fetch(1, 1.0, content_fp=b"\x00\x01fp", canonical="http://a.test/c"),
+            _fetch(2, 2.0, source_state="bomb"),
+        ]
+    )
+    assert store.last_fetches([2])[2].source_state == "bomb"
+    assert store.query("SELECT content_fp, canonical, source_state FROM fetches ORDER BY id") == [
+        (b"\x00\x01fp", "http://a.test/c", None),
+        (None, None, "bomb"),
+    ]
+
+
+def test_spellings_are_kept_in_the_order_met_up_to_a_limit(store: CrawlStore) -> None:
+    base = "http://a.test/p"
+    store.add_urls([u("/p"), NewURL("http://a.test/P", "http://a.test/p?x", "a.test", 1)])
+    store.add_spellings([(base, "http://a.test/P1"), (base, "http://a.test/P0")], 3)
+    store.add_spellings(
+        [(base, "http://a.test/P1"), (base, "http://a.test/P9"), (base, "http://a.test/P8")], 3
+    )
+    store.add_spellings([("http://b.test/", "http://B.test/")], 3)
+    tried, kept = store.spelling_state(base, ["http://a.test/p?x", base, "http://a.test/none"])
+    assert tried == ["http://a.test/p", "http://a.test/P"]  # by id
+    assert kept == ["http://a.test/P1", "http://a.test/P0", "http://a.test/P9"]
+    assert sorted(store.spelling_bases()) == ["http://a.test/p", "http://b.test/"]
+    store.record_fetches([_fetch(1, 1.0, state="code", status=404)])
+    store.record_fetches([_fetch(1, 2.0, state="OK", status=200)])
+    rows = store.spelling_rows(["http://a.test/p?x", base])
+    assert [(r.url, state, status) for r, state, status in rows] == [
+        ("http://a.test/p", "OK", 200),
+        ("http://a.test/P", None, None),
+    ]
+
+
+def test_sources_counted_dated_and_left_out_of_a_collection(store: CrawlStore) -> None:
+    store.add_urls(
+        [
+            u("/s1.xml", kind=LinkKind.SITEMAP),
+            u("/s2.xml", kind=LinkKind.SITEMAP, state=URLState.DONE),
+            u("/feed", kind=LinkKind.FEED),
+            u("/1"),
+            u("/2", state=URLState.SKIPPED),
+            NewURL("http://a.test/3", PROBE_PREFIX + "http://a.test/3", "a.test", 0),
+            u("/x", host="b.test", kind=LinkKind.SITEMAP),
+        ]
+    )
+    assert store.count_kind("a.test", LinkKind.SITEMAP) == 2
+    assert store.count_kind("a.test", LinkKind.FEED) == 1
+    assert store.count_kind("c.test", LinkKind.SITEMAP) == 0
+    assert store.collection_ids() == [1, 2, 3, 4, 7]
+    assert store.collection_ids([LinkKind.SITEMAP, LinkKind.FEED]) == [1, 2, 3, 7]
+    written = store.record_dates(
+        [
+            URLDate("http://a.test/1", 1, 100.0, "daily", 1),
+            URLDate("http://a.test/1", 1, 200.0, None, 3),  # later in the batch: replaces
+            URLDate("http://a.test/1", 2, 300.0, "weekly", 1),
+            URLDate("http://a.test/unknown", 1, 1.0, None, 1),  # not held: skipped
+        ]
+    )
+    assert written == 3
+    assert store.query(
+        "SELECT url_id, batch, lastmod, changefreq, source_id FROM url_dates ORDER BY batch"
+    ) == [(4, 1, 200.0, None, 3), (4, 2, 300.0, "weekly", 1)]
+    assert store.record_dates([]) == 0

@@ -23,6 +23,7 @@ from typing import Any
 
 from dustless.errors import StoreError
 from dustless.store._pg_conn import Conn, PgConnection, Read, display_dsn, reader
+from dustless.store._pg_learn import PgLearn
 from dustless.store._pg_read import PgReads
 from dustless.store._pg_schema import LOCK_BATCH, LOCK_CLASS, PG_MIGRATIONS, PgMigration, migrate
 from dustless.store._pg_work import PgWork
@@ -57,10 +58,11 @@ _FETCH_TYPES = (
     ("warc_length", "bigint"), ("warc_record_id", "text"), ("req_file", "text"),
     ("req_offset", "bigint"), ("req_length", "bigint"), ("error", "text"),
     ("links_before", "int"), ("links_after", "int"), ("worker", "text"),
+    ("content_fp", "bytea"), ("source_state", "text"), ("canonical", "text"),
 )  # fmt: skip
 # What a server sent (MIME, Location, ETag, Last-Modified) and error messages, by position.
 _FREE_TEXT = tuple(i for i, (n, _) in enumerate(_FETCH_TYPES) if n in (
-    "mime", "location", "etag", "last_modified", "error"))  # fmt: skip
+    "mime", "location", "etag", "last_modified", "error", "canonical"))  # fmt: skip
 _FETCH_INSERT = (
     f"INSERT INTO fetches ({', '.join(n for n, _ in _FETCH_TYPES)}) SELECT * FROM unnest("
     + ", ".join(f"%s::{t}[]" for _, t in _FETCH_TYPES)
@@ -102,7 +104,7 @@ def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
     return cols
 
 
-class PostgresCrawlStore(PgReads, PgWork):
+class PostgresCrawlStore(PgReads, PgWork, PgLearn):
     """The ``CrawlStore`` on PostgreSQL. ``PostgresCrawlStore("postgresql://…", worker="w1")``.
 
     Opening migrates the schema (under an advisory lock: workers may start together).
@@ -445,10 +447,11 @@ class PostgresCrawlStore(PgReads, PgWork):
         )
         return [SeedRow(*r) for r in rows]
 
-    # -- analysis -----------------------------------------------------------------------------
+    # -- inspection ---------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """A read-only query over the documented schema, in PostgreSQL's SQL; ``?`` marks
-        parameters as in SQLite's (outside quoted literals)."""
+        """SQL on this crawl DB, for tests and debugging (not part of ``CrawlStore``: the
+        readers of ``analysis`` go through ``CrawlReader``); ``?`` marks parameters as in
+        SQLite's (outside quoted literals)."""
         if not params:
             return self._db.rows(sql)
         return self._db.rows(_placeholders(sql), list(params))

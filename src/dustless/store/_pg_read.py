@@ -7,13 +7,22 @@ also carries this worker's pending writes, so a read sees them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dustless.kinds import LinkKind
 from dustless.store._pg_conn import Conn, PgConnection, Read, reader
 from dustless.store._rows import FETCH_COLS, STATES, URL_COLS, fetch_row, url_row
-from dustless.store._types import Batch, ContentRef, FetchRow, StoredURL, URLState, WarcRef
+from dustless.store._types import (
+    PROBE_PREFIX,
+    Batch,
+    ContentRef,
+    FetchRow,
+    StoredURL,
+    URLState,
+    WarcRef,
+)
 
 __all__ = ["CrawlStatus", "PgReads", "WorkerStatus"]
 
@@ -143,6 +152,23 @@ class PgReads:
             ") AS ends GROUP BY name"
         )
         return {name: int(end) for name, end in rows}
+
+    def collection_ids(self, kinds: Sequence[LinkKind] | None = None) -> list[int]:
+        sql = (
+            "SELECT id FROM urls WHERE state IN ('done', 'queued') "
+            "AND substr(identity, 1, %s) <> %s"
+        )
+        params: list[Any] = [len(PROBE_PREFIX), PROBE_PREFIX]
+        if kinds is not None:
+            sql += " AND kind = ANY(%s::text[])"
+            params.append([k.value for k in kinds])
+        return [int(r[0]) for r in self._db.rows(sql + " ORDER BY id", params)]
+
+    def count_kind(self, host: str, kind: LinkKind) -> int:
+        ((n,),) = self._db.rows(
+            "SELECT count(*) FROM urls WHERE host = %s AND kind = %s", (host, kind.value)
+        )
+        return int(n)
 
     # -- the crawl across workers --------------------------------------------------------------
     def status(self, now: float) -> CrawlStatus:

@@ -40,6 +40,7 @@ from dustless.store._types import (
     HostLease,
     Limits,
     RobotsRow,
+    URLDate,
     Verdict,
     WorkerRow,
     WorkLeft,
@@ -234,6 +235,37 @@ class PgWork:
             _cols(rows, 3),
         )
         return len(sites)
+
+    # -- URL sources (sitemaps, feeds) ---------------------------------------------------------
+    def record_dates(self, dates: Sequence[URLDate]) -> int:
+        if not dates:
+            return 0
+        # One row per URL and batch, the last reading of the batch (an upsert may not touch
+        # a row twice in one statement, so the readings are reduced here first).
+        last = {(d.identity, d.batch): d for d in dates}
+        rows = sorted(last.values(), key=lambda d: (d.identity, d.batch))
+
+        def send(conn: Conn) -> Read[Rows]:
+            return reader(
+                conn.execute(
+                    "INSERT INTO url_dates AS d (url_id, batch, lastmod, changefreq, source_id) "
+                    "SELECT u.id, v.batch, v.lastmod, v.changefreq, v.source_id FROM unnest("
+                    "%s::text[], %s::int[], %s::float8[], %s::text[], %s::bigint[]) "
+                    "AS v(identity, batch, lastmod, changefreq, source_id) "
+                    "JOIN urls u ON u.identity = v.identity ORDER BY u.id, v.batch "
+                    "ON CONFLICT (url_id, batch) DO UPDATE SET lastmod = excluded.lastmod, "
+                    "changefreq = excluded.changefreq, source_id = excluded.source_id "
+                    "RETURNING (SELECT identity FROM urls WHERE id = d.url_id)",
+                    _cols(
+                        [(d.identity, d.batch, d.lastmod, d.changefreq, d.source_id) for d in rows],
+                        5,
+                    ),
+                )
+            )
+
+        held = {r[0] for r in self._db.exchange(send)}
+        # As SQLite counts them: every reading of a URL the crawl holds wrote a row.
+        return sum(1 for d in dates if d.identity in held)
 
     # -- leases ------------------------------------------------------------------------------
     def lease_hosts(self, limit: int, *, now: float, ttl: float) -> list[HostLease]:
