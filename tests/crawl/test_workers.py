@@ -6,7 +6,8 @@ same URLs, in the same states, as one crawl on SQLite; no URL is fetched twice; 
 web's own counters show one request at a time per host and never less than the politeness
 delay between two, whichever worker sent them; a ``kill -9`` costs at most what the killed
 worker had claimed, and its hosts come back within a lease's TTL; a worker that joins a
-running crawl gets a share of the hosts. Short TTLs and small webs keep it to seconds.
+running crawl gets a share of the hosts; workers that learn rules while crawling put each
+other's rules in force and lose no document. Short TTLs and small webs keep it to seconds.
 """
 
 from __future__ import annotations
@@ -186,3 +187,40 @@ def test_status_shows_workers_leases_and_the_queue(
     _, err = again.communicate(timeout=60)
     assert again.returncode == 2
     assert b"--resume" in err
+
+
+def _documents(store: CrawlStore, truth: dict[str, str]) -> set[str]:
+    """The test web's resources the crawl downloaded (by the truth's resource ids)."""
+    rows = store.query(
+        "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id "
+        "WHERE f.state = 'OK' AND f.status = 200"
+    )
+    return {truth[url] for (url,) in rows if truth.get(url)}
+
+
+def test_workers_learning_at_once_share_their_rules_and_lose_no_document(
+    testweb_factory: Any, pg_db: str, tmp_path: Path, ch: Any
+) -> None:
+    web = testweb_factory(profile="canonical", sites=6, pages_per_site=30)
+    assert ch.crawl(web, tmp_path / "lite", max_depth=50).finished  # no learning
+    with SQLiteStore(tmp_path / "lite") as lite:
+        want = _documents(lite, {t.url: t.rid for t in web.truth() if t.rid != "-"})
+    web.reset()
+    procs = [_worker(web, tmp_path / n, pg_db, n, "--learn") for n in ("w1", "w2")]
+    _finish(*procs)
+    truth = {t.url: t.rid for t in web.truth() if t.rid != "-"}
+    with PostgresCrawlStore(pg_db, worker="check") as store:
+        got = _documents(store, truth)
+        rules = store.query("SELECT host, spec, worker FROM learned_rules")
+        merged = store.query("SELECT count(*) FROM urls WHERE state = 'merged'")[0][0]
+    assert want <= got  # learning never costs a document, whichever worker learned what
+    assert merged > 0  # and it saved fetches
+    assert len({(h, s) for h, s, _ in rules}) == len(rules)  # one row per host and rule
+    by = {w: {h for h, _, who in rules if who == w} for w in ("w1", "w2")}
+    assert by["w1"], by  # both learned (each from the hosts it crawled)
+    assert by["w2"], by
+    # A worker puts the other's rules in force too: its file of rules names their hosts.
+    files = {w: (tmp_path / w / "learned-rules.xml").read_text() for w in ("w1", "w2")}
+    assert any(h in files["w1"] for h in by["w2"] - by["w1"]) or any(
+        h in files["w2"] for h in by["w1"] - by["w2"]
+    )

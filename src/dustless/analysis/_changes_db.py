@@ -187,11 +187,12 @@ def read_histories(db: CrawlReader, batches: Sequence[int] | None = None) -> lis
     )
     latest: dict[int, tuple[int, float]] = {}
     if dated:
-        # The latest reading per URL (SQLite returns the row of max(batch) for the bare
-        # column), over the batches asked for.
+        # The latest reading per URL, over the batches asked for: the row of each URL's
+        # last batch (joined back: a bare column beside max() is SQLite's alone).
         for uid, batch, value in db.iterate(
-            "SELECT url_id, max(batch), lastmod FROM url_dates "
-            f"WHERE lastmod IS NOT NULL AND batch IN ({marks}) GROUP BY url_id",
+            "SELECT d.url_id, d.batch, d.lastmod FROM url_dates d JOIN (SELECT url_id, "
+            "max(batch) AS b FROM url_dates WHERE lastmod IS NOT NULL "
+            f"AND batch IN ({marks}) GROUP BY url_id) m ON m.url_id = d.url_id AND m.b = d.batch",
             numbers,
         ):
             latest[int(uid)] = (int(batch), float(value))

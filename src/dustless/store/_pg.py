@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from dustless.errors import StoreError
-from dustless.store._pg_conn import Conn, PgConnection, Read, display_dsn, reader
+from dustless.store._pg_conn import Conn, PgConnection, Read, display_dsn, reader, sqlite_params
 from dustless.store._pg_learn import PgLearn
 from dustless.store._pg_read import PgReads
 from dustless.store._pg_schema import LOCK_BATCH, LOCK_CLASS, PG_MIGRATIONS, PgMigration, migrate
@@ -454,27 +454,7 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         SQLite's (outside quoted literals)."""
         if not params:
             return self._db.rows(sql)
-        return self._db.rows(_placeholders(sql), list(params))
-
-
-def _placeholders(sql: str) -> str:
-    """SQLite's ``?`` as psycopg's ``%s`` (and a literal ``%`` doubled), quotes skipped."""
-    out = []
-    quote = ""
-    for ch in sql:
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "?":
-            out.append("%s")
-            continue
-        if ch == "%":
-            out.append("%%")
-            continue
-        out.append(ch)
-    return "".join(out)
+        return self._db.rows(sqlite_params(sql), list(params))
 
 
 def _is_a_crawl_store(store: PostgresCrawlStore) -> CrawlStore:

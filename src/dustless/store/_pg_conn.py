@@ -32,7 +32,7 @@ from psycopg import errors as pg_errors
 
 from dustless.errors import StoreError, StoreLocked
 
-__all__ = ["PgConnection", "Read", "display_dsn"]
+__all__ = ["PgConnection", "Read", "display_dsn", "sqlite_params"]
 
 R = TypeVar("R")
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -160,3 +160,23 @@ class PgConnection:
 def reader(cur: psycopg.Cursor[tuple[Any, ...]]) -> Read[list[tuple[Any, ...]]]:
     """The rows of ``cur`` once its exchange is over (none for a statement without rows)."""
     return lambda: cur.fetchall() if cur.description is not None else []
+
+
+def sqlite_params(sql: str) -> str:
+    """SQLite's ``?`` as psycopg's ``%s`` (and a literal ``%`` doubled), quotes skipped."""
+    out = []
+    quote = ""
+    for ch in sql:
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "?":
+            out.append("%s")
+            continue
+        if ch == "%":
+            out.append("%%")
+            continue
+        out.append(ch)
+    return "".join(out)
