@@ -222,6 +222,20 @@ def test_recrawl_then_changes_on_a_shared_crawl(
         assert len(rep["batches"]) == 2
         assert main(["changes", "--db", copy]) == 0
         assert "2 batches" in capsys.readouterr().out
+        # evaluate --fetch: one more worker, its probe batch in the DB, its WARC files in DIR.
+        probe = tmp_path / "probe"
+        fetch = ["evaluate", str(probe), "--db", copy, "--fetch", *shared.web.resolve_args]
+        assert main([*fetch, "--json"]) == 0, capsys.readouterr().err
+        assert "normalized forms" in capsys.readouterr().err
+        with PostgresCrawlStore(copy, worker="check") as store:
+            last = store.batches()[-1]
+            assert '"evaluate-fetch"' in last.config
+            assert last.ended_at is not None
+            names = [w.name for w in store.workers() if w.name.startswith("evaluate-")]
+        assert len(names) == 1
+        assert (probe / "warc").is_dir()
+        assert main(["evaluate", "--db", copy, "--fetch"]) == 2
+        assert "give it as DIR" in capsys.readouterr().err
     finally:
         shared.web.set_day(0)
         postgres.drop_database(copy)
