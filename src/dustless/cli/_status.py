@@ -46,9 +46,10 @@ def status_lines(status: object, where: str, ttl: float) -> list[str]:
         f"{status.hosts_leased:,} hosts leased, {status.leases_expired:,} leases run out "
         f"(taken over at the next claim); {u[URLState.IN_FLIGHT]:,} URLs claimed"
     )
+    merged = f", {u[URLState.MERGED]:,} merged" if u[URLState.MERGED] else ""  # --learn
     lines.append(
         f"urls: {u[URLState.DONE]:,} done, {u[URLState.QUEUED]:,} queued, "
-        f"{u[URLState.SKIPPED]:,} skipped; fetches: {status.last_minute:,} in the last "
+        f"{u[URLState.SKIPPED]:,} skipped{merged}; fetches: {status.last_minute:,} in the last "
         f"minute ({status.last_minute / 60:.1f}/s)"
     )
     return lines

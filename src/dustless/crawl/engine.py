@@ -84,8 +84,8 @@ _IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold
 # Many machines: on a shared store the payloads of a batch of pages are asked about in one
 # round trip (``_prefetch``), so a small batch waits for company while fetches are out — at
 # most this long, or until this many pages have come.
-_HOLD_SECONDS = 0.25
-_HOLD_PAGES = 64
+_HOLD_SECONDS = 0.5
+_HOLD_PAGES = 128
 _EAGER_FLUSH = 0.02  # seconds between two admissions made because slots were idle
 
 
@@ -394,10 +394,12 @@ class Crawler:
             return 0.0
         self._commit(now)  # many machines: the fetch rows in the DB before hosts are released
         hosts.release_idle(now, wall)
+        hosts.last_left = None
         if hosts.lease(now, wall) or hosts.refill(force=True):
             return 0.0
         self._commit(now)  # what this worker admitted and released is visible to all
-        left = self.store.work_left(wall)
+        # A shared store: the lease round just asked (after this worker's releases).
+        left = hosts.last_left or self.store.work_left(wall)
         if left.queued_hosts == 0 and left.leased_elsewhere == 0 and not hosts.held():
             return None
         return _IDLE_POLL
@@ -681,26 +683,30 @@ class Crawler:
             self.learning.commit()  # new rules first: the pending links get them
         self.admission.flush()
         self.sources.write()
-        self.record.commit()
+        lease_round = now >= self._next_maintain
+        # Many machines: the lease round right after a commit, when every fetch handled is
+        # in the DB, so that it may give any host without a request out to a worker that has
+        # fewer. Its first exchange carries the commit's writes (one round trip, not two):
+        # they reach the DB ahead of anything the round gives away, in the same transaction
+        # or an earlier one.
+        self.record.commit(send=not (lease_round and self.store.shared))
         open_ = self._open
         for host in self._handled:
             open_[host] -= 1
             if open_[host] <= 0:
                 del open_[host]
         self._handled.clear()
-        if now >= self._next_maintain:
-            # Many machines: the lease round right after a commit, when every fetch handled
-            # is in the DB, so that it may give any host without a request out to a worker
-            # that has fewer.
+        self.stats.commits += 1
+        self._last_commit = now
+        if lease_round:
             self._maintain(now)
+            self.store.commit()  # what the round did not send (a shared store: nothing)
 
     def _maintain(self, now: float) -> None:
         """Lease renewals and a lease round (a shared store: the fair share of hosts)."""
         self._next_maintain = now + _MAINTAIN_EVERY
         self.hosts.maintain(now, self.wall())
         self.hosts.lease(now, self.wall(), keep=self._unsettled())
-        self.stats.commits += 1
-        self._last_commit = now
 
     def _show(self, now: float) -> None:
         assert self.progress is not None

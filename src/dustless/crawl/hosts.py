@@ -35,7 +35,7 @@ from dustless.robots import (
     robots_url,
 )
 from dustless.states import NetState
-from dustless.store import CrawlStore, HostInfo, RobotsRow, StoredURL, URLState
+from dustless.store import CrawlStore, HostInfo, RobotsRow, StoredURL, URLState, WorkLeft
 
 __all__ = ["LOW", "WINDOW", "Block", "Denied", "HostTable", "RobotsItem", "origin_of"]
 
@@ -129,8 +129,10 @@ class HostTable:
         self._robots_rows: list[RobotsRow] = []  # fetched robots.txt, stored at the commit
         self._next_renew = -math.inf
         self._keys: dict[str, tuple[str, str, int]] = {}  # origin -> its robots key
-        # Many machines: the hosts being given back (``_shed``), with their real clocks.
+        # Many machines: the hosts being given back (``_shed``), with their real clocks, and
+        # what the last lease round heard of the work left anywhere.
         self._giving: dict[str, float] = {}
+        self.last_left: WorkLeft | None = None
 
     # -- leases --------------------------------------------------------------------------------
 
@@ -149,13 +151,15 @@ class HostTable:
         if self.store.shared:
             # -- many machines: the fair share, and the excess given back ------------------
             # The workers seen within a TTL (each one's lease calls are its heartbeat).
-            left = self.store.work_left(wall, alive_within=self.lease_ttl)
+            left = self.last_left = self.store.work_left(wall, alive_within=self.lease_ttl)
             total = left.queued_hosts + left.leased_elsewhere + len(self._held)
             share = math.ceil(total / max(1, left.workers))
             want = min(want, share - len(self._held))
             # Shed only well over the share; below that, hosts being drained are resumed
             # (the share grew back: a worker left, or the work left shrank).
             self._shed(-want if -want > max(1, share // 8) else 0, mono, wall, keep)
+            if left.queued_hosts == 0:
+                return 0  # no host is free to lease: no round trip to find none
         if want <= 0:
             return 0
         leases = self.store.lease_hosts(min(want, _LEASE_BATCH), now=wall, ttl=self.lease_ttl)
