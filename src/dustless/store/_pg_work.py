@@ -19,6 +19,8 @@ Concurrency, in the DB's terms (ARCHITECTURE "Many machines"):
   (``_pg_conn.py``).
 
 Worker heartbeats (``workers.seen_at``) ride with the lease calls a worker makes anyway.
+The big arrays (admission's identities and rows) go in binary (``%b``): psycopg's text
+dumper of a list is pure Python.
 """
 
 from __future__ import annotations
@@ -130,17 +132,17 @@ class PgWork:
             # 004 §2: every outside link is a candidate seed; a new one becomes a seed row.
             new_seeds = conn.execute(
                 "INSERT INTO seeds (url, identity, url_hash, host, discovered_from, "
-                "created_batch) SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[], "
-                "%s::text[], %s::bigint[], %s::int[]) ON CONFLICT (identity) DO NOTHING "
+                "created_batch) SELECT * FROM unnest(%b::text[], %b::text[], %b::bigint[], "
+                "%b::text[], %b::bigint[], %b::int[]) ON CONFLICT (identity) DO NOTHING "
                 "RETURNING 1",
                 _cols(seed_rows, 6),
             )
             seed_ids = conn.execute(
-                "SELECT identity, id FROM seeds WHERE identity = ANY(%s::text[])",
+                "SELECT identity, id FROM seeds WHERE identity = ANY(%b::text[])",
                 ([u.identity for u in cands],),
             )
             known = conn.execute(
-                "SELECT identity FROM urls WHERE identity = ANY(%s::text[])", (identities,)
+                "SELECT identity FROM urls WHERE identity = ANY(%b::text[])", (identities,)
             )
             total = (
                 conn.execute("SELECT coalesce(sum(pages), 0), count(*) FROM sites")
@@ -169,8 +171,8 @@ class PgWork:
             ]
             inserted = conn.execute(
                 "INSERT INTO urls (url, identity, host, depth, kind, seed_id, parent_id, "
-                "priority, state) SELECT *, 'queued' FROM unnest(%s::text[], %s::text[], "
-                "%s::text[], %s::int[], %s::text[], %s::bigint[], %s::bigint[], %s::int[]) "
+                "priority, state) SELECT *, 'queued' FROM unnest(%b::text[], %b::text[], "
+                "%b::text[], %b::int[], %b::text[], %b::bigint[], %b::bigint[], %b::int[]) "
                 "ON CONFLICT (identity) DO NOTHING RETURNING identity, id",
                 _cols(url_rows, 8),
             )
