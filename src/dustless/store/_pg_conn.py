@@ -9,7 +9,9 @@ how many a fetched page costs.
 
 Writes that need no answer (fetch rows, host rows, robots.txt, WARC commit marks, released
 leases, URL states) are not sent on their own: they wait in ``_pending`` and ride at the
-head of the next exchange, in its transaction, and ``commit()`` sends what is left. So they
+head of the next exchange, in its transaction, and ``commit()`` sends what is left — or,
+with ``wait=False`` (the engine's commit once a second), sends it from a thread while the
+crawl goes on; the next exchange waits for that one, so writes land in the order made. So they
 are durable at the latest at ``commit()`` (the protocol's promise), the next read sees them
 (reads of this store see its own writes), and a second of crawling costs a handful of round
 trips, not one per table. Each of them is idempotent (an upsert, a state set, a fetch row
