@@ -23,7 +23,6 @@ from dustless.store import (
     PostgresCrawlStore,
     RobotsRow,
     SQLiteStore,
-    URLState,
     Verdict,
 )
 from dustless.store._pg_schema import PG_MIGRATIONS, ROWID_COLUMNS
@@ -203,26 +202,6 @@ def test_round_trips_are_counted_as_the_server_sees_them(pg_db: str, tmp_path: P
         assert store.query("SELECT count(*) FROM fetches")[0][0] == 20
     finally:
         store.close()
-
-
-def test_a_commit_sent_in_the_background_lands_before_what_follows(pg_db: str) -> None:
-    store = PostgresCrawlStore(pg_db, worker="w1")
-    other = PostgresCrawlStore(pg_db, worker="w2")
-    try:
-        store.start_batch("{}", 0.0)
-        store.admit([_url(f"/{i}") for i in range(3)], Limits(), 1)
-        (first, *_) = store.claim_queued(3)
-        store.record_fetches([FetchRecord(first.id, 1.0, "OK", status=200)])
-        store.commit(wait=False)  # on the wire while this worker goes on
-        store.set_url_state([first.id], URLState.QUEUED)  # deferred after it
-        counts = store.url_counts()  # waits for the commit, then sends the state
-        assert (counts[URLState.QUEUED], counts[URLState.IN_FLIGHT]) == (1, 2)
-        store.commit(wait=False)
-        store.commit()  # waits for it
-        assert other.query("SELECT count(*) FROM fetches")[0][0] == 1
-    finally:
-        store.close()
-        other.close()
 
 
 # -- errors --------------------------------------------------------------------------------

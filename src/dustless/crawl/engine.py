@@ -683,14 +683,13 @@ class Crawler:
             self.learning.commit()  # new rules first: the pending links get them
         self.admission.flush()
         self.sources.write()
-        shared = self.store.shared
-        if shared and now >= self._next_maintain:
-            # Many machines: the lease round comes first, so that the commit can go out in
-            # the background while the crawl goes on (``wait=False``). A host whose fetches
-            # are not all in the DB is kept (``_unsettled``: its URL is in flight there);
-            # what the round gives away is sent after the commit, on the same connection.
-            self._maintain(now)
-        self.record.commit(wait=not shared)
+        lease_round = now >= self._next_maintain
+        # Many machines: the lease round right after a commit, when every fetch handled is
+        # in the DB, so that it may give any host without a request out to a worker that has
+        # fewer. Its first exchange carries the commit's writes (one round trip, not two):
+        # they reach the DB ahead of anything the round gives away, in the same transaction
+        # or an earlier one.
+        self.record.commit(send=not (lease_round and self.store.shared))
         open_ = self._open
         for host in self._handled:
             open_[host] -= 1
@@ -699,8 +698,9 @@ class Crawler:
         self._handled.clear()
         self.stats.commits += 1
         self._last_commit = now
-        if now >= self._next_maintain:
+        if lease_round:
             self._maintain(now)
+            self.store.commit()  # what the round did not send (a shared store: nothing)
 
     def _maintain(self, now: float) -> None:
         """Lease renewals and a lease round (a shared store: the fair share of hosts)."""

@@ -207,15 +207,16 @@ class Recorder:
             self.store.put_robots(self._robots)
             self._robots = []
 
-    def commit(self, *, wait: bool = True) -> None:
+    def commit(self, *, send: bool = True) -> None:
         """Make everything durable: WARC fsync, then the DB commit that points at it.
 
-        ``wait=False`` (a store across the network): the DB commit goes out while the crawl
-        goes on; the records it points at are on disk already."""
+        ``send=False`` (a shared store whose next exchange follows at once): the rows wait
+        for that exchange, which sends them first (``PostgresCrawlStore`` defers writes)."""
         self.write()
         self.warc.flush_durable()
         self.store.warc_committed(self.warc.written_ends())
-        self.store.commit(wait=wait)
+        if send:
+            self.store.commit()
         # Lines for the records this commit covers, as the writer made them.
         self.index.sync(wait=False, known=self.warc.take_index())
         # Committed payloads are found by store.content_seen from now on.

@@ -158,8 +158,8 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         """``host:port/dbname``: the DB as messages name it (never with a password)."""
         return display_dsn(self._db.dsn)
 
-    def commit(self, *, wait: bool = True) -> None:
-        self._db.commit(wait=wait)
+    def commit(self) -> None:
+        self._db.commit()
 
     def close(self) -> None:
         self._db.close()

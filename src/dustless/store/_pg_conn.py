@@ -9,9 +9,7 @@ how many a fetched page costs.
 
 Writes that need no answer (fetch rows, host rows, robots.txt, WARC commit marks, released
 leases, URL states) are not sent on their own: they wait in ``_pending`` and ride at the
-head of the next exchange, in its transaction, and ``commit()`` sends what is left — or,
-with ``wait=False`` (the engine's commit once a second), sends it from a thread while the
-crawl goes on; the next exchange waits for that one, so writes land in the order made. So they
+head of the next exchange, in its transaction, and ``commit()`` sends what is left. So they
 are durable at the latest at ``commit()`` (the protocol's promise), the next read sees them
 (reads of this store see its own writes), and a second of crawling costs a handful of round
 trips, not one per table. Each of them is idempotent (an upsert, a state set, a fetch row
@@ -25,7 +23,6 @@ and the exchange replayed once; anything else becomes a ``StoreError`` with one 
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -62,9 +59,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 class PgConnection:
-    """One connection of one worker. ``_io`` serializes its exchanges (the engine's thread
-    and a commit sent in the background); ``_lock`` guards the pending writes only, so a
-    write can be deferred while an exchange is on the wire."""
+    """One connection of one worker, used under a lock (the engine may call from a thread)."""
 
     def __init__(self, dsn: str, *, connect_timeout: float = 10.0, name: str = "") -> None:
         self.dsn = dsn
@@ -72,9 +67,7 @@ class PgConnection:
         self._connect_timeout = connect_timeout
         self._name = name
         self._lock = threading.RLock()
-        self._io = threading.RLock()
         self._pending: list[tuple[str, Params]] = []
-        self._sender: threading.Thread | None = None
         self._conn = self._connect()
 
     def _connect(self) -> Conn:
@@ -107,38 +100,27 @@ class PgConnection:
     def exchange(self, send: Callable[[Conn], Read[R]]) -> R:
         """The pending writes, then ``send``'s statements, in one transaction and one Sync;
         ``send``'s reader is called after it. Replayed once after a deadlock, a
-        serialization failure or a lost connection. Writes that could not be sent wait for
-        the next exchange, ahead of what was deferred since."""
-        with self._io:
-            with self._lock:
-                pending, self._pending = self._pending, []
-            try:
-                return self._send(pending, send)
-            except BaseException:
-                with self._lock:
-                    self._pending[:0] = pending
-                raise
-
-    def _send(self, pending: list[tuple[str, Params]], send: Callable[[Conn], Read[R]]) -> R:
-        for attempt in (0, 1):
-            try:
-                conn = self.conn
-                with conn.pipeline():
-                    for sql, params in pending:
-                        conn.execute(sql, params)
-                    read = send(conn)
-                self.round_trips += 1
-                pending.clear()  # in the DB: not to be sent again, whatever read() does
-                return read()
-            except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:
-                if attempt:
-                    raise StoreLocked(f"crawl DB: {_one_line(exc)}") from None
-            except psycopg.OperationalError as exc:
-                if attempt or not self._conn.broken:
+        serialization failure or a lost connection."""
+        with self._lock:
+            for attempt in (0, 1):
+                try:
+                    conn = self.conn
+                    with conn.pipeline():
+                        for sql, params in self._pending:
+                            conn.execute(sql, params)
+                        read = send(conn)
+                    self.round_trips += 1
+                    self._pending.clear()
+                    return read()
+                except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:
+                    if attempt:
+                        raise StoreLocked(f"crawl DB: {_one_line(exc)}") from None
+                except psycopg.OperationalError as exc:
+                    if attempt or not self._conn.broken:
+                        raise self.translate(exc) from None
+                except psycopg.Error as exc:
                     raise self.translate(exc) from None
-            except psycopg.Error as exc:
-                raise self.translate(exc) from None
-        raise AssertionError("not reached")  # pragma: no cover
+            raise AssertionError("not reached")  # pragma: no cover
 
     def flush(self, cur: psycopg.Cursor[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """Read a result in the middle of an exchange (the server answers what was sent so
@@ -154,36 +136,16 @@ class PgConnection:
 
         return self.exchange(send)
 
-    def commit(self, *, wait: bool = True) -> None:
-        """Send the pending writes in one transaction. ``wait=False``: from a thread of its
-        own, while the caller goes on (the next exchange waits for it, so what is sent
-        later is applied after); a failure there leaves them pending for the next one."""
-        if not wait:
-            with self._lock:
-                if not self._pending or (self._sender is not None and self._sender.is_alive()):
-                    return  # nothing to send, or a commit on the wire: the next one takes it
-                self._sender = threading.Thread(target=self._commit_quietly, daemon=True)
-                self._sender.start()
-            return
-        self._join()
-        with self._io:
+    def commit(self) -> None:
+        with self._lock:
             if self._pending:
                 self.exchange(lambda conn: lambda: None)
 
-    def _commit_quietly(self) -> None:
-        with contextlib.suppress(StoreError):  # kept pending: the next exchange says why
-            self.exchange(lambda conn: lambda: None)
-
-    def _join(self) -> None:
-        sender = self._sender
-        if sender is not None and sender is not threading.current_thread():
-            sender.join()
-
     def close(self) -> None:
-        try:
-            self.commit()
-        finally:
-            with self._io:
+        with self._lock:
+            try:
+                self.commit()
+            finally:
                 self._conn.close()
 
     def translate(self, exc: psycopg.Error) -> StoreError:

@@ -62,11 +62,8 @@ class CrawlStore(Protocol):
         ...
 
     # -- lifecycle -------------------------------------------------------------------------
-    def commit(self, *, wait: bool = True) -> None:
-        """Make every write so far durable (one transaction). Flush WARC writers first.
-
-        ``wait=False``: a store across the network may send them while the caller goes on;
-        they are durable a moment later, and always before anything written after them."""
+    def commit(self) -> None:
+        """Make every write so far durable (one transaction). Flush WARC writers first."""
 
     def close(self) -> None:
         """Commit and release the DB (after ``WarcWriter.close()`` if records were written)."""

@@ -149,7 +149,7 @@ class SQLiteStore(SQLiteReads, SQLiteWork, SQLiteLearn):
             self._in_tx = True
         return self._db
 
-    def commit(self, *, wait: bool = True) -> None:  # a local file: always at once
+    def commit(self) -> None:
         with self._lock:
             if self._in_tx:
                 self._db.execute("COMMIT")
