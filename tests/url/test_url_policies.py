@@ -215,13 +215,6 @@ def test_bad_percent_escape_position_matches_issue_example():
 # --- Normalizer ------------------------------------------------------------------------
 
 
-def test_normalize_many_never_raises_per_url():
-    results = Normalizer("paper").normalize_many(["HTTP://A.com/X", "nope", "http://a.com/%"])
-    assert results[0] == "http://a.com/x/"
-    assert isinstance(results[1], InvalidURL)
-    assert isinstance(results[2], InvalidURL)
-
-
 def test_normalizer_keeps_its_policy_and_cache_is_invisible():
     n = Normalizer(get_policy("paper - lowercase-path"))
     assert n.policy.name == "paper - lowercase-path"
