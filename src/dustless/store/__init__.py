@@ -34,7 +34,6 @@ from dustless.store._recover import (
     recover_warc,
 )
 from dustless.store._schema import SCHEMA_VERSION
-from dustless.store._seen import UrlSeen
 from dustless.store._sqlite import DB_NAME, LOCAL_WORKER, SQLiteStore, url_hash
 from dustless.store._surt import surt_key
 from dustless.store._types import (
@@ -112,7 +111,6 @@ __all__ = [
     "URLDate",
     "URLLabel",
     "URLState",
-    "UrlSeen",
     "Verdict",
     "WarcRecord",
     "WarcRef",
