@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dustless.errors import InvalidOption, StoreError
-from dustless.store._types import PROBE_KIND
+from dustless.store._types import DB_NAME, PROBE_KIND
 
 __all__ = [
     "DB_NAME",
@@ -37,7 +37,6 @@ __all__ = [
     "open_crawl",
 ]
 
-DB_NAME = "crawl.db"  # dustless.store.DB_NAME; repeated so readers need not import the writer
 # Tables a crawl DB has since the store's first migration (store/_schema.py, V1).
 _REQUIRED_TABLES = frozenset({"crawls", "hosts", "seeds", "urls", "fetches"})
 

@@ -10,14 +10,13 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from dustless import DEFAULT_USER_AGENT
 from dustless.crawl.filter import UrlFilter
 from dustless.crawl.scope import Scope
 from dustless.errors import InvalidOption
 from dustless.frontier import Politeness
 
 __all__ = ["DEFAULT_USER_AGENT", "CrawlConfig"]
-
-DEFAULT_USER_AGENT = "dustless/0.1 (+https://github.com/dustless/dustless)"
 
 
 @dataclass(frozen=True, slots=True)

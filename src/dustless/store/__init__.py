@@ -34,9 +34,10 @@ from dustless.store._recover import (
     recover_warc,
 )
 from dustless.store._schema import SCHEMA_VERSION
-from dustless.store._sqlite import DB_NAME, LOCAL_WORKER, SQLiteStore, url_hash
+from dustless.store._sqlite import LOCAL_WORKER, SQLiteStore, url_hash
 from dustless.store._surt import surt_key
 from dustless.store._types import (
+    DB_NAME,
     PROBE_KIND,
     PROBE_PREFIX,
     URL_KINDS,

@@ -14,6 +14,7 @@ from dustless.kinds import LinkKind
 from dustless.states import NetState
 
 __all__ = [
+    "DB_NAME",
     "PROBE_KIND",
     "PROBE_PREFIX",
     "URL_KINDS",
@@ -42,6 +43,9 @@ __all__ = [
     "WorkerRow",
 ]
 
+# The crawl DB's file in a crawl directory (OUTDIR/crawl.db): defined here, beside the other
+# values readers share with the writer, so that the store and ``analysis`` name it alike.
+DB_NAME = "crawl.db"
 # How a URL was found (``dustless.kinds.LinkKind``): the letters stored in ``urls.kind``.
 URL_KINDS = frozenset(k.value for k in LinkKind)
 # ``evaluate --fetch`` requests the normalized forms a crawl never fetched, in a batch of its
