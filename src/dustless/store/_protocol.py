@@ -181,7 +181,7 @@ class CrawlStore(Protocol):
         """Every payload SHA-1 stored, in chunks (to refill a content-seen filter)."""
 
     def last_fetches(self, url_ids: Iterable[int]) -> dict[int, FetchRow]:
-        """The latest fetch of each URL (validators for conditional recrawls, issue 8)."""
+        """The latest fetch of each URL (validators for conditional recrawls)."""
 
     def iter_fetches(self, batch: int | None = None, chunk: int = 10_000) -> Iterator[FetchRow]:
         """Every fetch (of one batch, or all), by id, joined with its URL row."""

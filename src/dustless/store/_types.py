@@ -77,7 +77,7 @@ class URLState(enum.Enum):
 class Batch:
     """One crawl run of the collection: 004's "일괄 수집" (a batch); a resume continues it."""
 
-    number: int  # 1, 2, … ; every fetch row carries it (issue 8: batches are never mixed)
+    number: int  # 1, 2, … ; every fetch row carries it (recrawl batches are never mixed)
     started_at: float
     batch_time: float  # the batch's nominal time (wall clock, or --batch-time)
     config: str  # the crawl settings as JSON, so a recrawl can reuse them
@@ -165,7 +165,7 @@ class FetchRecord:
     links_internal: int = 0  # inside the party (004 §2) / external (candidate seeds)
     links_external: int = 0
     location: str | None = None  # absolute redirect target for 3xx
-    etag: str | None = None  # validators, for conditional recrawls (issue 8)
+    etag: str | None = None  # validators, for conditional recrawls
     last_modified: str | None = None
     warc: WarcRef | None = None  # the response (or revisit) record
     warc_request: WarcRef | None = None
@@ -219,7 +219,7 @@ class FetchRow:
     error: str | None
     connect_time: float | None = None
     ttfb: float | None = None
-    etag: str | None = None  # validators for a conditional recrawl (issue 8)
+    etag: str | None = None  # validators for a conditional recrawl
     last_modified: str | None = None
     warc_request: WarcRef | None = None
     links_before: int | None = None  # seed 002 Table 2 (pattern-script filtering)

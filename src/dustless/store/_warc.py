@@ -8,7 +8,7 @@ compressed as its own gzip member and written with one ``write`` call, so that
 * a crash can only tear the *last* member, which ``recover_warc`` finds (an incomplete gzip
   member has no trailer) and truncates, so a resumed crawl appends to a valid file;
 * ``flush_durable`` fsyncs before the DB commit that points at the records: the DB never
-  points at a record that is not on disk (issue 4 "Crash safety").
+  points at a record that is not on disk (docs/storage.md, "Crash safety").
 
 Why not ``warcio``'s record builder: measured on a 5.4 KB page, building the response and
 request records through it cost ~150 µs of header bookkeeping per page, as much as the gzip
