@@ -9,7 +9,9 @@ Seed 004 §2 keeps two kinds of table — one for seeds (id, URL, URL hash, cont
 time, network state) and one for documents (id, URL, URL hash, content hash, depth, download
 time, MIME, file, state). We split the document table into ``urls`` (one row per identity:
 what URL-seen needs) and ``fetches`` (one row per fetch, every fetch kept: what statistics and
-recrawls need). The SQL sticks to what PostgreSQL also accepts where it can.
+recrawls need). This is SQLite's SQL (``PRAGMA``, SQLite triggers, sums of comparisons): a
+PostgreSQL store keeps twin migrations of its own, with the same tables and columns. What
+must be portable is the readers' SQL (``dustless.analysis.CrawlReader``, docs/storage.md).
 """
 
 from __future__ import annotations
