@@ -66,7 +66,6 @@ def _write(d: Path, n: int, start: int = 0) -> list:
                 rv = w.write_revisit(url + "?again", HEAD, r.payload_sha1, fetched_at=1e9 + i,
                                      refers_to_uri=url, refers_to_date=1e9 + i)  # fmt: skip
                 refs.append((url + "?again", rv.response))
-            w.write_metadata(url, [("outlink", "http://b.test/ a")], fetched_at=1e9 + i)
     return refs
 
 

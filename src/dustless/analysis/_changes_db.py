@@ -187,11 +187,11 @@ def read_histories(db: CrawlReader, batches: Sequence[int] | None = None) -> lis
     )
     latest: dict[int, tuple[int, float]] = {}
     if dated:
-        # The latest reading per URL (SQLite returns the row of max(batch) for the bare
-        # column), over the batches asked for.
+        # The latest reading per URL over the batches asked for ((url_id, batch) is unique).
         for uid, batch, value in db.iterate(
-            "SELECT url_id, max(batch), lastmod FROM url_dates "
-            f"WHERE lastmod IS NOT NULL AND batch IN ({marks}) GROUP BY url_id",
+            "SELECT url_id, batch, lastmod FROM (SELECT url_id, batch, lastmod, "
+            "row_number() OVER (PARTITION BY url_id ORDER BY batch DESC) AS n FROM url_dates "
+            f"WHERE lastmod IS NOT NULL AND batch IN ({marks})) d WHERE n = 1",
             numbers,
         ):
             latest[int(uid)] = (int(batch), float(value))

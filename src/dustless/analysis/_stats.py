@@ -387,13 +387,15 @@ def crawl_stats(
     gates = tuple(sorted(GATE_STATES))
     gate_marks = ",".join("?" * len(gates))
     requested_sql = f"state NOT IN ({gate_marks})"
+    # A sum of a condition, in CASE form: PostgreSQL has no sum(boolean).
+    requested_sum = f"coalesce(sum(CASE WHEN {requested_sql} THEN 1 ELSE 0 END), 0)"
 
     (urls_known,) = db.query("SELECT count(*) FROM urls WHERE substr(identity, 1, 6) != 'probe '")[
         0
     ]
     (seeds_known,) = db.query("SELECT count(*) FROM seeds")[0]
     fetches, requested, downloaded, t0, t1, hosts = db.query(
-        f"SELECT count(*), coalesce(sum({requested_sql}), 0), "
+        f"SELECT count(*), {requested_sum}, "
         f"{_OK_SUM}, "
         "min(fetched_at), max(fetched_at), count(DISTINCT host) FROM t",
         gates,
@@ -450,7 +452,7 @@ def crawl_stats(
         + f" WHEN {slash} > 0 THEN length(r) - {slash} ELSE 0 END AS l "
         f"FROM (SELECT substr(u.url, {after_scheme} + 3) AS r, t.seed_id FROM t "
         "JOIN urls u ON u.id = t.url_id "
-        "WHERE t.state = 'OK') x LEFT JOIN temp.sp ON sp.id = x.seed_id)"
+        "WHERE t.state = 'OK') x LEFT JOIN temp.sp ON sp.id = x.seed_id) y"
     )[0]
     lengths.append(LengthStats("document", int(n), int(lo or 0), int(hi or 0), float(mean or 0)))
 
@@ -469,9 +471,11 @@ def crawl_stats(
     # Table 5: sizes of downloaded documents in 256 KiB buckets, and the mean.
     size_rows = dict(
         db.query(
-            "SELECT min(CAST((max(coalesce(size_raw, 0), 1) - 1) / ? AS INTEGER), ?), count(*) "
-            "FROM t WHERE state = 'OK' GROUP BY 1",
-            (SIZE_BUCKET, _SIZE_BUCKETS),
+            # Bucket min((max(size, 1) - 1) // SIZE_BUCKET, _SIZE_BUCKETS), in integer
+            # division (our own constants inline: a bound parameter may not be an integer).
+            f"SELECT CASE WHEN s > {_SIZE_BUCKETS * SIZE_BUCKET} THEN {_SIZE_BUCKETS} "
+            f"WHEN s > 0 THEN (s - 1) / {SIZE_BUCKET} ELSE 0 END, count(*) "
+            "FROM (SELECT coalesce(size_raw, 0) AS s FROM t WHERE state = 'OK') z GROUP BY 1"
         )
     )
     sizes = [
@@ -507,7 +511,7 @@ def crawl_stats(
     depths = tuple(
         DepthRow(int(d), int(r), int(k), int(links), _share(int(links), int(k)))
         for d, r, k, links in db.query(
-            f"SELECT depth, coalesce(sum({requested_sql}), 0), {_OK_SUM}, "
+            f"SELECT depth, {requested_sum}, {_OK_SUM}, "
             "coalesce(sum(CASE WHEN state = 'OK' THEN links_internal ELSE 0 END), 0) "
             "FROM t GROUP BY depth ORDER BY depth",
             gates,
@@ -539,7 +543,7 @@ def crawl_stats(
         width = _bucket_seconds(span)
         per_bucket: dict[int, dict[str, int]] = {}
         for b, state, c in db.query(
-            "SELECT CAST((fetched_at - ?) / ? AS INTEGER), state, count(*) FROM t "
+            f"SELECT {db.floor('(fetched_at - ?) / ?')}, state, count(*) FROM t "
             "GROUP BY 1, 2 ORDER BY 1",
             (t0, width),
         ):
@@ -568,7 +572,7 @@ def crawl_stats(
     hosts_rows = tuple(
         HostRow(str(h), int(r), int(k), int(b), int(docs_by_host.get(str(h), 0)))
         for h, r, k, b in db.query(
-            f"SELECT host, coalesce(sum({requested_sql}), 0), {_OK_SUM}, "
+            f"SELECT host, {requested_sum}, {_OK_SUM}, "
             "coalesce(sum(CASE WHEN state = 'OK' THEN size_raw ELSE 0 END), 0) FROM t "
             "GROUP BY host ORDER BY 2 DESC, host LIMIT ?",
             (*gates, top_hosts),
