@@ -14,8 +14,10 @@ day 0. The logic lives in ``tests/testweb_fixture.py``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +26,7 @@ import pytest
 # URL's recorded ``iErr`` state): in-process crawls and the CLI subprocesses alike.
 os.environ.setdefault("DUSTLESS_STRICT", "1")
 
+from pg_fixture import Postgres, running_postgres
 from testweb_fixture import TestWeb, start_testweb
 
 
@@ -56,3 +59,53 @@ def testweb_factory(
 def testweb(testweb_factory: Callable[..., TestWeb]) -> TestWeb:
     """The default test web: profile ``mixed``, seed 1, 12 sites of 30 pages."""
     return testweb_factory()
+
+
+# -- PostgreSQL (the shortener's store, and the crawl store shared by workers) -------------
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    """A throwaway PostgreSQL server: initdb in a temp dir, a random port, stopped at the end."""
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_db(postgres: Postgres) -> Iterator[str]:
+    """A fresh database on the throwaway server for one test."""
+    dsn = postgres.new_database()
+    yield dsn
+    postgres.drop_database(dsn)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """``open_store(worker="local")``: a handle on this test's crawl DB — SQLite, then
+    PostgreSQL: every test that takes this fixture runs on both stores (the ``CrawlStore``
+    contract). Each call opens the same DB again, as a resumed run or another worker would."""
+    from dustless.store import PostgresCrawlStore, SQLiteStore
+
+    opened: list[Any] = []
+    if request.param == "sqlite":
+        path = tmp_path / "crawl.db"
+
+        def open_(worker: str = "local") -> Any:
+            opened.append(SQLiteStore(path, worker=worker))
+            return opened[-1]
+
+        yield open_
+    else:
+        server: Postgres = request.getfixturevalue("postgres")
+        dsn = server.new_database()
+
+        def open_(worker: str = "local") -> Any:
+            opened.append(PostgresCrawlStore(dsn, worker=worker))
+            return opened[-1]
+
+        yield open_
+    for store in opened:
+        with contextlib.suppress(Exception):
+            store.close()
+    if request.param != "sqlite":
+        server.drop_database(dsn)

@@ -140,12 +140,12 @@ def test_a_command_alone_prints_its_help_and_exits_2(argv, capsys):
 
 def test_argparse_refusals_are_one_line(capsys):
     with pytest.raises(SystemExit) as exc:
-        main(["stats"])
+        main(["export"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err == (
-        "dustless stats: error: the following arguments are required: DIR "
-        "(see 'dustless stats --help')\n"
+        "dustless export: error: the following arguments are required: -o/--output "
+        "(see 'dustless export --help')\n"
     )
 
 

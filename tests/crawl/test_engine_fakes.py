@@ -3,7 +3,8 @@
 ``Crawler`` is given its parts; here the fetcher answers from a dict (and records what was
 asked), the store is SQLite in memory, so each test runs in milliseconds and can make the web
 do what a real one rarely does on cue: robots.txt that differs per scheme, a refused address,
-a bug of ours in the middle of a page.
+a bug of ours in the middle of a page. Each test runs on both stores (``open_store``):
+SQLite, and PostgreSQL as one worker of a shared crawl.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def states(store) -> dict[str, str]:
     return dict(store.query("SELECT u.url, f.state FROM fetches f JOIN urls u ON u.id = f.url_id"))
 
 
-def test_links_are_followed_once_and_the_crawl_ends(tmp_path):
+def test_links_are_followed_once_and_the_crawl_ends(tmp_path, open_store):
     web = {
         "http://a.test/robots.txt": ROBOTS_ALL,
         "http://a.test/": Page(body=links("/1", "/2", "/1#again", "http://b.test/")),
@@ -105,7 +106,7 @@ def test_links_are_followed_once_and_the_crawl_ends(tmp_path):
         "http://b.test/robots.txt": ROBOTS_ALL,
         "http://b.test/": Page(body=b"other site"),
     }
-    store, fetcher, result = crawl(tmp_path, web, "http://a.test/")
+    store, fetcher, result = crawl(tmp_path, web, "http://a.test/", store=open_store())
     assert result.finished
     assert sorted(u for u in fetcher.asked if not u.endswith("robots.txt")) == [
         "http://a.test/",
@@ -117,7 +118,7 @@ def test_links_are_followed_once_and_the_crawl_ends(tmp_path):
     assert {s for s in states(store).values()} == {"OK"}
 
 
-def test_robots_txt_is_per_scheme_host_and_port(tmp_path):
+def test_robots_txt_is_per_scheme_host_and_port(tmp_path, open_store):
     # RFC 9309 §2.3: http://a.test/ and https://a.test/ are two origins, two robots.txt.
     web = {
         "http://a.test/robots.txt": Page(200, b"User-agent: *\nDisallow: /private\n", "text/plain"),
@@ -125,7 +126,9 @@ def test_robots_txt_is_per_scheme_host_and_port(tmp_path):
         "http://a.test/private": Page(body=b"no"),
         "https://a.test/private": Page(body=b"yes"),
     }
-    store, fetcher, _ = crawl(tmp_path, web, "http://a.test/private", "https://a.test/private")
+    store, fetcher, _ = crawl(
+        tmp_path, web, "http://a.test/private", "https://a.test/private", store=open_store()
+    )
     got = states(store)
     assert got["http://a.test/private"] == "robots"
     assert got["https://a.test/private"] == "OK"
@@ -133,9 +136,9 @@ def test_robots_txt_is_per_scheme_host_and_port(tmp_path):
     assert fetcher.asked.count("https://a.test/robots.txt") == 1
 
 
-def test_robots_txt_in_the_db_is_reused_within_its_day(tmp_path):
+def test_robots_txt_in_the_db_is_reused_within_its_day(tmp_path, open_store):
     web = {"http://a.test/robots.txt": ROBOTS_ALL, "http://a.test/1": Page(body=b"one")}
-    store, first, _ = crawl(tmp_path, web, "http://a.test/1", max_pages=1)
+    store, first, _ = crawl(tmp_path, web, "http://a.test/1", max_pages=1, store=open_store())
     assert first.asked.count("http://a.test/robots.txt") == 1
     # A resumed run (or another worker) meets the same origin: the stored rules serve.
     web["http://a.test/2"] = Page(body=b"two")
@@ -145,13 +148,13 @@ def test_robots_txt_in_the_db_is_reused_within_its_day(tmp_path):
     assert second.asked == ["http://a.test/2"]
 
 
-def test_a_refused_address_is_filtered_at_once(tmp_path):
+def test_a_refused_address_is_filtered_at_once(tmp_path, open_store):
     web = {
         "http://a.test/robots.txt": ROBOTS_ALL,
         "http://a.test/": Page(body=links("http://10.0.0.1/admin", "http://10.0.0.1/x")),
         "http://10.0.0.1/robots.txt": NetState.filtered,
     }
-    store, fetcher, result = crawl(tmp_path, web, "http://a.test/")
+    store, fetcher, result = crawl(tmp_path, web, "http://a.test/", store=open_store())
     got = states(store)
     assert got["http://10.0.0.1/admin"] == "filtered"
     assert fetcher.asked.count("http://10.0.0.1/robots.txt") == 1  # never retried
@@ -160,24 +163,24 @@ def test_a_refused_address_is_filtered_at_once(tmp_path):
     }
 
 
-def test_unreachable_robots_backs_off_then_gives_the_host_up(tmp_path):
+def test_unreachable_robots_backs_off_then_gives_the_host_up(tmp_path, open_store):
     web = {
         "http://a.test/robots.txt": Page(503, b"busy", "text/plain"),
         "http://a.test/1": Page(body=b"never"),
     }
-    store, fetcher, _ = crawl(tmp_path, web, "http://a.test/1", max_failures=3)
+    store, fetcher, _ = crawl(tmp_path, web, "http://a.test/1", max_failures=3, store=open_store())
     assert fetcher.asked == ["http://a.test/robots.txt"] * 3  # RFC 9309 §2.3.1.4
     assert states(store)["http://a.test/1"] == "robots"
 
 
-def test_a_bug_of_ours_is_one_urls_iErr_and_fails_loudly_in_strict_mode(tmp_path):
+def test_a_bug_of_ours_is_one_urls_iErr_and_fails_loudly_in_strict_mode(tmp_path, open_store):
     web = {
         "http://a.test/robots.txt": ROBOTS_ALL,
         "http://a.test/": Page(body=links("/bug", "/ok")),
         "http://a.test/bug": TypeError("a bug of ours"),
         "http://a.test/ok": Page(body=b"fine"),
     }
-    store, _, result = crawl(tmp_path, web, "http://a.test/", strict=False)
+    store, _, result = crawl(tmp_path, web, "http://a.test/", strict=False, store=open_store())
     got = states(store)
     assert got["http://a.test/bug"] == "iErr"
     assert got["http://a.test/ok"] == "OK"
@@ -186,12 +189,12 @@ def test_a_bug_of_ours_is_one_urls_iErr_and_fails_loudly_in_strict_mode(tmp_path
         crawl(tmp_path / "strict", web, "http://a.test/", strict=True)
 
 
-def test_limits_hold_in_the_db(tmp_path):
+def test_limits_hold_in_the_db(tmp_path, open_store):
     web = {"http://a.test/robots.txt": ROBOTS_ALL}
     web["http://a.test/"] = Page(body=links(*(f"/{i}" for i in range(20))))
     for i in range(20):
         web[f"http://a.test/{i}"] = Page(body=b"leaf")
-    store, _fetcher, _ = crawl(tmp_path, web, "http://a.test/", max_pages=5)
+    store, _fetcher, _ = crawl(tmp_path, web, "http://a.test/", max_pages=5, store=open_store())
     assert len(states(store)) == 5
     assert dict(store.query("SELECT site, pages FROM sites")) == {"a.test": 5}
 

@@ -178,12 +178,13 @@ def test_cli_writes_the_file(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from dustless.cli import report as report_cli
+    from dustless.cli._source import CrawlSource
 
     _, _, crawl = results
-    seen: list[Path] = []
+    seen: list[Path | None] = []
 
-    def provider(directory: Path) -> list[Section]:
-        seen.append(directory)
+    def provider(source: CrawlSource) -> list[Section]:
+        seen.append(source.directory)
         return [Section("later", "A section from dustless changes", (Paragraph("changes here"),))]
 
     monkeypatch.setattr(report_cli, "SECTION_PROVIDERS", [provider])

@@ -5,12 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -21,7 +19,6 @@ import aiohttp
 import pytest
 import uvicorn
 
-import support
 from dustless.shortener import ShortenerApp, create_app
 from shortener.helpers import open_config
 
@@ -197,130 +194,3 @@ def _drain(server: ServerProcess) -> None:
     with contextlib.suppress(ValueError, OSError):
         for line in stream:
             server.lines.append(line)
-
-
-# -- PostgreSQL ----------------------------------------------------------------------------
-
-
-@dataclass
-class Postgres:
-    dsn: str
-    datadir: Path
-    prefix: list[str] = field(default_factory=list)  # runuser -u USER -- (when root)
-    options: str = ""  # the server's command-line options (port, socket directory …)
-
-    def stop(self) -> None:
-        self.ctl("-m", "fast", "-w", "stop")
-
-    def start(self) -> None:
-        log = self.datadir.parent / "log"
-        self.ctl("-o", self.options, "-l", str(log), "-w", "start")
-
-    def ctl(self, *args: str) -> None:
-        """``pg_ctl -D DATADIR ARGS…`` as the server's user (e.g. ``-m fast -w restart``);
-        ``-w`` makes it return once the server has stopped or accepts connections."""
-        pg_ctl = shutil.which("pg_ctl")
-        assert pg_ctl is not None
-        subprocess.run(
-            [*self.prefix, pg_ctl, "-D", str(self.datadir), *args],
-            check=True,
-            capture_output=True,
-            cwd=self.datadir.parent,
-        )
-
-
-def _as_postgres_user() -> list[str]:
-    # initdb refuses to run as root; the tests do run as root, so use a system account.
-    if os.geteuid() != 0:
-        return []
-    for user in ("postgres", "nobody"):
-        with contextlib.suppress(KeyError):
-            import pwd
-
-            pwd.getpwnam(user)
-            return ["runuser", "-u", user, "--"]
-    support.require(False, "no unprivileged user to run PostgreSQL as")
-    return []  # not reached: require() skips or fails
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[Postgres]:
-    """A throwaway PostgreSQL server: initdb in a temp dir, a random port, stopped at the end."""
-    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
-    support.require(initdb and pg_ctl, "PostgreSQL's initdb/pg_ctl are not on PATH")
-    assert initdb is not None
-    assert pg_ctl is not None
-    prefix = _as_postgres_user()
-    root = Path(tempfile.mkdtemp(prefix="dustless-pg-"))
-    datadir = root / "data"
-    if prefix:
-        user = prefix[2]
-        import pwd
-
-        entry = pwd.getpwnam(user)
-        os.chown(root, entry.pw_uid, entry.pw_gid)
-    port = free_port()
-    try:
-        subprocess.run(
-            [
-                *prefix,
-                initdb,
-                "-D",
-                str(datadir),
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "-E",
-                "UTF8",
-                "--no-sync",
-            ],
-            check=True,
-            capture_output=True,
-            cwd=root,
-        )
-        options = (
-            f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root}"
-            " -c fsync=off"  # a throwaway server: its crash safety is not what we test
-        )
-        subprocess.run(
-            [
-                *prefix,
-                pg_ctl,
-                "-D",
-                str(datadir),
-                "-o",
-                options,
-                "-l",
-                str(root / "log"),
-                "-w",
-                "start",
-            ],
-            check=True,
-            capture_output=True,
-            cwd=root,
-        )
-    except subprocess.CalledProcessError as exc:
-        shutil.rmtree(root, ignore_errors=True)
-        support.require(False, f"could not start PostgreSQL: {exc.stderr.decode()[-300:]}")
-    try:
-        yield Postgres(f"postgresql://postgres@127.0.0.1:{port}/postgres", datadir, prefix, options)
-    finally:
-        subprocess.run(
-            [*prefix, pg_ctl, "-D", str(datadir), "-m", "immediate", "-w", "stop"],
-            capture_output=True,
-            cwd=root,
-        )
-        shutil.rmtree(root, ignore_errors=True)
-
-
-@pytest.fixture
-def pg_db(postgres: Postgres) -> Iterator[str]:
-    """A fresh database on the throwaway server for one test."""
-    import psycopg
-
-    name = f"t{os.getpid()}_{time.monotonic_ns()}"
-    with psycopg.connect(postgres.dsn, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    yield postgres.dsn.rsplit("/", 1)[0] + "/" + name
-    with psycopg.connect(postgres.dsn, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE {name} WITH (FORCE)")

@@ -1,4 +1,5 @@
-"""The crawl DB's side of learning while crawling: rules, merges, re-keying (schema V5)."""
+"""The crawl DB's side of learning while crawling: rules, merges, re-keying (schema V6) — on
+SQLite and on PostgreSQL alike (``open_store``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from dustless.store import (
     LearnedRuleRow,
     MergeRow,
     NewURL,
-    SQLiteStore,
     URLState,
 )
 
@@ -19,8 +19,8 @@ def rule(host: str, spec: str) -> LearnedRuleRow:
     return LearnedRuleRow(host, "dropParam", spec, 2, 2, 0, "2 pairs fetched", 10.0, 5)
 
 
-def test_rules_are_kept_once_per_host_and_spec_and_retracted_once(tmp_path):
-    with SQLiteStore(tmp_path) as store:
+def test_rules_are_kept_once_per_host_and_spec_and_retracted_once(open_store):
+    with open_store() as store:
         assert store.schema_version == SCHEMA_VERSION
         store.start_batch("{}", now=1.0)
         first = store.add_learned_rules([rule("a.test", "s1"), rule("b.test", "s1")])
@@ -29,7 +29,7 @@ def test_rules_are_kept_once_per_host_and_spec_and_retracted_once(tmp_path):
         store.retract_learned_rules([(first[0], 20.0, "1 of 3 differ")])
         store.retract_learned_rules([(first[0], 30.0, "later")])  # the first one stands
         store.commit()
-    with SQLiteStore(tmp_path) as store:
+    with open_store() as store:
         rows = store.learned_rules()
     assert [(r.id, r.host, r.active) for r in rows] == [
         (first[0], "a.test", False),
@@ -38,8 +38,8 @@ def test_rules_are_kept_once_per_host_and_spec_and_retracted_once(tmp_path):
     assert (rows[0].retracted_at, rows[0].reason) == (20.0, "1 of 3 differ")
 
 
-def test_merges_are_kept_per_rule_and_base_and_dropped(tmp_path):
-    with SQLiteStore(tmp_path) as store:
+def test_merges_are_kept_per_rule_and_base_and_dropped(open_store):
+    with open_store() as store:
         m = MergeRow(
             7,
             "http://a.test/x",
@@ -74,8 +74,8 @@ def test_merges_are_kept_per_rule_and_base_and_dropped(tmp_path):
         assert store.merges_of([8])[0].url_id == 4
 
 
-def test_rekeying_moves_identities_and_spellings_and_reports_collisions(tmp_path):
-    with SQLiteStore(tmp_path) as store:
+def test_rekeying_moves_identities_and_spellings_and_reports_collisions(open_store):
+    with open_store() as store:
         store.start_batch("{}", now=1.0)
         store.add_urls(
             [
@@ -106,8 +106,8 @@ def test_rekeying_moves_identities_and_spellings_and_reports_collisions(tmp_path
         assert [u.url for u in store.claim_queued(10)] == ["http://a.test/x?s=1"]
 
 
-def test_a_fetch_keeps_the_canonical_its_page_declared(tmp_path):
-    with SQLiteStore(tmp_path) as store:
+def test_a_fetch_keeps_the_canonical_its_page_declared(open_store):
+    with open_store() as store:
         store.start_batch("{}", now=1.0)
         store.add_urls([NewURL("http://a.test/x?s=1", "http://a.test/x?s=1", "a.test", 0)])
         (u,) = store.claim_queued(1)

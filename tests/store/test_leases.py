@@ -1,10 +1,11 @@
 """Host leases: one owner per host at a time, a dead owner's hosts come back (ARCHITECTURE
-"Many machines"). Two stores on one SQLite file play two workers, committing in turn."""
+"Many machines"). Two stores on one DB play two workers, committing in turn — on SQLite and
+on PostgreSQL alike (``open_store``)."""
 
 from __future__ import annotations
 
 from dustless.kinds import LinkKind
-from dustless.store import AdmitURL, Limits, SQLiteStore, Verdict
+from dustless.store import AdmitURL, Limits, Verdict
 
 
 def _url(path: str, host: str = "a.test") -> AdmitURL:
@@ -12,15 +13,15 @@ def _url(path: str, host: str = "a.test") -> AdmitURL:
     return AdmitURL(url, url, host, host, 1, LinkKind.ANCHOR, 1, None)
 
 
-def _two(tmp_path):
-    a = SQLiteStore(tmp_path / "c.db", worker="w1")
+def _two(open_store):
+    a = open_store(worker="w1")
     a.start_batch("{}", 0.0)
     a.commit()
-    return a, SQLiteStore(tmp_path / "c.db", worker="w2")
+    return a, open_store(worker="w2")
 
 
-def test_a_host_has_one_owner_and_a_dead_owners_claims_come_back(tmp_path):
-    a, b = _two(tmp_path)
+def test_a_host_has_one_owner_and_a_dead_owners_claims_come_back(open_store):
+    a, b = _two(open_store)
     a.admit([_url(f"/{i}") for i in range(3)] + [_url("/x", "b.test")], Limits(), 1)
     a.commit()
     leased = {x.host: x.queued for x in a.lease_hosts(10, now=100.0, ttl=60.0)}
@@ -42,8 +43,8 @@ def test_a_host_has_one_owner_and_a_dead_owners_claims_come_back(tmp_path):
     b.commit()
 
 
-def test_release_hands_the_politeness_clock_on(tmp_path):
-    a, b = _two(tmp_path)
+def test_release_hands_the_politeness_clock_on(open_store):
+    a, b = _two(open_store)
     a.admit([_url("/1"), _url("/2")], Limits(), 1)
     [lease] = a.lease_hosts(10, now=10.0, ttl=60.0)
     assert lease.ready_at == 0.0
@@ -54,8 +55,8 @@ def test_release_hands_the_politeness_clock_on(tmp_path):
     b.commit()
 
 
-def test_work_left_and_requeue_of_own_claims(tmp_path):
-    a, b = _two(tmp_path)
+def test_work_left_and_requeue_of_own_claims(open_store):
+    a, b = _two(open_store)
     assert a.work_left(0.0).queued_hosts == 0
     a.admit([_url("/1")], Limits(), 1)
     a.lease_hosts(10, now=1.0, ttl=60.0)
@@ -70,8 +71,8 @@ def test_work_left_and_requeue_of_own_claims(tmp_path):
     b.commit()
 
 
-def test_admission_is_exactly_once_across_workers(tmp_path):
-    a, b = _two(tmp_path)
+def test_admission_is_exactly_once_across_workers(open_store):
+    a, b = _two(open_store)
     first = a.admit([_url("/1"), _url("/2")], Limits(max_pages=3), 1)
     a.commit()
     second = b.admit([_url("/2"), _url("/3"), _url("/4")], Limits(max_pages=3), 1)

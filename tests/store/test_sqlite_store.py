@@ -1,4 +1,5 @@
-"""SQLiteStore: schema and migrations, batch operations, every fetch kept, read APIs."""
+"""SQLiteStore: its file, WAL, migrations and transactions (the contract every store
+keeps is tested on SQLite and PostgreSQL alike in ``test_store_contract.py``)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,8 @@ from dustless.errors import StoreError, StoreLocked
 from dustless.store import (
     DB_NAME,
     SCHEMA_VERSION,
-    FetchRecord,
-    HostInfo,
-    NewSeed,
     NewURL,
-    SeedUpdate,
     SQLiteStore,
-    URLState,
-    WarcRef,
-    url_hash,
 )
 from dustless.store._schema import MIGRATIONS
 
@@ -77,196 +71,6 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
         SQLiteStore(tmp_path)
 
 
-# -- batches ------------------------------------------------------------------------------------
-def test_batches_start_resume_end(tmp_path: Path) -> None:
-    with SQLiteStore(tmp_path) as s:
-        assert s.resume_batch() is None
-        b1 = s.start_batch('{"x": 1}', now=10.0, batch_time=5.0)
-        assert (b1.number, b1.batch_time) == (1, 5.0)
-    with SQLiteStore(tmp_path) as s:
-        again = s.resume_batch()
-        assert again is not None
-        assert again.number == 1
-        assert again.config == '{"x": 1}'
-        s.end_batch(1, now=20.0)
-        assert s.resume_batch() is None
-        assert s.start_batch("{}", now=30.0).number == 2
-        assert [b.ended_at for b in s.batches()] == [20.0, None]
-
-
-# -- URLs ---------------------------------------------------------------------------------------
-def test_add_urls_reports_new_identities(store: SQLiteStore) -> None:
-    assert store.add_urls([u("/1"), u("/2"), u("/1")]) == [True, True, False]
-    assert store.add_urls([u("/2"), u("/3")]) == [False, True]
-    assert store.add_urls([]) == []
-    assert store.contains_identities(["http://a.test/1", "http://a.test/9"]) == {"http://a.test/1"}
-    assert sorted(i for chunk in store.iter_identities(chunk=2) for i in chunk) == [
-        "http://a.test/1",
-        "http://a.test/2",
-        "http://a.test/3",
-    ]
-
-
-def test_add_urls_large_batch_spans_statements(store: SQLiteStore) -> None:
-    batch = [u(f"/{i}") for i in range(10_000)] + [u("/5")]
-    result = store.add_urls(batch)
-    assert result.count(True) == 10_000
-    assert result[-1] is False
-    assert store.url_counts()[URLState.QUEUED] == 10_000
-
-
-def test_identity_not_url_is_unique(store: SQLiteStore) -> None:
-    a = NewURL("http://a.test/P", "http://a.test/p", "a.test", 1)
-    b = NewURL("http://a.test/p", "http://a.test/p", "a.test", 1)
-    assert store.add_urls([a, b]) == [True, False]
-    assert store.query("SELECT url FROM urls") == [("http://a.test/P",)]
-
-
-def test_claim_order_is_priority_then_depth_then_discovery(store: SQLiteStore) -> None:
-    store.add_urls([u("/d2", depth=2), u("/d1", depth=1), u("/p", depth=3, priority=5)])
-    store.add_urls([u("/d1b", depth=1), u("/skip", state=URLState.SKIPPED)])
-    claimed = store.claim_queued(3)
-    assert [c.url.rsplit("/", 1)[1] for c in claimed] == ["p", "d1", "d1b"]
-    assert all(
-        c.state is URLState.IN_FLIGHT for c in store.urls_by_id(c.id for c in claimed).values()
-    )
-    assert [c.url for c in store.claim_queued(10)] == ["http://a.test/d2"]
-    assert store.claim_queued(10) == []
-
-
-def _queued_hosts(store: SQLiteStore) -> dict[str, int]:
-    """The per-host counts the DB keeps for leasing (``host_work``, kept by triggers)."""
-    return dict(store.query("SELECT host, queued FROM host_work WHERE queued > 0"))
-
-
-def test_claim_per_host_window(store: SQLiteStore) -> None:
-    store.add_urls([u(f"/{i}", host=h) for h in ("a.test", "b.test", "c.test") for i in range(5)])
-    assert _queued_hosts(store) == {"a.test": 5, "b.test": 5, "c.test": 5}
-    got = store.claim_queued(100, hosts=["a.test", "c.test"], per_host=2)
-    assert [(c.host, c.url[-1]) for c in got] == [
-        ("a.test", "0"),
-        ("a.test", "1"),
-        ("c.test", "0"),
-        ("c.test", "1"),
-    ]
-    assert _queued_hosts(store) == {"a.test": 3, "b.test": 5, "c.test": 3}
-    assert len(store.claim_queued(3, hosts=["b.test"])) == 3  # limit caps the total
-
-
-def test_queued_pages_by_id_without_claiming(store: SQLiteStore) -> None:
-    store.add_urls([u(f"/{i}") for i in range(7)])
-    seen, after = [], 0
-    while page := store.queued(after_id=after, limit=3):
-        seen += [p.url for p in page]
-        after = page[-1].id
-    assert len(seen) == 7
-    assert store.url_counts()[URLState.QUEUED] == 7
-
-
-def test_requeue_in_flight_after_crash(tmp_path: Path) -> None:
-    with SQLiteStore(tmp_path) as s:
-        s.start_batch("{}", 1.0)
-        s.add_urls([u("/1"), u("/2")])
-        s.claim_queued(2)
-    with SQLiteStore(tmp_path) as s:
-        assert s.requeue_in_flight() == 2
-        assert s.url_counts()[URLState.QUEUED] == 2
-
-
-def test_set_url_state(store: SQLiteStore) -> None:
-    store.add_urls([u("/1"), u("/2")])
-    store.set_url_state([1, 2], URLState.DONE)
-    assert store.url_counts()[URLState.DONE] == 2
-
-
-# -- fetches ------------------------------------------------------------------------------------
-def _fetch(url_id: int, t: float, **kw: object) -> FetchRecord:
-    return FetchRecord(url_id, t, kw.pop("state", "OK"), **kw)  # type: ignore[arg-type]
-
-
-def test_every_fetch_is_kept_and_url_marked_done(store: SQLiteStore) -> None:
-    store.add_urls([u("/1"), u("/2")])
-    ids = store.record_fetches(
-        [
-            _fetch(1, 10.0, status=200, mime="text/html", content_sha1="aa", links_a=3, links_h=1),
-            _fetch(2, 11.0, state="cTim", error="connect timeout", url_state=URLState.QUEUED),
-        ]
-    )
-    assert len(ids) == 2
-    store.record_fetches([_fetch(1, 20.0, status=200, content_sha1="bb", batch=2)])
-    rows = list(store.iter_fetches())
-    assert [(r.url_id, r.batch, r.content_sha1) for r in rows] == [
-        (1, 1, "aa"),
-        (2, 1, None),
-        (1, 2, "bb"),
-    ]
-    assert [r.id for r in store.iter_fetches(batch=2)] == [rows[2].id]
-    assert rows[0].links_a == 3
-    assert rows[0].kind == "a"
-    assert store.last_fetches([1, 2])[1].content_sha1 == "bb"
-    counts = store.url_counts()
-    assert (counts[URLState.DONE], counts[URLState.QUEUED]) == (1, 1)
-    assert store.fetch_state_counts() == {"OK": 2, "cTim": 1}
-    assert store.fetch_state_counts(batch=1) == {"OK": 1, "cTim": 1}
-
-
-def test_record_fetches_needs_a_batch(tmp_path: Path) -> None:
-    with SQLiteStore(tmp_path) as s:
-        s.add_urls([u("/1")])
-        with pytest.raises(StoreError, match="batch"):
-            s.record_fetches([_fetch(1, 1.0)])
-
-
-def test_content_seen_returns_first_original_capture(store: SQLiteStore) -> None:
-    store.add_urls([u("/1"), u("/2"), u("/3")])
-    w1 = WarcRef("w-00001.warc.gz", 100, 50, "<urn:uuid:1>")
-    (first,) = store.record_fetches([_fetch(1, 10.0, content_sha1="ab" * 20, warc=w1)])
-    store.record_fetches([_fetch(2, 11.0, content_sha1="ab" * 20, revisit_of=first)])
-    seen = store.content_seen(["ab" * 20, "cd" * 20])
-    assert list(seen) == ["ab" * 20]
-    ref = seen["ab" * 20]
-    assert (ref.fetch_id, ref.url, ref.fetched_at, ref.warc) == (first, "http://a.test/1", 10.0, w1)
-
-
-def test_warc_ends(store: SQLiteStore) -> None:
-    store.add_urls([u("/1"), u("/2")])
-    store.record_fetches(
-        [
-            _fetch(1, 1.0, warc=WarcRef("f1", 0, 10), warc_request=WarcRef("f1", 10, 5)),
-            _fetch(2, 2.0, warc=WarcRef("f2", 40, 2)),
-        ]
-    )
-    assert store.warc_ends() == {"f1": 15, "f2": 42}
-
-
-# -- hosts and seeds ----------------------------------------------------------------------------
-def test_hosts_upsert(store: SQLiteStore) -> None:
-    store.update_hosts([HostInfo("a.test", "127.0.0.1", "pending"), HostInfo("b.test")])
-    store.update_hosts([HostInfo("a.test", "127.0.0.1", "parsed", 5.0, 2.5, ("http://a/s.xml",))])
-    hosts = store.hosts()
-    assert hosts["a.test"] == HostInfo(
-        "a.test", "127.0.0.1", "parsed", 5.0, 2.5, ("http://a/s.xml",)
-    )
-    assert list(store.hosts(["b.test", "zz"])) == ["b.test"]
-
-
-def test_seed_table_of_004(store: SQLiteStore) -> None:
-    got = store.add_seeds(
-        [
-            NewSeed("http://a.test/", "http://a.test/", "a.test"),
-            NewSeed("http://b.test/", "http://b.test/", "b.test", discovered_from=1),
-            NewSeed("http://a.test/", "http://a.test/", "a.test"),
-        ]
-    )
-    assert got == [(1, True), (2, True), (1, False)]
-    store.update_seeds([SeedUpdate(1, content_sha1="ff", state="OK", party_seconds=12.5)])
-    store.update_seeds([SeedUpdate(1, state="cErr")])
-    s1, s2 = store.seeds()
-    assert (s1.content_sha1, s1.state, s1.party_seconds) == ("ff", "cErr", 12.5)
-    assert s1.url_hash == url_hash("http://a.test/")
-    assert (s2.discovered_from, s2.created_batch) == (1, 1)
-
-
 # -- transactions -------------------------------------------------------------------------------
 def test_uncommitted_writes_are_invisible_to_other_readers_until_commit(tmp_path: Path) -> None:
     writer = SQLiteStore(tmp_path)
@@ -288,46 +92,6 @@ def test_memory_db(tmp_path: Path) -> None:
     with SQLiteStore(":memory:") as s:
         s.start_batch("{}", 1.0)
         assert s.add_urls([u("/1")]) == [True]
-
-
-def test_queued_host_counts_follow_every_write(store: SQLiteStore) -> None:
-    def recount() -> dict[str, int]:
-        rows = store.query("SELECT host, count(*) FROM urls WHERE state = 'queued' GROUP BY host")
-        return dict(rows)
-
-    store.add_urls([u(f"/{i}", host=h) for h in ("a.test", "b.test") for i in range(4)])
-    assert _queued_hosts(store) == recount() == {"a.test": 4, "b.test": 4}
-    store.add_urls(
-        [u("/x", host="c.test"), u("/0", host="a.test"), u("/s", state=URLState.SKIPPED)]
-    )
-    assert _queued_hosts(store) == recount()
-    got = store.claim_queued(10, hosts=["a.test"], per_host=3)
-    assert _queued_hosts(store) == recount()
-    store.claim_queued(100)
-    assert _queued_hosts(store) == recount() == {}
-    store.record_fetches([_fetch(got[0].id, 1.0, state="hTim", url_state=URLState.QUEUED)])
-    assert _queued_hosts(store) == recount() == {"a.test": 1}
-    store.requeue_in_flight()
-    assert _queued_hosts(store) == recount()
-    store.set_url_state([1, 2], URLState.DONE)
-    assert _queued_hosts(store) == recount()
-    store.rollback()
-    assert _queued_hosts(store) == recount()
-
-
-def test_validators_and_timings_read_back(store: SQLiteStore) -> None:
-    store.add_urls([u("/1")])
-    req = WarcRef("w", 10, 5)
-    store.record_fetches(
-        [_fetch(1, 1.0, etag='"x"', last_modified="Sat, 21 Nov 2026 07:00:00 GMT",
-                connect_time=0.01, ttfb=0.02, elapsed=0.5, warc=WarcRef("w", 0, 10, "<id>"),
-                warc_request=req)]
-    )  # fmt: skip
-    row = store.last_fetches([1])[1]
-    assert (row.etag, row.last_modified) == ('"x"', "Sat, 21 Nov 2026 07:00:00 GMT")
-    assert (row.connect_time, row.ttfb, row.elapsed) == (0.01, 0.02, 0.5)
-    assert row.warc == WarcRef("w", 0, 10, "<id>")
-    assert row.warc_request == req
 
 
 def test_a_held_write_lock_raises_store_locked(tmp_path: Path) -> None:

@@ -23,25 +23,28 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from dustless.errors import InvalidOption, StoreError
+from dustless.store import WARC_DIR
 from dustless.store._types import DB_NAME, PROBE_KIND
 
 __all__ = [
     "DB_NAME",
     "PROBE_KIND",
+    "REQUIRED_TABLES",
     "BatchInfo",
     "CrawlDB",
     "CrawlReader",
+    "is_probe",
     "open_crawl",
 ]
 
 # Tables a crawl DB has since the store's first migration (store/_schema.py, V1).
-_REQUIRED_TABLES = frozenset({"crawls", "hosts", "seeds", "urls", "fetches"})
+REQUIRED_TABLES = frozenset({"crawls", "hosts", "seeds", "urls", "fetches"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +59,7 @@ class BatchInfo:
     probe: bool
 
 
-def _is_probe(config: str) -> bool:
+def is_probe(config: str) -> bool:
     try:
         data = json.loads(config)
     except ValueError:
@@ -100,6 +103,15 @@ class CrawlReader(Protocol):
         """SQL for the integer part of a non-negative number (a bucket's index)."""
         ...
 
+    def crawl_dirs(self) -> list[Path]:
+        """The directories of the crawl's WARC files (``warc/``) and their index
+        (``indexes/``): DIR itself, or each worker's DIR of a crawl shared on PostgreSQL."""
+        ...
+
+    def warc_dir(self, name: str) -> Path:
+        """The ``warc/`` directory that holds the WARC file ``name``."""
+        ...
+
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
     def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]: ...
@@ -134,7 +146,7 @@ class CrawlDB:
             "SELECT batch, started_at, ended_at, batch_time, config FROM crawls ORDER BY batch"
         ).fetchall()
         self.batches: tuple[BatchInfo, ...] = tuple(
-            BatchInfo(int(b), float(s), e, float(t), str(c), _is_probe(str(c)))
+            BatchInfo(int(b), float(s), e, float(t), str(c), is_probe(str(c)))
             for b, s, e, t, c in rows
         )
 
@@ -172,6 +184,12 @@ class CrawlDB:
         # SQLite's CAST truncates toward zero: the floor of a non-negative value. (PostgreSQL's
         # CAST rounds to the nearest integer instead, hence a method of the reader.)
         return f"CAST({value} AS INTEGER)"
+
+    def crawl_dirs(self) -> list[Path]:
+        return [self.directory]
+
+    def warc_dir(self, name: str) -> Path:
+        return self.directory / WARC_DIR
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:
@@ -214,7 +232,26 @@ class CrawlDB:
         self.close()
 
 
-def open_crawl(directory: str | Path) -> CrawlDB:
+def open_crawl(
+    directory: str | Path | None,
+    *,
+    db: str | None = None,
+    dirs: Mapping[str, Path] | None = None,
+) -> CrawlReader:
+    """Open a crawl for reading: the crawl directory ``directory`` (its SQLite DB, read-only)
+    or, with ``db`` (``postgresql://…``), the crawl its workers share there — ``dirs`` maps
+    a worker's name to its directory on this machine when it moved (``_pgreader.py``).
+    One clear :class:`InvalidOption` when it is not a crawl."""
+    if db is not None:
+        from dustless.analysis._pgreader import open_pg_crawl
+
+        return open_pg_crawl(db, dirs)
+    if directory is None:
+        raise InvalidOption("give a crawl directory DIR, or --db postgresql://…")
+    return open_sqlite_crawl(directory)
+
+
+def open_sqlite_crawl(directory: str | Path) -> CrawlDB:
     """Open a crawl directory read-only; one clear :class:`InvalidOption` when it is not one."""
     d = Path(directory)
     if not d.exists():
@@ -232,7 +269,7 @@ def open_crawl(directory: str | Path) -> CrawlDB:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.Error as exc:
         raise InvalidOption(f"{d}: {DB_NAME} is not a readable crawl DB ({exc})") from None
-    missing = _REQUIRED_TABLES - tables
+    missing = REQUIRED_TABLES - tables
     if missing:
         db.close()
         raise InvalidOption(f"{d}: {DB_NAME} is not a crawl DB (no table {sorted(missing)[0]})")

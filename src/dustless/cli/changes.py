@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dustless.analysis._changes import ChangeGroup
     from dustless.analysis._changes_db import ChangeReport
+    from dustless.cli._source import CrawlSource
     from dustless.report import Section
 
 HELP = "change statistics of a recrawled collection (seed 004 §4)"
@@ -35,7 +35,9 @@ examples:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
-    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl DIR)")
+    from dustless.cli._source import add_source
+
+    add_source(parser)
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
     parser.add_argument(
         "--pages",
@@ -246,24 +248,25 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
     return "\n".join(lines)
 
 
-def report_sections(directory: Path) -> list[Section]:
+def report_sections(source: CrawlSource) -> list[Section]:
     """The change charts of ``dustless report`` (its ``SECTION_PROVIDERS`` hook)."""
     from dustless.analysis._changes_db import crawl_change_report
-    from dustless.analysis._crawlreader import open_crawl
+    from dustless.cli._source import open_source
     from dustless.report._changes_section import change_sections
 
-    with open_crawl(directory) as db:
+    with open_source(source) as db:
         return change_sections(crawl_change_report(db))
 
 
 def run(args: argparse.Namespace) -> int:
     from dustless.analysis._changes_db import crawl_change_report
-    from dustless.analysis._crawlreader import open_crawl
+    from dustless.cli._source import crawl_source, open_source
     from dustless.errors import InvalidOption
 
+    source = crawl_source(args)
     if args.pages < 0:
         raise InvalidOption(f"--pages must be >= 0, not {args.pages}")
-    with open_crawl(args.directory) as db:
+    with open_source(source) as db:
         rep = crawl_change_report(db)
     if args.json:
         json.dump(report_json(rep), sys.stdout, indent=2)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dustless.cli._crawlopts import add_crawl_settings, add_progress_options
+from dustless.cli._crawlopts import add_crawl_settings, add_progress_options, positive_seconds
 from dustless.cli._input import InputError, content_lines, numbered_lines
 from dustless.errors import InvalidOption, InvalidURL
 
@@ -23,7 +23,9 @@ HELP = "crawl from seeds into a directory (crawl.db + warc/), resumable"
 
 _USAGE = """dustless crawl DIR [URL ...] [--seeds FILE] [options]
        dustless crawl DIR --resume
-       dustless crawl URL ... --out DIR [options]"""
+       dustless crawl URL ... --out DIR [options]
+       dustless crawl DIR [URL ...] --db postgresql://... [--worker NAME] [options]
+       dustless crawl --db postgresql://... --status"""
 
 _EPILOG = """examples:
   dustless crawl crawl1 https://example.org/
@@ -36,11 +38,17 @@ _EPILOG = """examples:
   dustless rules show crawl3                 # what it learned (crawl3/learned-rules.xml)
   dustless crawl web http://www.web.com/list.aspx?cate_id=467 --script web.xml
   dustless crawl news https://example.org/ --sitemaps --feeds   # pages no link reaches
+  dustless crawl w1 https://example.org/ --db postgresql://crawler@dbhost/crawl  # machine 1
+  dustless crawl w2 https://example.org/ --db postgresql://crawler@dbhost/crawl  # machine 2
+  dustless crawl --db postgresql://crawler@dbhost/crawl --status     # workers, leases, rate
 
 DIR comes first, as for every command that reads a crawl; `--out DIR` says the same (then
 every argument is a seed URL). The directory holds crawl.db (SQLite), warc/*.warc.gz
 (WARC 1.1) and, at the end, seeds.out.txt (every seed, the discovered ones too: the next
 crawl's --seeds file).
+With --db postgresql://... the crawl's state is in that database, shared by every worker
+that names it; DIR holds this worker's WARC files. The first worker starts the crawl, the
+same command on another machine joins it (see "Many machines" in docs/crawling.md).
 Politeness: one request at a time per host, and a host rests
 max(--delay, robots.txt Crawl-delay capped at 30 s, --delay-factor x the last fetch time)
 between two requests; politeness, not the machine, sets a crawl's pace.
@@ -130,6 +138,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="continue the unfinished crawl in DIR with its own settings",
     )
     add_progress_options(parser, interval=PROGRESS_INTERVAL)
+    many = parser.add_argument_group("many machines (a crawl shared on PostgreSQL)")
+    many.add_argument(
+        "--db",
+        metavar="URL",
+        help="postgresql://… : the crawl DB every worker shares; DIR holds this worker's WARC "
+        "files (default: DIR/crawl.db, SQLite, this machine alone)",
+    )
+    many.add_argument(
+        "--worker",
+        metavar="NAME",
+        help="this worker's name in leases, fetch rows and WARC file names "
+        "(default MACHINE-PID; --resume keeps the name DIR was started with)",
+    )
+    many.add_argument(
+        "--lease-ttl",
+        type=positive_seconds,
+        default=d.lease_ttl,
+        metavar="S",
+        help="seconds a host lease lasts unrenewed: a killed worker's hosts are taken over "
+        f"after it (default {d.lease_ttl:g}; set by the worker that starts the crawl)",
+    )
+    many.add_argument(
+        "--status",
+        action="store_true",
+        help="with --db: print the workers, their leases, the queue and the rates, and exit",
+    )
 
 
 def _looks_like_url(text: str) -> bool:
@@ -276,6 +310,7 @@ def config_from(
         rules=_rule_files(args.rules, args.quiet),
         scripts=_rule_files(args.script, args.quiet),
         progress=not args.quiet,
+        lease_ttl=args.lease_ttl,
     )
 
 
@@ -291,9 +326,34 @@ def _no_seeds_message(out: Path, seeds_given: bool) -> str:
     return message
 
 
+def _check_db(args: argparse.Namespace) -> str | None:
+    """``--db``'s URL (or ``None``: SQLite in DIR); the options that need it, checked."""
+    db: str | None = args.db
+    # As dustless.store.is_postgres_url, without importing the store (checks come first).
+    if db is not None and not db.startswith(("postgresql://", "postgres://")):
+        raise InvalidOption(
+            f"--db wants a PostgreSQL URL (postgresql://USER@HOST/DBNAME), not {db!r}; "
+            "without --db the crawl DB is DIR/crawl.db"
+        )
+    if db is None:
+        for option, given in (("--worker", args.worker), ("--status", args.status)):
+            if given:
+                raise InvalidOption(f"{option} needs --db postgresql://… (a shared crawl)")
+    return db
+
+
 def run(args: argparse.Namespace) -> int:
+    db = _check_db(args)
+    if args.status:
+        assert db is not None
+        from dustless.cli._status import print_status
+
+        return print_status(db)
     out, urls = _directory_and_urls(args)
-    _check_directory(out, resume=args.resume)
+    if db is None:
+        _check_directory(out, resume=args.resume)
+    elif out.exists() and not out.is_dir():
+        raise InvalidOption(f"{out} is a file: the worker's directory must be a directory")
     if args.resume:
         if urls or args.seeds:
             raise InvalidOption("--resume continues the crawl with its own seeds: give none")
@@ -302,8 +362,9 @@ def run(args: argparse.Namespace) -> int:
         config = CrawlConfig(progress=not args.quiet)
     else:
         seeds, typed = _seeds(urls, args.seeds)
-        if not seeds:
+        if not seeds and db is None:
             raise InvalidOption(_no_seeds_message(out, bool(urls or args.seeds)))
+        # With --db and no seeds: this worker joins the open crawl (refused if none is).
         config = config_from(args, seeds, typed)
 
     # The command line is sound: only now the engine.
@@ -314,13 +375,17 @@ def run(args: argparse.Namespace) -> int:
 
     progress = Progress(enabled=config.progress, interval=args.progress_interval)
     try:
-        result = run_crawl(config, out, resume=args.resume, progress=progress)
+        result = run_crawl(
+            config, out, resume=args.resume, progress=progress, db=db, worker=args.worker
+        )
     except CrawlFinished as done:
         if not done.repaired:
             raise
         print(str(done), file=sys.stderr)
         return 0
-    outcome = crawl_outcome(out, result.batch) if result.finished and not args.resume else None
+    # The seeds' outcome is read from DIR/crawl.db; a worker's crawl has none there.
+    finished = result.finished and not args.resume and db is None
+    outcome = crawl_outcome(out, result.batch) if finished else None
     if outcome is not None and outcome.failed:
         print(f"dustless crawl: {outcome.reason}", file=sys.stderr)
         return 1
@@ -343,7 +408,14 @@ def run(args: argparse.Namespace) -> int:
                 "to crawl them add --allow-private, --allow-ip CIDR or --resolve NAME:IP",
                 file=sys.stderr,
             )
-        print(f"crawl DB: {out / 'crawl.db'}", file=sys.stderr)
+        if db is None:
+            print(f"crawl DB: {out / 'crawl.db'}", file=sys.stderr)
+        else:
+            from dustless.store._pg_conn import display_dsn
+
+            trips = s.db_round_trips or 0
+            per = f", {trips / s.fetched:.3f} per page" if s.fetched else ""
+            print(f"crawl DB: {display_dsn(db)} ({trips:,} round trips{per})", file=sys.stderr)
         print(f"WARC:     {out / 'warc'}", file=sys.stderr)
         print(f"seeds:    {out / 'seeds.out.txt'}", file=sys.stderr)
     return 0 if result.finished else 130

@@ -43,12 +43,19 @@ examples:
   dustless evaluate out/ --fetch --resolve '*.test:127.0.0.1'
   dustless evaluate out/ --truth truth.tsv --default-documents index.html,index.php
   dustless evaluate out/ --by-host --max-loss 0.01 --rules-out site-policy.xml
+  dustless evaluate --db postgresql://crawler@dbhost/crawl     # a crawl shared by workers
   dustless crawl --seeds seeds.txt --out out2 --policy standard --rules site-policy.xml"""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
-    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl --out)")
+    from dustless.cli._source import add_source
+
+    add_source(
+        parser,
+        dir_help="a crawl directory (dustless crawl --out); with --db and --fetch, where the "
+        "probe's WARC files go",
+    )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--by-host", action="store_true", help="also print every host's rows")
     parser.add_argument(
@@ -153,7 +160,6 @@ def read_truth(path: str) -> dict[str, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dustless.analysis._crawlreader import open_crawl
     from dustless.analysis._evaltext import format_evaluation
     from dustless.analysis._evaluate import (
         build_factors,
@@ -162,8 +168,15 @@ def run(args: argparse.Namespace) -> int:
         unfetched_forms,
     )
     from dustless.analysis._jsonio import to_jsonable
+    from dustless.cli._source import crawl_source, open_source
     from dustless.errors import InvalidOption
 
+    source = crawl_source(args, dir_with_db=args.fetch)
+    if args.fetch and source.directory is None:
+        raise InvalidOption(
+            "evaluate --fetch --db writes the probe's WARC files to a directory of this "
+            "machine: give it as DIR"
+        )
     docs, truth = evaluation_inputs(args)
     if args.fetch_limit < 0:
         raise InvalidOption(f"--fetch-limit must be >= 0, not {args.fetch_limit}")
@@ -172,15 +185,17 @@ def run(args: argparse.Namespace) -> int:
         from dustless.crawl.probe import run_probe
         from dustless.crawl.progress import Progress
 
-        with open_crawl(args.directory) as db:
+        with open_source(source) as db:
             obs = load_observations(db, batch=args.batch, follow_redirects=follow)
             forms = unfetched_forms(obs, build_factors(docs))
         del obs
         # The crawl's engine in its probe mode: politeness, robots.txt, progress (a long
         # probe run on a terminal shows what it does; elsewhere a line every 10 s).
+        assert source.directory is not None
         result = run_probe(
-            args.directory,
+            source.directory,
             forms,
+            db=source.db,
             limit=args.fetch_limit,
             overrides={
                 "resolve": tuple(args.resolve) or None,
@@ -196,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
             + (f"; {result.skipped} over --fetch-limit" if result.skipped else ""),
             file=sys.stderr,
         )
-    with open_crawl(args.directory) as db:
+    with open_source(source) as db:
         ev = evaluate_crawl(
             db,
             max_loss=args.max_loss,

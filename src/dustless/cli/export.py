@@ -31,12 +31,20 @@ datapackage.json with the sha256 of each file (docs/archives.md). OUT must not e
 examples:
   dustless export crawl1 --format wacz -o crawl1.wacz
   dustless export crawl1 --format files -o crawl1-files
-  dustless export crawl1 --format files -o out --script web.xml"""
+  dustless export crawl1 --format files -o out --script web.xml
+  dustless export --db postgresql://crawler@dbhost/crawl --format wacz -o crawl.wacz
+
+With --db (a crawl shared by workers), each worker's WARC files are read from its directory:
+the path it crawled in, or the one --worker-dir NAME=DIR gives (its copy on this machine)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _EPILOG
-    parser.add_argument("crawl_dir", metavar="DIR", help="crawl directory (crawl.db + warc/)")
+    from dustless.cli._source import add_source
+
+    add_source(
+        parser, dest="crawl_dir", dir_help="crawl directory (crawl.db + warc/)", worker_dirs=True
+    )
     parser.add_argument(
         "--format",
         choices=["files", "wacz"],
@@ -56,6 +64,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dustless.cli._source import crawl_source
+
+    source = crawl_source(args, dest="crawl_dir")
     if args.format == "wacz":
         from dustless.export import export_wacz
 
@@ -63,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             from dustless.errors import InvalidOption
 
             raise InvalidOption("--script applies to --format files only")
-        w = export_wacz(Path(args.crawl_dir), Path(args.output))
+        w = export_wacz(source.directory, Path(args.output), db=source.db, dirs=source.worker_dirs)
         print(
             f"wrote {w.path}: {w.warcs} WARC files, {w.index_lines} index lines, "
             f"{w.pages} pages, {w.bytes} bytes"
@@ -77,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
         rules = RuleSet()
         for path in args.script:
             rules = rules + load_script(path).rules
-    summary = export_files(Path(args.crawl_dir), Path(args.output), rules)
+    summary = export_files(
+        source.directory, Path(args.output), rules, db=source.db, dirs=source.worker_dirs
+    )
     print(
         f"exported {summary.documents} documents ({summary.payload_bytes} bytes) "
         f"in {summary.seed_dirs} seed directories to {args.output}"

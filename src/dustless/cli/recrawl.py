@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,7 +29,8 @@ examples:
   dustless recrawl out/
   dustless recrawl out/ --batch-time 2026-11-23T00:00:00Z --resolve '*.test:127.0.0.1'
   dustless recrawl out/ --budget 500 --schedule optimal
-  dustless recrawl out/ --resume            # after Ctrl-C or a crash"""
+  dustless recrawl out/ --resume            # after Ctrl-C or a crash
+  dustless recrawl w1/ --db postgresql://crawler@dbhost/crawl   # a crawl shared by workers"""
 
 # A progress line every this many seconds when stderr is not a terminal (a log file).
 PROGRESS_INTERVAL = 10.0
@@ -38,9 +38,15 @@ PROGRESS_INTERVAL = 10.0
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from dustless.cli._crawlopts import add_crawl_settings, add_progress_options
+    from dustless.cli._source import add_source
 
     parser.epilog = _EPILOG
-    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl DIR)")
+    add_source(
+        parser,
+        dir_help="a crawl directory (dustless crawl DIR); with --db, this worker's directory",
+        db_help="recrawl the crawl workers share in this PostgreSQL database; this process "
+        "is one worker (DIR's, or a new one), others join with dustless crawl DIR2 --db URL",
+    )
     parser.add_argument(
         "--batch-time",
         metavar="ISO8601",
@@ -113,13 +119,20 @@ def _plan_summary(queued: int, schedule: str, plan: RecrawlPlan) -> str:
 def run(args: argparse.Namespace) -> int:
     import time
 
+    from dustless.cli._source import crawl_source
     from dustless.crawl import run_crawl
     from dustless.crawl.config import CrawlConfig
     from dustless.crawl.progress import Progress
+    from dustless.crawl.worker import WORKER_FILE
     from dustless.errors import InvalidOption
     from dustless.recrawl._start import open_recrawl
 
-    out = Path(args.directory)
+    source = crawl_source(args, dir_with_db=True)
+    if source.directory is None:
+        raise InvalidOption(
+            "recrawl --db runs this machine's worker of the batch: give its directory DIR"
+        )
+    out = source.directory
     if args.resume:
         if args.budget is not None or args.batch_time is not None or _overrides(args):
             raise InvalidOption(
@@ -136,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
             schedule=args.schedule,
             conditional=not args.no_conditional,
             validate=CrawlConfig.from_json,  # bad flags fail before the batch is written
+            db=source.db,
         )
         if not args.quiet:
             what = (
@@ -146,7 +160,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"batch {start.batch}: {what}", file=sys.stderr)
     config = CrawlConfig(progress=not args.quiet)
     progress = Progress(enabled=config.progress, interval=args.progress_interval)
-    result = run_crawl(config, out, resume=True, progress=progress)
+    # A shared crawl: DIR's worker (it crawled there) resumes into the open batch; a new
+    # directory is a new worker joining it.
+    resume = source.db is None or (out / WORKER_FILE).is_file()
+    result = run_crawl(config, out, resume=resume, progress=progress, db=source.db)
     if not args.quiet:
         s = result.stats
         print(

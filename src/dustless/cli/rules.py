@@ -30,6 +30,7 @@ examples:
   dustless crawl crawl1 --seeds seeds.txt --policy standard
   dustless rules learn crawl1 -o rules.xml
   dustless rules learn crawl1 -o rules.xml --max-fp 0.005 --min-support 3 --verbose
+  dustless rules learn --db postgresql://crawler@dbhost/crawl -o rules.xml   # shared crawl
   dustless crawl crawl2 --seeds seeds.txt --rules rules.xml   # crawl with them
 
 See docs/pattern-scripts.md ("Learning rules from a crawl")."""
@@ -67,7 +68,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         epilog=_LEARN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    learn.add_argument("crawl_dir", metavar="DIR", help="crawl directory (crawl.db + warc/)")
+    from dustless.cli._source import add_source
+
+    add_source(learn, dest="crawl_dir", dir_help="crawl directory (crawl.db + warc/)")
     learn.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="rules file to write (- = stdout)"
     )
@@ -165,12 +168,14 @@ def _show_crawl(directory: Path) -> int:
 
 
 def _learn(args: argparse.Namespace) -> int:
+    from dustless.cli._source import crawl_source
     from dustless.rules import LearnOptions, dump_script, learn_rules, read_observations
 
+    source = crawl_source(args, dest="crawl_dir")
     options = LearnOptions(
         max_fp=args.max_fp, min_support=args.min_support, redirects=args.redirects
     )
-    result = learn_rules(read_observations(args.crawl_dir, args.content), options)
+    result = learn_rules(read_observations(source.directory, args.content, db=source.db), options)
     text = dump_script(result.rules)
     if args.output == "-":
         sys.stdout.write(text)

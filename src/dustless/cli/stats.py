@@ -22,12 +22,15 @@ The DB is opened read-only: it is safe on a crawl that is still running.
 examples:
   dustless stats out/
   dustless stats out/ --json | jq '.document_states'
-  dustless stats out/ --batch 2 --top-hosts 50"""
+  dustless stats out/ --batch 2 --top-hosts 50
+  dustless stats --db postgresql://crawler@dbhost/crawl   # a crawl shared by workers"""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from dustless.cli._source import add_source
+
     parser.epilog = _EPILOG
-    parser.add_argument("directory", metavar="DIR", help="a crawl directory (dustless crawl DIR)")
+    add_source(parser)
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
     parser.add_argument("--batch", type=int, metavar="N", help="only this batch (default: all)")
     parser.add_argument(
@@ -42,15 +45,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dustless.analysis._crawlreader import open_crawl
     from dustless.analysis._jsonio import to_jsonable
     from dustless.analysis._stats import crawl_stats
     from dustless.analysis._text import format_stats
+    from dustless.cli._source import crawl_source, open_source
     from dustless.errors import InvalidOption
 
+    source = crawl_source(args)
     if args.top_hosts < 0:
         raise InvalidOption(f"--top-hosts must be >= 0, not {args.top_hosts}")
-    with open_crawl(args.directory) as db:
+    with open_source(source) as db:
         stats = crawl_stats(db, batch=args.batch, top_hosts=args.top_hosts, content=args.content)
     if args.json:
         json.dump(to_jsonable(stats), sys.stdout, indent=2)

@@ -77,6 +77,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stall", type=float, default=8.0, metavar="S", help="mid-body stall (default 8)"
     )
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="every answer waits S seconds first, as from a server far away (default 0)",
+    )
 
 
 def _addresses(host: str, count: int) -> tuple[str, ...]:
@@ -110,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         crawl_delay=args.crawl_delay,
         slow_seconds=args.slow,
         stall_seconds=args.stall,
+        latency=max(0.0, args.latency),
     )
     server = TestWebServer(cfg, truth=args.truth, day=args.day)
     try:

@@ -67,6 +67,9 @@ class CrawlConfig:
     sitemap_depth: int = 2
     max_sitemaps: int = 1000
     commit_interval: float = 1.0  # the store records fetches at least this often (crash safety)
+    # Many machines: seconds a host lease lasts unrenewed — how long a killed worker's hosts
+    # wait before another worker takes them over (renewed every quarter of it).
+    lease_ttl: float = 60.0
     # Spellings of one identity fetched at most, the first included (crawl/spellings.py).
     spelling_tries: int = 3
     # Learning while crawling (crawl/learn.py, docs/learning.md): each host's URL rules from
@@ -105,6 +108,8 @@ class CrawlConfig:
             )
         if not self.user_agent.strip():
             raise InvalidOption("--user-agent must not be empty")
+        if not (self.lease_ttl > 0 and math.isfinite(self.lease_ttl)):
+            raise InvalidOption(f"--lease-ttl must be > 0 seconds, not {self.lease_ttl}")
         if not 0 < self.commit_interval <= 1.0:
             raise InvalidOption("commit interval must be in (0, 1] s: a crash repeats at most 1 s")
         self.url_filter()  # validates the deny patterns and the length

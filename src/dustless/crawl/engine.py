@@ -32,7 +32,7 @@ import math
 import os
 import signal
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +81,11 @@ _BACKLOG_PAGES = 1000
 _NOT_STORED = Stored(None, None, None, None, False)
 _MAINTAIN_EVERY = 1.0  # seconds between lease renewals / lease rounds
 _IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold all the work
+# Many machines: on a shared store the payloads of a batch of pages are asked about in one
+# round trip (``_prefetch``), so a small batch waits for company while fetches are out — at
+# most this long, or until this many pages have come.
+_HOLD_SECONDS = 0.5
+_HOLD_PAGES = 128
 _EAGER_FLUSH = 0.02  # seconds between two admissions made because slots were idle
 
 
@@ -155,6 +160,7 @@ class Crawler:
             c.politeness(),
             agent=c.user_agent,
             conditional=conditional_batch(batch.config),
+            lease_ttl=c.lease_ttl,  # many machines: how soon a dead worker's hosts come back
         )
         self.record = Recorder(store, warc, batch.number, resumed=resumed)
         self.admission = Admission(
@@ -199,6 +205,13 @@ class Crawler:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
+        self._done_since = 0.0  # when the oldest of _done finished (many machines: _take_done)
+        # Many machines: per host, the fetches that ended and are not in the DB yet (waiting
+        # to be handled, or handled since the last commit). Such a host is not given away:
+        # its URL is in flight in the DB, and had this worker died, the next owner would
+        # not know to fetch it again. ``_handled``: those handled since the last commit.
+        self._open: Counter[str] = Counter()
+        self._handled: list[str] = []
         self._wake: asyncio.Future[None] | None = None
         self._stop = 0  # 1: finish in-flight fetches and flush; 2: cancel them
         self._last_commit = clock()
@@ -276,11 +289,14 @@ class Crawler:
         if not task.cancelled() and task.exception() is None:
             done: _Done = task.result()
             self._backlog_bytes += sum(len(r.body) for r in done.results)
+            self._open[done.item.host] += 1
             if isinstance(done.item, QueuedURL):
                 # The request is over: start the host's politeness clock now, not when the
                 # page has been processed, so its next request can overlap that work.
                 r = done.results[0]
                 self.hosts.page_done(done.item, self.clock(), r.elapsed, failed=_trouble(r))
+        if not self._done:
+            self._done_since = self.clock()
         self._done.append(task)
         self._poke()
 
@@ -291,7 +307,7 @@ class Crawler:
         while True:
             # The fetches finished so far, one batch: new completions wait for the next
             # round, so that commits (crash safety) and the display are never starved.
-            batch = [self._done.popleft() for _ in range(len(self._done))]
+            batch = self._take_done(clock())
             self._prefetch(batch)
             for task in batch:
                 self._handle(task)
@@ -308,10 +324,8 @@ class Crawler:
             now = clock()
             if now - self._last_commit >= interval:
                 self._commit(now)
-            if now >= self._next_maintain:
-                self._next_maintain = now + _MAINTAIN_EVERY
-                self.hosts.maintain(now, self.wall())
-                self.hosts.lease(now, self.wall())
+            if now >= self._next_maintain:  # (usually done by the commit just before)
+                self._maintain(now)
             wait: float = interval
             if self._stop:
                 if not self._tasks and not self._done:
@@ -330,14 +344,44 @@ class Crawler:
             if self.progress is not None and now - self._last_progress >= 0.25:
                 self._last_progress = now
                 self._show(now)
-            if self._done:
+            held = self._held_for(now)  # many machines: a small batch waiting (_take_done)
+            if self._done and held is None:
                 await asyncio.sleep(0)  # let I/O and timers run between two batches
                 continue
+            if held is not None:
+                wait = min(wait, held)
             wake = self._wake = loop.create_future()
             timer = loop.call_later(max(0.0, min(wait, interval)), self._poke)
             await wake
             timer.cancel()
             self._wake = None
+
+    # -- many machines: handling finished fetches in batches worth a round trip -------------
+
+    def _held_for(self, now: float) -> float | None:
+        """Seconds the finished fetches still wait for company (``None``: handle them now)."""
+        if (
+            not self._done
+            or not self.store.shared
+            or self._stop
+            or len(self._done) >= _HOLD_PAGES
+            or now >= self._next_maintain  # a lease round next: settle what is waiting
+        ):
+            return None
+        left = self._done_since + _HOLD_SECONDS - now
+        return left if left > 0 else None
+
+    def _unsettled(self) -> set[str]:
+        """Hosts whose fetches are not all in the DB (``_open``): a lease round must not give
+        them away."""
+        return set(self._open)
+
+    def _take_done(self, now: float) -> list[asyncio.Task[Any]]:
+        """The finished fetches to handle in this round: all of them, unless a shared
+        store's small batch waits for company (``_held_for``)."""
+        if self._held_for(now) is not None:
+            return []
+        return [self._done.popleft() for _ in range(len(self._done))]
 
     def _idle(self, now: float) -> float | None:
         """Nothing held is ready and nothing is in flight: find work (0.0), wait for other
@@ -348,11 +392,14 @@ class Crawler:
             return 0.0
         if hosts.refill(force=True):
             return 0.0
+        self._commit(now)  # many machines: the fetch rows in the DB before hosts are released
         hosts.release_idle(now, wall)
+        hosts.last_left = None
         if hosts.lease(now, wall) or hosts.refill(force=True):
             return 0.0
         self._commit(now)  # what this worker admitted and released is visible to all
-        left = self.store.work_left(wall)
+        # A shared store: the lease round just asked (after this worker's releases).
+        left = hosts.last_left or self.store.work_left(wall)
         if left.queued_hosts == 0 and left.leased_elsewhere == 0 and not hosts.held():
             return None
         return _IDLE_POLL
@@ -370,6 +417,8 @@ class Crawler:
             if r is None or isinstance(r, float):
                 return r
             if isinstance(r, Denied):
+                self._open[r.page.host] += 1
+                self._handled.append(r.page.host)
                 self._record_state(r.page.url_id, NetState.robots)
             elif isinstance(r, RobotsItem):
                 self._robots_in_flight += 1
@@ -469,6 +518,7 @@ class Crawler:
         done: _Done = task.result()
         self._backlog_bytes -= sum(len(r.body) for r in done.results)
         item = done.item
+        self._handled.append(item.host)  # its rows are written at the next commit
         if isinstance(item, RobotsItem):
             self._robots_in_flight -= 1
         try:
@@ -633,9 +683,30 @@ class Crawler:
             self.learning.commit()  # new rules first: the pending links get them
         self.admission.flush()
         self.sources.write()
-        self.record.commit()
+        lease_round = now >= self._next_maintain
+        # Many machines: the lease round right after a commit, when every fetch handled is
+        # in the DB, so that it may give any host without a request out to a worker that has
+        # fewer. Its first exchange carries the commit's writes (one round trip, not two):
+        # they reach the DB ahead of anything the round gives away, in the same transaction
+        # or an earlier one.
+        self.record.commit(send=not (lease_round and self.store.shared))
+        open_ = self._open
+        for host in self._handled:
+            open_[host] -= 1
+            if open_[host] <= 0:
+                del open_[host]
+        self._handled.clear()
         self.stats.commits += 1
         self._last_commit = now
+        if lease_round:
+            self._maintain(now)
+            self.store.commit()  # what the round did not send (a shared store: nothing)
+
+    def _maintain(self, now: float) -> None:
+        """Lease renewals and a lease round (a shared store: the fair share of hosts)."""
+        self._next_maintain = now + _MAINTAIN_EVERY
+        self.hosts.maintain(now, self.wall())
+        self.hosts.lease(now, self.wall(), keep=self._unsettled())
 
     def _show(self, now: float) -> None:
         assert self.progress is not None

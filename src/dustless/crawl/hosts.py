@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from dustless.frontier import Frontier, HostState, Politeness, QueuedURL, Ready
@@ -35,14 +35,13 @@ from dustless.robots import (
     robots_url,
 )
 from dustless.states import NetState
-from dustless.store import CrawlStore, HostInfo, RobotsRow, StoredURL
+from dustless.store import CrawlStore, HostInfo, RobotsRow, StoredURL, URLState, WorkLeft
 
 __all__ = ["LOW", "WINDOW", "Block", "Denied", "HostTable", "RobotsItem", "origin_of"]
 
 WINDOW = 40  # URLs of one host held in memory; refilled below LOW
 LOW = 8
 LEASE_TTL = 60.0  # seconds a lease lasts without renewal (a dead worker's hosts come back)
-_RENEW_EVERY = LEASE_TTL / 4
 _MAX_HOSTS = 20_000  # hosts leased at once: bounds the memory of windows and robots rules
 _LEASE_BATCH = 1000
 
@@ -114,8 +113,10 @@ class HostTable:
         agent: str,
         conditional: bool = False,
         max_hosts: int = _MAX_HOSTS,
+        lease_ttl: float = LEASE_TTL,
     ) -> None:
         self.store = store
+        self.lease_ttl = lease_ttl
         self.frontier = Frontier(politeness)
         self.agent = agent
         self.max_hosts = max_hosts
@@ -128,20 +129,40 @@ class HostTable:
         self._robots_rows: list[RobotsRow] = []  # fetched robots.txt, stored at the commit
         self._next_renew = -math.inf
         self._keys: dict[str, tuple[str, str, int]] = {}  # origin -> its robots key
+        # Many machines: the hosts being given back (``_shed``), with their real clocks, and
+        # what the last lease round heard of the work left anywhere.
+        self._giving: dict[str, float] = {}
+        self.last_left: WorkLeft | None = None
 
     # -- leases --------------------------------------------------------------------------------
 
-    def lease(self, mono: float, wall: float) -> int:
-        """Lease more hosts when this worker holds less than its share; how many came."""
+    def lease(self, mono: float, wall: float, keep: Collection[str] = ()) -> int:
+        """Lease more hosts when this worker holds less than its share; how many came.
+
+        On a shared store the share is the hosts with work anywhere over the workers alive;
+        a worker holding well over it (it started first, another joined) gives the excess
+        back, so a worker that joins mid-crawl gets hosts to crawl — never one in ``keep``
+        (hosts whose fetch rows are not all in the DB yet) or with a request out."""
+        if self.store.shared:
+            # A host done here counts in no share: given back now, not when this worker
+            # runs out of work altogether (the DB may hold more for it: a claim asks).
+            self.release_idle(mono, wall, keep)
         want = self.max_hosts - len(self._held)
         if self.store.shared:
-            left = self.store.work_left(wall)
-            workers = max(1, sum(1 for w in self.store.workers() if w.seen_at >= wall - LEASE_TTL))
+            # -- many machines: the fair share, and the excess given back ------------------
+            # The workers seen within a TTL (each one's lease calls are its heartbeat).
+            left = self.last_left = self.store.work_left(wall, alive_within=self.lease_ttl)
             total = left.queued_hosts + left.leased_elsewhere + len(self._held)
-            want = min(want, math.ceil(total / workers) - len(self._held))
+            share = math.ceil(total / max(1, left.workers))
+            want = min(want, share - len(self._held))
+            # Shed only well over the share; below that, hosts being drained are resumed
+            # (the share grew back: a worker left, or the work left shrank).
+            self._shed(-want if -want > max(1, share // 8) else 0, mono, wall, keep)
+            if left.queued_hosts == 0:
+                return 0  # no host is free to lease: no round trip to find none
         if want <= 0:
             return 0
-        leases = self.store.lease_hosts(min(want, _LEASE_BATCH), now=wall, ttl=LEASE_TTL)
+        leases = self.store.lease_hosts(min(want, _LEASE_BATCH), now=wall, ttl=self.lease_ttl)
         for lease in leases:
             held = self._held.get(lease.host)
             if held is None:
@@ -156,21 +177,31 @@ class HostTable:
         return len(leases)
 
     def maintain(self, mono: float, wall: float) -> None:
-        """Renew the leases now and then; hosts another worker took over are dropped."""
+        """Renew the leases now and then; hosts another worker took over are dropped.
+
+        Also refill the windows that ran low: ``next`` claims only when no host is ready,
+        and while others keep the slots busy a host whose window ran dry would wait —
+        to be crawled alone, at its politeness pace, at the end of the crawl."""
+        if self._low:
+            self.refill()
         if wall < self._next_renew or not self._held:
             return
-        self._next_renew = wall + _RENEW_EVERY
-        kept = self.store.renew_leases(list(self._held), now=wall, ttl=LEASE_TTL)
+        self._next_renew = wall + self.lease_ttl / 4
+        kept = self.store.renew_leases(list(self._held), now=wall, ttl=self.lease_ttl)
         for host in [h for h in self._held if h not in kept]:
             # Our lease ran out (a stall longer than its TTL) and the host is another's now:
             # its new owner queued our claims again, so they must not be fetched here.
-            del self._held[host]
-            self._low.discard(host)
+            self._drop(host)
             self.frontier.forget(host)
 
-    def release_idle(self, mono: float, wall: float) -> int:
-        """Give back the hosts with nothing left to fetch here; how many were released."""
-        idle = [h for h, held in self._held.items() if held.queued <= 0 and not self._busy(h)]
+    def release_idle(self, mono: float, wall: float, keep: Collection[str] = ()) -> int:
+        """Give back the hosts with nothing left to fetch here (but those in ``keep``, whose
+        fetch rows are not all in the DB yet); how many were released."""
+        idle = [
+            h
+            for h, held in self._held.items()
+            if held.queued <= 0 and not self._busy(h) and h not in keep
+        ]
         if not idle:
             return 0
         # The DB may have more for them (another worker's links): a claim tells.
@@ -178,16 +209,53 @@ class HostTable:
         gone = {h: self._ready_at(h, mono, wall) for h in idle if not self._busy(h)}
         self.store.release_hosts(gone)
         for h in gone:
-            del self._held[h]
-            self._low.discard(h)
+            self._drop(h)
             self.frontier.forget(h)
         return len(gone)
+
+    # -- many machines: hosts given back to the other workers ------------------------------
+
+    def _shed(self, n: int, mono: float, wall: float, keep: Collection[str]) -> None:
+        """Give ``n`` hosts back to the crawl. A host is first *drained* — no new request
+        starts (its clock is held at infinity, the real one kept) — and given back once it
+        has no request out and every fetch of it is in the DB (not in ``keep``): its window
+        goes back to the DB queue, its politeness clock to its next owner (``ready_at``)."""
+        frontier = self.frontier
+        for host in list(self._giving)[n:]:
+            # No longer to be given: its clock back as it was, its window refilled.
+            frontier.resume(host, self._giving.pop(host))
+            self.note_low(host)
+        for host in list(self._held):
+            if len(self._giving) >= n:
+                break
+            if host not in self._giving and frontier.state(host) is not HostState.BLOCKED:
+                self._giving[host] = frontier.next_time(host) or -math.inf
+                frontier.hold(host, math.inf)
+        gone: dict[str, float] = {}
+        back: list[int] = []
+        for host in list(self._giving):
+            if host in keep or frontier.in_flight_at(host):
+                continue
+            gone[host] = self._ready_at(host, mono, wall)
+            for item in frontier.forget(host):
+                back.append(item.url_id)
+                self.validators.pop(item.url_id, None)
+            self._drop(host)
+        if back:
+            self.store.set_url_state(back, URLState.QUEUED)
+        self.store.release_hosts(gone)
+
+    def _drop(self, host: str) -> None:
+        del self._held[host]
+        self._low.discard(host)
+        self._giving.pop(host, None)
 
     def release_all(self, mono: float, wall: float) -> None:
         """At the end of a run: every lease given back (its claims are requeued first)."""
         self.store.release_hosts({h: self._ready_at(h, mono, wall) for h in self._held})
         self._held.clear()
         self._low.clear()
+        self._giving.clear()
 
     def held(self) -> int:
         return len(self._held)
@@ -197,6 +265,8 @@ class HostTable:
 
     def _ready_at(self, host: str, mono: float, wall: float) -> float:
         t = self.frontier.next_time(host)
+        if t is not None and t == math.inf:  # held while given back: the clock it had
+            t = self._giving.get(host)
         return wall if t is None or not math.isfinite(t) else wall + max(0.0, t - mono)
 
     # -- the DB window -----------------------------------------------------------------------
@@ -226,6 +296,7 @@ class HostTable:
             if self._held[h].queued > 0
             and frontier.queued_for(h) < LOW
             and frontier.state(h) is not HostState.BLOCKED
+            and h not in self._giving  # many machines: being given back
         ]
         self._low.clear()
         if not want:
@@ -296,6 +367,14 @@ class HostTable:
                     continue
                 return r.seconds
             item = r.item
+            if item.host in self._giving:
+                # Many machines: a host being given back (``_shed``) starts nothing more; its
+                # last request ended (the clock now set is the one handed on).
+                frontier.push_front(item)
+                frontier.release(item.host)
+                self._giving[item.host] = frontier.next_time(item.host) or -math.inf
+                frontier.hold(item.host, math.inf)
+                continue
             origin = origin_of(item.url)
             rules = self.robots.get(self._key(origin), wall)
             if rules is None:

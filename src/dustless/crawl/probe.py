@@ -33,7 +33,15 @@ from dustless.crawl.net import make_fetcher
 from dustless.crawl.progress import Progress
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
-from dustless.store import PROBE_KIND, PROBE_PREFIX, WARC_DIR, NewURL, SQLiteStore, WarcWriter
+from dustless.store import (
+    PROBE_KIND,
+    PROBE_PREFIX,
+    WARC_DIR,
+    CrawlStore,
+    NewURL,
+    SQLiteStore,
+    WarcWriter,
+)
 
 __all__ = ["MAX_PROBE_HOPS", "ProbeResult", "crawl_config", "run_probe"]
 
@@ -45,7 +53,7 @@ class ProbeResult:
     skipped: int  # forms over --fetch-limit
 
 
-def crawl_config(store: SQLiteStore, overrides: dict[str, Any]) -> CrawlConfig:
+def crawl_config(store: CrawlStore, overrides: dict[str, Any]) -> CrawlConfig:
     """The settings of the crawl's first batch, with ``overrides`` (``None`` values: keep)."""
     config = CrawlConfig()
     for batch in store.batches():
@@ -73,17 +81,34 @@ def run_probe(
     limit: int = 10_000,
     overrides: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    db: str | None = None,
 ) -> ProbeResult:
-    """Fetch ``forms`` (at most ``limit``) into a probe batch of the crawl in ``directory``."""
+    """Fetch ``forms`` (at most ``limit``) into a probe batch of the crawl in ``directory``.
+
+    ``db`` (``postgresql://…``): the crawl workers share there; this process is one more
+    worker (``evaluate-MACHINE-PID``), whose WARC files go to ``directory``."""
     d = Path(directory)
-    store = SQLiteStore(d)
+    prefix = "evaluate"
+    store: CrawlStore
+    if db is None:
+        store = SQLiteStore(d)
+    else:
+        from dustless.crawl.worker import default_worker_name, warc_prefix
+        from dustless.store import PostgresCrawlStore
+
+        name = f"evaluate-{default_worker_name()}"
+        prefix = warc_prefix(name)
+        store = PostgresCrawlStore(db, worker=name)
+    where = d if db is None else getattr(store, "where", db)
     try:
         batches = store.batches()
         if batches and batches[-1].ended_at is None:
             raise InvalidOption(
-                f"the crawl in {d} is not finished: continue it with dustless crawl --resume "
-                "before evaluate --fetch"
+                f"the crawl in {where} is not finished: continue it with dustless crawl "
+                "--resume before evaluate --fetch"
             )
+        if db is not None:  # readers find this worker's WARC files in its directory
+            store.register_worker(str(d.resolve()), time.time())
         config = crawl_config(store, overrides or {})
         fetcher = make_fetcher(config)  # bad --resolve or CIDRs: refused before any write
         now = time.time()
@@ -100,7 +125,7 @@ def run_probe(
         raise
     warc = WarcWriter(
         d / WARC_DIR,
-        prefix="evaluate",
+        prefix=prefix,
         committed_ends=store.warc_ends(),
         exact_ends=store.warc_committed_ends(),
     )

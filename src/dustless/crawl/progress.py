@@ -75,6 +75,7 @@ class RunCounters:
     # Hosts the address policy refused (loopback, private, …), with the reason: the summary
     # says how to allow them.
     refused_hosts: dict[str, str] = field(default_factory=dict)
+    db_round_trips: int | None = None  # a shared (PostgreSQL) store: its network round trips
     # Sitemaps and feeds (crawl/sources.py): how reading each ended, by kind letter and
     # source state ("m ok", "n not-source"); entries the parsers handed out; entries or
     # child sitemaps refused, by reason (other-origin, outside-path, too-deep, too-many).

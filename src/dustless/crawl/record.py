@@ -138,6 +138,9 @@ class Recorder:
         """A shared store: ask about the payloads of a batch of pages in one round trip."""
         if not self._shared:
             return
+        # The answers serve this batch of pages (a commit in its middle must not drop them:
+        # each page would then ask on its own).
+        self._known.clear()
         ask = []
         for body in bodies:
             if body:
@@ -204,14 +207,17 @@ class Recorder:
             self.store.put_robots(self._robots)
             self._robots = []
 
-    def commit(self) -> None:
-        """Make everything durable: WARC fsync, then the DB commit that points at it."""
+    def commit(self, *, send: bool = True) -> None:
+        """Make everything durable: WARC fsync, then the DB commit that points at it.
+
+        ``send=False`` (a shared store whose next exchange follows at once): the rows wait
+        for that exchange, which sends them first (``PostgresCrawlStore`` defers writes)."""
         self.write()
         self.warc.flush_durable()
         self.store.warc_committed(self.warc.written_ends())
-        self.store.commit()
+        if send:
+            self.store.commit()
         # Lines for the records this commit covers, as the writer made them.
         self.index.sync(wait=False, known=self.warc.take_index())
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
-        self._known.clear()

@@ -23,7 +23,7 @@ from dustless.crawl.scripted import Rules, identity_policy, load_rules
 from dustless.errors import InvalidOption
 from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, WarcWriter
 
-__all__ = ["SEEDS_OUT", "CrawlFinished", "Run", "open_run", "write_seeds_out"]
+__all__ = ["SEEDS_OUT", "CrawlFinished", "Run", "open_run", "warc_info", "write_seeds_out"]
 
 
 class CrawlFinished(InvalidOption):
@@ -44,7 +44,7 @@ class Run:
     """The parts of a crawl, opened: what ``Crawler`` is given."""
 
     config: CrawlConfig
-    store: SQLiteStore
+    store: CrawlStore  # SQLite in the directory, or PostgreSQL shared by workers
     batch: Batch
     warc: WarcWriter
     fetcher: Fetcher
@@ -90,18 +90,23 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
             out / WARC_DIR,
             committed_ends=store.warc_ends(),
             exact_ends=store.warc_committed_ends(),
-            info={
-                "software": "dustless/0.1",
-                "format": "WARC File Format 1.1",
-                "robots": "classic",
-                "http-header-user-agent": config.user_agent,
-            },
+            info=warc_info(config),
         )
         store.commit()
     except BaseException:
         store.close()
         raise
     return Run(config, store, batch, warc, make_fetcher(config), rules, resume)
+
+
+def warc_info(config: CrawlConfig) -> dict[str, str]:
+    """The ``warcinfo`` record's fields (WARC 1.1 §6.2) of a crawl's WARC files."""
+    return {
+        "software": "dustless/0.1",
+        "format": "WARC File Format 1.1",
+        "robots": "classic",
+        "http-header-user-agent": config.user_agent,
+    }
 
 
 SEEDS_OUT_HEADER = "# dustless seeds.out.txt: this crawl's seeds, a URL a line (seed 004 Fig. 1)\n"

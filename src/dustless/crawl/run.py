@@ -1,9 +1,12 @@
-"""``run_crawl``: open a crawl directory, run the engine on it, close it — one machine.
+"""``run_crawl``: open a crawl directory, run the engine on it, close it.
 
-The engine (``Crawler``) is given its parts; this module is the one place that opens them
-for a crawl directory (``crawl/resume.py``) and, when the engine returns, writes
+The engine (``Crawler``) is given its parts; this module is the one place that opens them:
+for a crawl directory on its own SQLite DB (``crawl/resume.py``), or for one worker of a
+crawl shared on PostgreSQL (``db=``, ``crawl/worker.py``). When the engine returns it writes
 ``seeds.out.txt`` and marks the batch finished — in that order, so that a ``kill -9`` in
-between leaves an open batch whose ``--resume`` writes the file again.
+between leaves an open batch whose ``--resume`` writes the file again. A worker's engine
+returns "finished" only when no host anywhere has work left, so whichever worker gets there
+first ends the batch (the others find it ended, which changes nothing for them).
 """
 
 from __future__ import annotations
@@ -31,9 +34,19 @@ def run_crawl(
     resume: bool = False,
     progress: Progress | None = None,
     strict: bool | None = None,
+    db: str | None = None,
+    worker: str | None = None,
 ) -> CrawlResult:
-    """Run a crawl to its end (or to Ctrl-C) in a fresh event loop (uvloop when present)."""
-    run = open_run(config, out, resume=resume, now=time.time())
+    """Run a crawl to its end (or to Ctrl-C) in a fresh event loop (uvloop when present).
+
+    ``db``: a ``postgresql://`` URL — this process is one worker (named ``worker``) of the
+    crawl shared there, and ``out`` holds its own WARC files."""
+    if db is None:
+        run = open_run(config, out, resume=resume, now=time.time())
+    else:
+        from dustless.crawl.worker import open_worker
+
+        run = open_worker(config, out, db=db, worker=worker, resume=resume, now=time.time())
     crawler = Crawler(
         run.config,
         run.store,
@@ -62,7 +75,9 @@ def run_crawl(
             if result.finished:
                 run.store.end_batch(run.batch.number, time.time())
                 run.store.commit()
-            return result
+        # Counted once the store is closed (its last writes are sent then).
+        result.stats.db_round_trips = getattr(run.store, "round_trips", None)
+        return result
     finally:
         gc.set_threshold(*threshold)
 

@@ -1,8 +1,9 @@
 """``export_files``: a crawl's documents as numbered gzip files with crawl-info XML (I/O).
 
-Reads the crawl DB through the store's API and each payload from the WARC record the DB
-points to (a ``revisit`` record's payload from the response it refers to). One document per
-URL: its last 2xx fetch with a payload.
+Reads the crawl DB through its reader (``dustless.analysis.CrawlReader``: a crawl directory,
+or a crawl shared on PostgreSQL) and each payload from the WARC record the DB points to (a
+``revisit`` record's payload from the response it refers to; on PostgreSQL, in the directory
+of the worker that wrote it). One document per URL: its last 2xx fetch with a payload.
 
 Page types and categories: a ``--script`` crawl stored them with each URL (``urls.page_type``,
 ``category``, ``category_id``, ``category_name``; seed 002 §3.2, §4.1), and they are used as
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -24,10 +26,11 @@ from dustless.errors import InvalidOption, StoreError
 from ._info import DocInfo, crawl_info_xml, doc_paths, java_date
 
 if TYPE_CHECKING:
+    from dustless.analysis import CrawlReader
     from dustless.rules import RuleSet
     from dustless.store import FetchRow, WarcRef
 
-__all__ = ["ExportSummary", "export_files"]
+__all__ = ["ExportSummary", "export_files", "fetch_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,52 +99,72 @@ def _describe(
     return DocInfo(row.url, file, site, domain, category, date, mime, page, name)
 
 
-def export_files(
-    crawl_dir: str | Path, out: str | Path, rules: RuleSet | None = None
-) -> ExportSummary:
-    """Write every document of the crawl in ``crawl_dir`` under ``out`` (004 §2 layout)."""
-    from dustless.analysis import open_crawl
-    from dustless.store import DB_NAME, WARC_DIR, SQLiteStore, read_record
+def fetch_rows(db: CrawlReader) -> Iterator[FetchRow]:
+    """Every fetch row of the crawl, in fetch order (the store's columns, through the
+    reader: the same SQL on SQLite and PostgreSQL)."""
+    from dustless.store._rows import FETCH_COLS, fetch_row
 
-    src, dst = Path(crawl_dir), Path(out)
-    if not (src / DB_NAME).is_file():
-        raise InvalidOption(f"{src} holds no crawl (no {DB_NAME})")
+    for r in db.iterate(
+        f"SELECT {FETCH_COLS} FROM fetches f JOIN urls u ON u.id = f.url_id ORDER BY f.id"
+    ):
+        yield fetch_row(r)
+
+
+def export_files(
+    crawl_dir: str | Path | None,
+    out: str | Path,
+    rules: RuleSet | None = None,
+    *,
+    db: str | None = None,
+    dirs: Mapping[str, Path] | None = None,
+) -> ExportSummary:
+    """Write every document of the crawl in ``crawl_dir`` under ``out`` (004 §2 layout).
+
+    ``db`` (``postgresql://…``): the crawl workers share there, each payload read from the
+    directory of the worker that wrote its WARC file (``dirs``: worker name -> its
+    directory on this machine, when not where it crawled)."""
+    from dustless.analysis import open_crawl
+    from dustless.store import DB_NAME, read_record
+
+    dst = Path(out)
+    if db is None and (crawl_dir is None or not (Path(crawl_dir) / DB_NAME).is_file()):
+        raise InvalidOption(f"{crawl_dir} holds no crawl (no {DB_NAME})")
     _check_out(dst)
-    store = SQLiteStore(src)
-    try:
+    with open_crawl(crawl_dir, db=db, dirs=dirs) as reader:
         stored: dict[int, WarcRef] = {}  # fetch id -> response record (revisits refer to it)
         last: dict[int, FetchRow] = {}  # url id -> its last document fetch
-        for row in store.iter_fetches():
+        for row in fetch_rows(reader):
             if row.warc is not None and row.revisit_of is None:
                 stored[row.id] = row.warc
             if _is_document(row):
                 last[row.url_id] = row
-    finally:
-        store.close()
-    with open_crawl(src) as db:
-        labels = {int(r[0]): _Label(*r[1:]) for r in db.query(_LABELS_SQL)}
-    numbers: dict[int, int] = {}
-    count = size = missing = 0
-    for url_id in sorted(last):
-        row = last[url_id]
-        ref = stored.get(row.revisit_of) if row.revisit_of is not None else row.warc
-        if ref is None:
-            missing += 1
-            continue
-        try:
-            payload = read_record(src / WARC_DIR, ref).payload
-        except StoreError:  # StoreCorrupt: a vanished or torn file; skip it, count it
-            missing += 1
-            continue
-        seed = row.seed_id or 0
-        number = numbers.get(seed, 0)
-        numbers[seed] = number + 1
-        doc_file, xml_file = doc_paths(seed, number, row.mime)
-        _write(dst / doc_file, payload, row.fetched_at)
-        info = _describe(row, doc_file, rules, labels.get(url_id), bool(labels))
-        (dst / xml_file).write_text(crawl_info_xml(info), encoding="utf-8")
-        count += 1
-        size += len(payload)
+        labels = {int(r[0]): _Label(*r[1:]) for r in reader.query(_LABELS_SQL)}
+        warc_dirs: dict[str, Path] = {}  # file name -> its directory (a worker's, on PostgreSQL)
+        numbers: dict[int, int] = {}
+        count = size = missing = 0
+        for url_id in sorted(last):
+            row = last[url_id]
+            ref = stored.get(row.revisit_of) if row.revisit_of is not None else row.warc
+            if ref is None:
+                missing += 1
+                continue
+            try:
+                where = warc_dirs.get(ref.file)
+                if where is None:
+                    where = warc_dirs[ref.file] = reader.warc_dir(ref.file)
+                payload = read_record(where, ref).payload
+            except StoreError:  # StoreCorrupt: a vanished or torn file; skip it, count it
+                missing += 1
+                continue
+            seed = row.seed_id or 0
+            number = numbers.get(seed, 0)
+            numbers[seed] = number + 1
+            doc_file, xml_file = doc_paths(seed, number, row.mime)
+            _write(dst / doc_file, payload, row.fetched_at)
+            info = _describe(row, doc_file, rules, labels.get(url_id), bool(labels))
+            (dst / xml_file).write_text(crawl_info_xml(info), encoding="utf-8")
+            count += 1
+            size += len(payload)
     return ExportSummary(count, size, len(numbers), missing)
 
 

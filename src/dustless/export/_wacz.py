@@ -17,16 +17,22 @@ byte range inside the ZIP (ReplayWeb.page reads them that way).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
+import heapq
 import json
 import os
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dustless.errors import InvalidOption
+
+if TYPE_CHECKING:
+    from dustless.analysis import CrawlReader
 
 __all__ = ["WACZ_VERSION", "WaczSummary", "check_wacz", "export_wacz"]
 
@@ -92,45 +98,69 @@ def _file_chunks(path: Path, limit: int) -> Iterator[bytes]:
             yield chunk
 
 
-def _page_lines(crawl_dir: Path) -> Iterator[bytes]:
-    from dustless.store import SQLiteStore
+def _page_lines(reader: CrawlReader) -> Iterator[bytes]:
+    from dustless.export._files import fetch_rows
 
     yield (json.dumps(_PAGES_HEADER) + "\n").encode()
-    with SQLiteStore(crawl_dir) as store:
-        for row in store.iter_fetches():
-            if row.warc is None or row.status is None or not 200 <= row.status < 300:
-                continue
-            if row.mime not in ("text/html", "application/xhtml+xml"):
-                continue
-            page = {"id": f"{row.id}", "url": row.url, "ts": _iso(row.fetched_at)}
-            yield (json.dumps(page, ensure_ascii=False) + "\n").encode()
+    for row in fetch_rows(reader):
+        if row.warc is None or row.status is None or not 200 <= row.status < 300:
+            continue
+        if row.mime not in ("text/html", "application/xhtml+xml"):
+            continue
+        page = {"id": f"{row.id}", "url": row.url, "ts": _iso(row.fetched_at)}
+        yield (json.dumps(page, ensure_ascii=False) + "\n").encode()
 
 
-def export_wacz(crawl_dir: Path, out: Path, *, title: str | None = None) -> WaczSummary:
-    """Write ``out`` (a new ``.wacz`` file) from the crawl in ``crawl_dir``."""
+def export_wacz(
+    crawl_dir: Path | None,
+    out: Path,
+    *,
+    title: str | None = None,
+    db: str | None = None,
+    dirs: Mapping[str, Path] | None = None,
+) -> WaczSummary:
+    """Write ``out`` (a new ``.wacz`` file) from the crawl in ``crawl_dir``.
+
+    ``db`` (``postgresql://…``): the crawl workers share there; each worker's directory
+    holds its WARC files and their index (``dirs``: worker name -> its directory on this
+    machine, when not where it crawled). The archive holds every worker's files, and one
+    index: theirs merged."""
+    from dustless.analysis import open_crawl
     from dustless.store import DB_NAME, INDEX_DIR, WARC_DIR, CdxjIndex
 
-    if not (crawl_dir / DB_NAME).exists():
+    if db is None and (crawl_dir is None or not (crawl_dir / DB_NAME).exists()):
         raise InvalidOption(f"{crawl_dir} holds no crawl (no {DB_NAME})")
     if out.exists():
         raise InvalidOption(f"{out} exists; choose another -o")
-    warc_dir = crawl_dir / WARC_DIR
-    index = CdxjIndex(crawl_dir / INDEX_DIR, warc_dir)
     tmp = out.with_name(out.name + ".tmp")
     resources: list[dict[str, object]] = []
     lines = pages = 0
-    # A crawl killed since its last commit: the index catches up first (synced).
-    with index.synced():
-        warcs = sorted(p for p in warc_dir.iterdir() if p.name.endswith((".warc.gz", ".warc")))
+    with open_crawl(crawl_dir, db=db, dirs=dirs) as reader, contextlib.ExitStack() as stack:
+        indexes: list[CdxjIndex] = []
+        warcs: list[tuple[Path, int]] = []
+        for d in reader.crawl_dirs():
+            warc_dir = d / WARC_DIR
+            if not warc_dir.is_dir():
+                raise InvalidOption(
+                    f"{warc_dir}: no such directory (a worker's directory elsewhere on this "
+                    "machine: --worker-dir NAME=DIR)"
+                )
+            index = CdxjIndex(d / INDEX_DIR, warc_dir)
+            # A crawl killed since its last commit: the index catches up first (synced).
+            stack.enter_context(index.synced())
+            indexes.append(index)
+            for p in sorted(warc_dir.iterdir()):
+                if p.name.endswith((".warc.gz", ".warc")):
+                    # Only the bytes the index covers: a crawl still writing may have more.
+                    warcs.append((p, index.ends.get(p.name, 0)))
+        warcs.sort(key=lambda w: w[0].name)
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
-            for p in warcs:
-                # Only the bytes the index covers: a crawl still writing may have more.
-                chunks = _file_chunks(p, index.ends.get(p.name, 0))
-                resources.append(_add(z, f"archive/{p.name}", chunks))
+            for p, end in warcs:
+                resources.append(_add(z, f"archive/{p.name}", _file_chunks(p, end)))
 
             def index_bytes() -> Iterator[bytes]:
                 nonlocal lines
-                for line in index.lines():
+                for line in heapq.merge(*(index.lines() for index in indexes)):
                     lines += 1
                     yield line.encode("utf-8")
 
@@ -138,16 +168,17 @@ def export_wacz(crawl_dir: Path, out: Path, *, title: str | None = None) -> Wacz
 
             def page_bytes() -> Iterator[bytes]:
                 nonlocal pages
-                for i, line in enumerate(_page_lines(crawl_dir)):
+                for i, line in enumerate(_page_lines(reader)):
                     pages += i > 0
                     yield line
 
             resources.append(_add(z, _PAGES, page_bytes()))
             now = _iso(_dt.datetime.now(_dt.UTC).timestamp())
+            default_title = reader.source if crawl_dir is None else crawl_dir.resolve().name
             package = {
                 "profile": "data-package",
                 "wacz_version": WACZ_VERSION,
-                "title": title or crawl_dir.resolve().name,
+                "title": title or default_title,
                 "created": now,
                 "modified": now,
                 "software": "dustless/0.1",

@@ -187,6 +187,15 @@ class Frontier:
             if h.heap_seq >= 0:
                 self._schedule(h)
 
+    def resume(self, host: str, at: float) -> None:
+        """Undo a :meth:`hold`: ``host`` may be asked again at ``at`` (the clock it had)."""
+        h = self._hosts.get(host)
+        if h is None:
+            return
+        h.next_time = at
+        if h.queued and not h.in_flight and h.state is not HostState.BLOCKED:
+            self._schedule(h)  # its old heap entry, if any, goes stale
+
     # -- taking ---------------------------------------------------------------------------
 
     def pop(self, now: float) -> Ready | Wait | None:

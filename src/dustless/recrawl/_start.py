@@ -33,7 +33,7 @@ from dustless.analysis._crawlreader import open_crawl
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
-from dustless.store import DB_NAME, PROBE_KIND, SQLiteStore, URLState
+from dustless.store import DB_NAME, PROBE_KIND, CrawlStore, SQLiteStore, URLState
 
 __all__ = ["DAY", "RecrawlStart", "open_recrawl", "recrawl_info"]
 
@@ -80,6 +80,7 @@ def open_recrawl(
     schedule: ScheduleKind = "optimal",
     conditional: bool = True,
     validate: Callable[[str], object] | None = None,
+    db: str | None = None,
 ) -> RecrawlStart:
     """Write the new batch row and queue its URLs (committed); the engine does the rest.
 
@@ -87,8 +88,9 @@ def open_recrawl(
     ones; ``validate`` (the engine's ``CrawlConfig.from_json``) checks the merged JSON
     before anything is written. The batch time must come after every earlier crawl
     batch's: changes are measured along batch times (seed 004 §4's observed period).
+    ``db`` (``postgresql://…``): the crawl workers share there (``out`` is not read).
     """
-    if not (out / DB_NAME).is_file():
+    if db is None and not (out / DB_NAME).is_file():
         raise InvalidOption(f"{out} holds no crawl to recrawl (no {DB_NAME}): run dustless crawl")
     if budget is not None and budget < 1:
         raise InvalidOption(f"--budget must be >= 1, not {budget}")
@@ -97,14 +99,15 @@ def open_recrawl(
         raise InvalidOption("the batch time must be a finite time")
 
     plan: RecrawlPlan | None = None
-    with open_crawl(out) as db:
-        crawl = [b for b in db.batches if not b.probe]
+    with open_crawl(out, db=db) as reader:
+        where = reader.source
+        crawl = [b for b in reader.batches if not b.probe]
         if not crawl:
-            raise InvalidOption(f"{out} holds no finished crawl batch to recrawl")
-        last = db.batches[-1]
+            raise InvalidOption(f"{where} holds no finished crawl batch to recrawl")
+        last = reader.batches[-1]
         if last.ended_at is None:
             raise InvalidOption(
-                f"batch {last.number} in {out} is not finished: continue it with "
+                f"batch {last.number} in {where} is not finished: continue it with "
                 "dustless recrawl --resume (or dustless crawl --resume) first"
             )
         prev = crawl[-1]
@@ -114,7 +117,7 @@ def open_recrawl(
                 f"({_iso(prev.batch_time)})"
             )
         if budget is not None:
-            states = page_states(read_histories(db))
+            states = page_states(read_histories(reader))
             plan = plan_recrawl(
                 states, budget, schedule, now=when, period_days=(when - prev.batch_time) / DAY
             )
@@ -133,10 +136,17 @@ def open_recrawl(
     if validate is not None:
         validate(config)
 
-    # One transaction: the batch row and its queued URLs, or nothing (the store's context
-    # manager rolls back on an exception, docs/storage.md "Crash safety" 4).
-    with SQLiteStore(out) as store:
-        batch = store.start_batch(config, now, batch_time=when)
+    # One transaction: the batch row and its queued URLs, or nothing (SQLite: the store's
+    # context manager rolls back on an exception, docs/storage.md "Crash safety" 4;
+    # PostgreSQL: the URL states wait, unsent, for the exchange that writes the batch row).
+    store: CrawlStore
+    if db is None:
+        store = SQLiteStore(out)
+    else:
+        from dustless.store import PostgresCrawlStore
+
+        store = PostgresCrawlStore(db, worker="recrawl")
+    with store:
         if plan is not None:
             # The budget is spent on documents; the URL sources come along, every batch.
             sources = store.collection_ids([LinkKind.SITEMAP, LinkKind.FEED])
@@ -147,4 +157,5 @@ def open_recrawl(
             # they are not part of the collection).
             ids = store.collection_ids()
         store.set_url_state(ids, URLState.QUEUED)
+        batch = store.start_batch(config, now, batch_time=when)
     return RecrawlStart(batch.number, when, len(ids), config, plan)

@@ -19,22 +19,24 @@ from ._learn_evidence import Observation
 __all__ = ["read_observations"]
 
 
-def read_observations(crawl_dir: str | Path, content: str = "near") -> Iterator[Observation]:
-    """Every fetch of the crawl in ``crawl_dir`` (every batch), in fetch order.
+def read_observations(
+    crawl_dir: str | Path | None, content: str = "near", *, db: str | None = None
+) -> Iterator[Observation]:
+    """Every fetch of the crawl in ``crawl_dir`` (every batch), in fetch order; with ``db``
+    (``postgresql://…``), of the crawl workers share there.
 
     ``InvalidOption`` when the directory holds no crawl; the store's errors otherwise.
     """
     from dustless.analysis._content import CONTENT_MODES, document_classes
     from dustless.analysis._crawlreader import DB_NAME, open_crawl
 
-    directory = Path(crawl_dir)
     if content not in CONTENT_MODES:
         raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
-    if not (directory / DB_NAME).is_file():
-        raise InvalidOption(f"{directory} holds no crawl (no {DB_NAME})")
-    with open_crawl(directory) as db:
-        classes = document_classes(db, content)
-        for url, status, sha, location in db.iterate(
+    if db is None and (crawl_dir is None or not (Path(crawl_dir) / DB_NAME).is_file()):
+        raise InvalidOption(f"{crawl_dir} holds no crawl (no {DB_NAME})")
+    with open_crawl(crawl_dir, db=db) as reader:
+        classes = document_classes(reader, content)
+        for url, status, sha, location in reader.iterate(
             "SELECT u.url, f.status, CASE WHEN f.state IN ('OK', 'code', 'pBig') "
             "THEN f.content_sha1 END, f.location "
             "FROM fetches f JOIN urls u ON u.id = f.url_id ORDER BY f.id"

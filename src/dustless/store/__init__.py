@@ -22,7 +22,10 @@ guarantees; ``docs/internals.md`` the signatures.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from dustless.store._cdxj import CdxjEntry, cdx_timestamp, entry_from_head, scan_entries
+from dustless.store._dsn import is_postgres_url
 from dustless.store._index import INDEX_DIR, CdxjIndex
 from dustless.store._learn_types import LearnedRuleRow, MergeRow
 from dustless.store._protocol import CrawlStore
@@ -92,6 +95,7 @@ __all__ = [
     "CdxjEntry",
     "CdxjIndex",
     "ContentRef",
+    "CrawlStatus",
     "CrawlStore",
     "FetchRecord",
     "FetchRow",
@@ -102,6 +106,7 @@ __all__ = [
     "MergeRow",
     "NewSeed",
     "NewURL",
+    "PostgresCrawlStore",
     "RecoveryResult",
     "ResponseRefs",
     "RobotsRow",
@@ -118,9 +123,11 @@ __all__ = [
     "WarcWriter",
     "WorkLeft",
     "WorkerRow",
+    "WorkerStatus",
     "cdx_timestamp",
     "durable_commit",
     "entry_from_head",
+    "is_postgres_url",
     "iter_records",
     "read_record",
     "recover_warc",
@@ -132,6 +139,29 @@ __all__ = [
 ]
 
 WARC_DIR = "warc"  # OUTDIR/warc holds the WARC files
+
+if TYPE_CHECKING:
+    from dustless.store._pg import PostgresCrawlStore
+    from dustless.store._pg_read import CrawlStatus, WorkerStatus
+
+# The PostgreSQL store is imported when first used (PEP 562): its driver takes 0.2 s to
+# import, which a crawl on SQLite (and every command line check) should not pay.
+_LAZY = {
+    "PostgresCrawlStore": "dustless.store._pg",
+    "CrawlStatus": "dustless.store._pg_read",
+    "WorkerStatus": "dustless.store._pg_read",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dustless.store' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 def durable_commit(store: CrawlStore, *writers: WarcWriter) -> None:

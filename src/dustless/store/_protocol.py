@@ -120,8 +120,10 @@ class CrawlStore(Protocol):
         """Give up this worker's leases; ``ready_at[host]`` (wall clock) is when the host may
         next be asked, carried to its next owner (politeness across workers)."""
 
-    def work_left(self, now: float) -> WorkLeft:
-        """What remains to be crawled anywhere (this worker's own leases not counted)."""
+    def work_left(self, now: float, alive_within: float | None = None) -> WorkLeft:
+        """What remains to be crawled anywhere (this worker's own leases not counted); with
+        ``alive_within``, also how many workers were seen that recently (the fair share of
+        hosts is the hosts with work over the workers alive). A heartbeat of this worker."""
 
     def claim_queued(
         self, limit: int, *, hosts: Sequence[str] | None = None, per_host: int | None = None

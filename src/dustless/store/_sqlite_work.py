@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from dustless.kinds import LinkKind
+from dustless.store._admit import Site as _Site
+from dustless.store._admit import decide
 from dustless.store._rows import MAX_PARAMS, URL_COLS, chunks, url_hash, url_row
 from dustless.store._types import (
     PROBE_PREFIX,
@@ -31,82 +33,7 @@ from dustless.store._types import (
     WorkLeft,
 )
 
-__all__ = ["SQLiteWork", "decide"]
-
-
-class _Site:
-    __slots__ = ("new", "pages", "seed_id")
-
-    def __init__(self, seed_id: int | None, pages: int, new: bool = False) -> None:
-        self.seed_id = seed_id
-        self.pages = pages
-        self.new = new
-
-
-def decide(
-    urls: Sequence[AdmitURL],
-    limits: Limits,
-    *,
-    known: set[str],
-    seed_ids: Mapping[str, int],
-    sites: dict[str, _Site],
-    total: int,
-    n_sites: int,
-) -> tuple[list[Admitted], list[tuple[AdmitURL, int | None, int, LinkKind]]]:
-    """The pure part of ``admit`` (seed 004 §2), in the order the URLs were found.
-
-    ``known``: identities already stored; ``seed_ids``: the seed row of every outside link and
-    given seed; ``sites``: the parties of the sites involved (changed in place: new parties,
-    pages); ``total``/``n_sites``: URLs admitted and parties so far. Returns the verdicts and
-    the rows to insert as ``(url, seed_id, depth, kind)``.
-    """
-    out: list[Admitted] = []
-    rows: list[tuple[AdmitURL, int | None, int, LinkKind]] = []
-    taken: set[str] = set()
-    for u in urls:
-        if u.identity in known or u.identity in taken:
-            out.append(Admitted(Verdict.KNOWN))
-            continue
-        site = sites.get(u.site)
-        depth, kind, seed_id = u.depth, u.kind, u.seed_id
-        if u.given:
-            seed_id, depth, kind = seed_ids[u.identity], 0, LinkKind.SEED
-        elif u.external:
-            if site is None:
-                if limits.max_sites is not None and n_sites >= limits.max_sites:
-                    out.append(Admitted(Verdict.MAX_SITES))
-                    continue
-                # An outside link to a site not crawled yet: the seed of a new party, at
-                # depth 0 (004 §2). One to a site with a party joins it one level deeper,
-                # so a chain of cross-links cannot reset the depth limit (trap guard).
-                seed_id, depth, kind = seed_ids[u.identity], 0, LinkKind.SEED
-            else:
-                seed_id = site.seed_id
-        if not u.given:
-            verdict = _limit(limits, depth, total, site)
-            if verdict is not None:
-                out.append(Admitted(verdict))
-                continue
-        if site is None:  # a new party (or an internal link of a crawl stored without sites)
-            site = sites[u.site] = _Site(seed_id, 0, new=True)
-            n_sites += 1
-        site.pages += 1
-        total += 1
-        taken.add(u.identity)
-        rows.append((u, seed_id, depth, kind))
-        out.append(Admitted(Verdict.QUEUED, None, seed_id, depth))
-    return out, rows
-
-
-def _limit(limits: Limits, depth: int, total: int, site: _Site | None) -> Verdict | None:
-    if limits.max_depth is not None and depth > limits.max_depth:
-        return Verdict.DEPTH
-    if limits.max_pages is not None and total >= limits.max_pages:
-        return Verdict.MAX_PAGES
-    per_site = limits.max_pages_per_site
-    if per_site is not None and site is not None and site.pages >= per_site:
-        return Verdict.MAX_PAGES_PER_SITE
-    return None
+__all__ = ["SQLiteWork", "decide"]  # decide: the pure half, in _admit.py
 
 
 def _marks(n: int) -> str:
@@ -337,18 +264,24 @@ class SQLiteWork:
                 [(when, host, self._worker) for host, when in ready_at.items()],
             )
 
-    def work_left(self, now: float) -> WorkLeft:
+    def work_left(self, now: float, alive_within: float | None = None) -> WorkLeft:
         me = self._worker
         with self._lock:
+            # This worker's live leases are its own business (``HostTable`` holds them).
             queued, elsewhere = self._db.execute(
                 "SELECT "
-                "coalesce(sum((queued > 0 AND (owner IS NULL OR owner = ? OR lease_until < ?)) "
+                "coalesce(sum((queued > 0 AND (owner IS NULL OR lease_until < ?)) "
                 "OR (owner IS NOT NULL AND owner != ? AND lease_until < ?)), 0), "
                 "coalesce(sum(owner IS NOT NULL AND owner != ? AND lease_until >= ?), 0) "
                 "FROM host_work WHERE queued > 0 OR owner IS NOT NULL",
-                (me, now, me, now, me, now),
+                (now, me, now, me, now),
             ).fetchone()
-        return WorkLeft(int(queued), int(elsewhere))
+            alive = 0
+            if alive_within is not None:
+                (alive,) = self._db.execute(
+                    "SELECT count(*) FROM workers WHERE seen_at >= ?", (now - alive_within,)
+                ).fetchone()
+        return WorkLeft(int(queued), int(elsewhere), int(alive))
 
     def requeue_in_flight(self) -> int:
         me = self._worker

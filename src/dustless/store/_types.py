@@ -389,6 +389,7 @@ class WorkLeft:
 
     queued_hosts: int  # hosts with URLs queued and no live lease of another worker
     leased_elsewhere: int  # hosts another worker holds (its pages may still find URLs)
+    workers: int = 0  # workers seen within ``alive_within`` seconds (0 when not asked)
 
 
 @dataclass(frozen=True, slots=True)

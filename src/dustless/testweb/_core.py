@@ -67,6 +67,8 @@ class WebConfig:
     #: seconds a slow page waits before its first byte, and a stalled body stalls
     slow_seconds: float = 3.0
     stall_seconds: float = 8.0
+    #: seconds every answer waits before it is sent: a web far away (latency-bound crawls)
+    latency: float = 0.0
 
 
 class Action(enum.Enum):

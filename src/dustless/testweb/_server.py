@@ -120,6 +120,8 @@ class TestWebServer:
             address = request.transport.get_extra_info("sockname")[0]
         self.stats.begin(host, time.monotonic(), address)
         try:
+            if self.cfg.latency:
+                await asyncio.sleep(self.cfg.latency)
             if request.method not in ("GET", "HEAD"):
                 return web.Response(status=405, headers={hdrs.ALLOW: "GET, HEAD"})
             key = (host, raw)

@@ -1,0 +1,257 @@
+"""The identities side of ``PostgresCrawlStore``: fallback spellings (``crawl/spellings.py``),
+rules learned while crawling, what they merged, and the re-keying of URL rows a new rule
+gives another identity (docs/learning.md) — the twins of ``_sqlite_work.py``'s spellings and
+``_sqlite_learn.py``.
+
+Several workers write these tables at once, so where SQLite's answer comes from running
+statements one after another under its one writer, here the statement itself must give it:
+
+* ``add_spellings`` keeps at most ``limit`` spellings per identity across workers: it takes
+  a transaction-scoped advisory lock per identity (in key order) before counting;
+* ``add_learned_rules`` answers the id of the row already stored when another worker learned
+  the same rule first (``ON CONFLICT DO NOTHING``, then a read in the same transaction);
+* ``rekey_urls`` runs ``dustless_rekey`` (``_pg_schema.py``, V6), which moves rows one by
+  one and reports a new identity already stored as a collision — also one stored a moment
+  ago by another worker's admission.
+
+Writes that need no answer ride with the next exchange, as the rest of the store's do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from dustless.kinds import LinkKind
+from dustless.store._learn_types import LearnedRuleRow, MergeRow
+from dustless.store._pg_conn import Conn, PgConnection, Read, reader
+from dustless.store._pg_schema import LOCK_SPELLINGS
+from dustless.store._rows import URL_COLS, url_row
+from dustless.store._types import StoredURL
+
+__all__ = ["PgLearn"]
+
+_RULE_COLS = (
+    "host, element, spec, support, pairs, differ, evidence, learned_at, learned_fetches, "
+    "worker, retracted_at, reason, id"
+)
+_MERGE_COLS = (
+    "rule_id, base, url, host, site, depth, kind, seed_id, parent_id, external, url_id, checked"
+)
+_KINDS = {k.value: k for k in LinkKind}
+_U_COLS = ", ".join("u." + c.strip() for c in URL_COLS.split(","))
+
+# The spellings of ``(identity, url, n)`` not kept yet, numbered per identity in the order
+# met, inserted while the identity's count stays within the limit.
+_ADD_SPELLINGS = """
+INSERT INTO spellings (identity, url)
+SELECT v.identity, v.url FROM (
+    SELECT d.identity, d.url, d.n, row_number() OVER (PARTITION BY d.identity ORDER BY d.n) AS k
+    FROM (
+        SELECT DISTINCT ON (identity, url) identity, url, n
+        FROM unnest(%(ids)s::text[], %(urls)s::text[]) WITH ORDINALITY AS p(identity, url, n)
+        ORDER BY identity, url, n
+    ) d
+    WHERE NOT EXISTS (SELECT 1 FROM spellings s WHERE s.identity = d.identity AND s.url = d.url)
+) v
+WHERE v.k + (SELECT count(*) FROM spellings s WHERE s.identity = v.identity) <= %(limit)s
+ORDER BY v.n
+ON CONFLICT DO NOTHING
+"""
+
+
+def _identity_key(identity: str) -> int:
+    return int.from_bytes(hashlib.sha1(identity.encode("utf-8")).digest()[:4], "big", signed=True)
+
+
+def _cols(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
+    cols: list[list[Any]] = [[] for _ in range(width)]
+    for row in rows:
+        for col, value in zip(cols, row, strict=True):
+            col.append(value)
+    return cols
+
+
+class PgLearn:
+    """Spellings, learned rules and merges; ``PostgresCrawlStore`` sets ``_db``."""
+
+    _db: PgConnection
+    _worker: str
+
+    # -- fallback spellings --------------------------------------------------------------------
+    def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
+        if not pairs:
+            return
+        keys = sorted({_identity_key(i) for i, _ in pairs})
+        self._db.defer(
+            "SELECT count(pg_advisory_xact_lock(%s, k)) FROM unnest(%s::int[]) AS k",
+            (LOCK_SPELLINGS, keys),
+        )
+        self._db.defer(
+            _ADD_SPELLINGS,
+            {"ids": [i for i, _ in pairs], "urls": [u for _, u in pairs], "limit": limit},
+        )
+
+    def spelling_state(self, base: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
+        def send(conn: Conn) -> Read[tuple[list[str], list[str]]]:
+            tried = reader(
+                conn.execute(
+                    "SELECT url FROM urls WHERE identity = ANY(%s::text[]) ORDER BY id",
+                    (list(names),),
+                )
+            )
+            kept = reader(
+                conn.execute("SELECT url FROM spellings WHERE identity = %s ORDER BY seq", (base,))
+            )
+            return lambda: ([r[0] for r in tried()], [r[0] for r in kept()])
+
+        return self._db.exchange(send)
+
+    def spelling_rows(self, names: Sequence[str]) -> list[tuple[StoredURL, str | None, int | None]]:
+        rows = self._db.rows(
+            f"SELECT {_U_COLS}, f.state, f.status FROM urls u LEFT JOIN LATERAL "
+            "(SELECT state, status FROM fetches WHERE url_id = u.id ORDER BY id DESC LIMIT 1) f "
+            "ON true "
+            "WHERE u.identity = ANY(%s::text[]) ORDER BY u.id",
+            (list(names),),
+        )
+        return [(url_row(r[:10]), r[10], r[11]) for r in rows]
+
+    def spelling_bases(self) -> list[str]:
+        return [r[0] for r in self._db.rows("SELECT DISTINCT identity FROM spellings")]
+
+    # -- learned rules -----------------------------------------------------------------------
+    def add_learned_rules(self, rules: Sequence[LearnedRuleRow]) -> list[int]:
+        if not rules:
+            return []
+        rows = [
+            (r.host, r.element, r.spec, r.support, r.pairs, r.differ, r.evidence, r.learned_at,
+             r.learned_fetches, r.worker if r.worker is not None else self._worker)
+            for r in rules
+        ]  # fmt: skip
+
+        def send(conn: Conn) -> Read[list[tuple[Any, ...]]]:
+            conn.execute(
+                "INSERT INTO learned_rules (host, element, spec, support, pairs, differ, "
+                "evidence, learned_at, learned_fetches, worker) "
+                "SELECT h, e, s, su, p, d, ev, la, lf, w FROM unnest("
+                "%s::text[], %s::text[], %s::text[], %s::int[], %s::int[], %s::int[], "
+                "%s::text[], %s::float8[], %s::bigint[], %s::text[]) WITH ORDINALITY "
+                "AS v(h, e, s, su, p, d, ev, la, lf, w, n) ORDER BY n "
+                "ON CONFLICT (host, spec) DO NOTHING",
+                _cols(rows, 10),
+            )
+            # Another worker may have learned the same rule for the host: its row's id.
+            return reader(
+                conn.execute(
+                    "SELECT r.id FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY "
+                    "AS v(host, spec, n) JOIN learned_rules r ON r.host = v.host "
+                    "AND r.spec = v.spec ORDER BY v.n",
+                    ([r.host for r in rules], [r.spec for r in rules]),
+                )
+            )
+
+        return [int(r[0]) for r in self._db.exchange(send)]
+
+    def retract_learned_rules(self, retractions: Sequence[tuple[int, float, str]]) -> None:
+        if not retractions:
+            return
+        first: dict[int, tuple[float, str]] = {}
+        for rid, at, reason in retractions:  # in order: the first retraction stands
+            first.setdefault(rid, (at, reason))
+        self._db.defer(
+            "UPDATE learned_rules r SET retracted_at = coalesce(r.retracted_at, v.at), "
+            "reason = coalesce(r.reason, v.reason) FROM unnest(%s::bigint[], %s::float8[], "
+            "%s::text[]) AS v(id, at, reason) WHERE r.id = v.id",
+            (list(first), [a for a, _ in first.values()], [w for _, w in first.values()]),
+        )
+
+    def learned_rules(self) -> list[LearnedRuleRow]:
+        rows = self._db.rows(f"SELECT {_RULE_COLS} FROM learned_rules ORDER BY id")
+        return [
+            LearnedRuleRow(
+                host=r[0], element=r[1], spec=r[2], support=r[3], pairs=r[4], differ=r[5],
+                evidence=r[6], learned_at=r[7], learned_fetches=int(r[8]), worker=r[9],
+                retracted_at=r[10], reason=r[11], id=int(r[12]),
+            )
+            for r in rows
+        ]  # fmt: skip
+
+    # -- merges ------------------------------------------------------------------------------
+    def add_merges(self, merges: Sequence[MergeRow]) -> None:
+        if not merges:
+            return
+        first = {(m.rule_id, m.base): m for m in reversed(merges)}  # repeats: the first stays
+        rows = [
+            (m.rule_id, m.base, m.url, m.host, m.site, m.depth, m.kind.value, m.seed_id,
+             m.parent_id, int(m.external), m.url_id, int(m.checked))
+            for m in merges
+            if first[(m.rule_id, m.base)] is m
+        ]  # fmt: skip
+        self._db.defer(
+            f"INSERT INTO learned_merges ({_MERGE_COLS}) SELECT rule_id, base, url, host, site, "
+            "depth, kind, seed_id, parent_id, external, url_id, checked FROM unnest("
+            "%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], "
+            "%s::text[], %s::bigint[], %s::bigint[], %s::int[], %s::bigint[], %s::int[]) "
+            "WITH ORDINALITY AS v(rule_id, base, url, host, site, depth, kind, seed_id, "
+            "parent_id, external, url_id, checked, n) ORDER BY n ON CONFLICT DO NOTHING",
+            _cols(rows, 12),
+        )
+
+    def merges_of(self, rule_ids: Iterable[int]) -> list[MergeRow]:
+        ids = list(dict.fromkeys(rule_ids))
+        if not ids:
+            return []
+        rows = self._db.rows(
+            f"SELECT {_MERGE_COLS} FROM learned_merges WHERE rule_id = ANY(%s::bigint[]) "
+            "ORDER BY seq",
+            (ids,),
+        )
+        return [
+            MergeRow(
+                rule_id=int(r[0]),
+                base=r[1],
+                url=r[2],
+                host=r[3],
+                site=r[4],
+                depth=r[5],
+                kind=_KINDS[r[6]],
+                seed_id=r[7],
+                parent_id=r[8],
+                external=bool(r[9]),
+                url_id=r[10],
+                checked=bool(r[11]),
+            )
+            for r in rows
+        ]
+
+    def drop_merges(self, rule_ids: Iterable[int]) -> None:
+        ids = list(dict.fromkeys(rule_ids))
+        if ids:
+            self._db.defer("DELETE FROM learned_merges WHERE rule_id = ANY(%s::bigint[])", (ids,))
+
+    def merge_counts(self) -> dict[int, tuple[int, int]]:
+        rows = self._db.rows(
+            "SELECT rule_id, sum(CASE WHEN checked = 0 THEN 1 ELSE 0 END), sum(checked) "
+            "FROM learned_merges GROUP BY rule_id"
+        )
+        return {int(r): (int(n), int(c)) for r, n, c in rows}
+
+    # -- re-keying ---------------------------------------------------------------------------
+    def queued_of_host(self, host: str, limit: int) -> list[StoredURL]:
+        rows = self._db.rows(
+            f"SELECT {URL_COLS} FROM urls WHERE state = 'queued' AND host = %s "
+            "ORDER BY priority DESC, depth, id LIMIT %s",
+            (host, limit),
+        )
+        return [url_row(r) for r in rows]
+
+    def rekey_urls(self, changes: Sequence[tuple[int, str, str]]) -> list[int]:
+        if not changes:
+            return []
+        rows = self._db.rows(
+            "SELECT * FROM dustless_rekey(%s::bigint[], %s::text[], %s::text[])",
+            ([c[0] for c in changes], [c[1] for c in changes], [c[2] for c in changes]),
+        )
+        return [int(r[0]) for r in rows]

@@ -1,0 +1,235 @@
+"""What only the PostgreSQL store has: migrations on a server, many workers at the same
+moment (exactly-once admission, limits held, disjoint leases, no deadlock), round trips
+counted honestly, and a connection that comes back. The contract both stores keep is in
+``test_store_contract.py``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from dustless.errors import StoreError
+from dustless.kinds import LinkKind
+from dustless.store import (
+    AdmitURL,
+    FetchRecord,
+    HostInfo,
+    Limits,
+    PostgresCrawlStore,
+    RobotsRow,
+    SQLiteStore,
+    Verdict,
+)
+from dustless.store._pg_schema import PG_MIGRATIONS, ROWID_COLUMNS
+from dustless.store._schema import MIGRATIONS
+
+
+def _url(path: str, host: str = "a.test", site: str | None = None) -> AdmitURL:
+    url = f"http://{host}{path}"
+    return AdmitURL(url, url, host, site or host, 1, LinkKind.ANCHOR, None, None, external=True)
+
+
+def _in_threads(n: int, work: Callable[[int], Any]) -> list[Any]:
+    """Run ``work(i)`` in ``n`` threads released at once; their results (or errors)."""
+    start = threading.Barrier(n)
+    out: list[Any] = [None] * n
+
+    def run(i: int) -> None:
+        start.wait()
+        try:
+            out[i] = work(i)
+        except Exception as exc:  # reported by the caller's assertions
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return out
+
+
+# -- schema ---------------------------------------------------------------------------------
+def test_every_sqlite_migration_has_its_postgresql_twin(pg_db: str, tmp_path: Path) -> None:
+    assert len(PG_MIGRATIONS) == len(MIGRATIONS)
+    with SQLiteStore(tmp_path) as lite, PostgresCrawlStore(pg_db) as pg:
+        assert pg.schema_version == lite.schema_version == len(MIGRATIONS)
+        tables = [r[0] for r in lite.query("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            sqlite_cols = [r[1] for r in lite.query(f"PRAGMA table_info({table})")]
+            pg_cols = [
+                r[0]
+                for r in pg.query(
+                    "SELECT column_name FROM information_schema.columns "
+                    "WHERE table_name = ? ORDER BY ordinal_position",
+                    (table,),
+                )
+            ]
+            # SQLite's implicit rowid, where an order of insertion is read, is a column here.
+            rowid = ROWID_COLUMNS.get(table)
+            assert pg_cols == sqlite_cols + ([rowid] if rowid else []), table
+
+
+def test_migrations_apply_once_roll_back_on_failure_and_refuse_newer(pg_db: str) -> None:
+    PostgresCrawlStore(pg_db).close()
+    extra = (*PG_MIGRATIONS, ("ALTER TABLE urls ADD COLUMN note TEXT",))
+    with PostgresCrawlStore(pg_db, migrations=extra) as s:
+        assert s.schema_version == len(PG_MIGRATIONS) + 1
+        assert s.query("SELECT note FROM urls") == []
+    bad = (*extra, ("CREATE TABLE t (x int)", "THIS IS NOT SQL"))
+    with pytest.raises(StoreError, match="syntax"):
+        PostgresCrawlStore(pg_db, migrations=bad)
+    with PostgresCrawlStore(pg_db, migrations=extra) as s:
+        assert s.schema_version == len(extra)
+        assert s.query("SELECT to_regclass('t')") == [(None,)]  # rolled back
+    with pytest.raises(StoreError, match="newer"):
+        PostgresCrawlStore(pg_db)
+
+
+def test_workers_starting_together_join_one_batch(pg_db: str) -> None:
+    stores = [PostgresCrawlStore(pg_db, worker=f"w{i}") for i in range(4)]
+    try:
+        got = _in_threads(4, lambda i: stores[i].start_or_join("{}", 1.0))
+        assert {batch.number for batch, _ in got} == {1}
+        assert sorted(joined for _, joined in got) == [False, True, True, True]
+    finally:
+        for s in stores:
+            s.close()
+
+
+# -- many workers at once --------------------------------------------------------------------
+def test_admission_is_exactly_once_and_limits_hold_under_concurrency(pg_db: str) -> None:
+    n = 6
+    stores = [PostgresCrawlStore(pg_db, worker=f"w{i}") for i in range(n)]
+    stores[0].start_batch("{}", 0.0)
+    # Every worker finds the same 40 URLs on 8 sites, in its own order.
+    found = [_url(f"/{i}", f"h{i % 8}.test") for i in range(40)]
+    limits = Limits(max_pages=25, max_pages_per_site=4)
+    try:
+        results = _in_threads(
+            n, lambda i: stores[i].admit(found[i:] + found[:i], limits, 1).admitted
+        )
+        assert not [r for r in results if isinstance(r, Exception)], results
+        queued = [a for r in results for a in r if a.verdict is Verdict.QUEUED]
+        assert len(queued) == len({a.url_id for a in queued}) <= 25
+        check = stores[0]
+        (total,) = check.query("SELECT count(*) FROM urls")[0]
+        assert total == len(queued)
+        pages = dict(check.query("SELECT site, pages FROM sites"))
+        per_site = dict(check.query("SELECT host, count(*) FROM urls GROUP BY host"))
+        assert pages == per_site  # one party per site, counted exactly
+        assert max(per_site.values()) <= 4
+        assert sum(pages.values()) <= 25
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_concurrent_leases_are_disjoint(pg_db: str) -> None:
+    a, b = PostgresCrawlStore(pg_db, worker="w1"), PostgresCrawlStore(pg_db, worker="w2")
+    try:
+        a.start_batch("{}", 0.0)
+        a.admit([_url("/", f"h{i}.test") for i in range(100)], Limits(), 1)
+        stores = (a, b)
+        got = _in_threads(2, lambda i: stores[i].lease_hosts(60, now=10.0, ttl=60.0))
+        hosts = [{x.host for x in leases} for leases in got]
+        assert not hosts[0] & hosts[1]
+        assert len(hosts[0] | hosts[1]) == 100
+        owners = dict(a.query("SELECT owner, count(*) FROM host_work GROUP BY owner"))
+        assert owners == {"w1": len(hosts[0]), "w2": len(hosts[1])}
+    finally:
+        a.close()
+        b.close()
+
+
+def test_spellings_stay_within_their_limit_across_workers(pg_db: str) -> None:
+    n = 4
+    stores = [PostgresCrawlStore(pg_db, worker=f"w{i}") for i in range(n)]
+    base = "http://a.test/p"
+    try:
+        got = _in_threads(
+            n,
+            lambda i: (
+                stores[i].add_spellings([(base, f"http://a.test/P{i}{j}") for j in range(3)], 5),
+                stores[i].commit(),
+            ),
+        )
+        assert not [r for r in got if isinstance(r, Exception)], got
+        _, kept = stores[0].spelling_state(base, [])
+        assert len(kept) == 5
+    finally:
+        for s in stores:
+            s.close()
+
+
+# -- round trips ---------------------------------------------------------------------------
+def test_round_trips_are_counted_as_the_server_sees_them(pg_db: str, tmp_path: Path) -> None:
+    store = PostgresCrawlStore(pg_db, worker="w1")
+    try:
+        store.start_batch("{}", 0.0)
+        trace = tmp_path / "trace"
+        with trace.open("w") as f:
+            conn = store._db.conn
+            conn.pgconn.trace(f.fileno())
+            conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+            before = store.round_trips
+            result = store.admit([_url(f"/{i}") for i in range(50)], Limits(max_pages=40), 1)
+            assert store.round_trips - before == 2  # read under the locks, then write
+            store.lease_hosts(10, now=1.0, ttl=60.0)
+            claimed = store.claim_queued(100, hosts=["a.test"], per_host=20)
+            # A second of crawling: fetch rows, host and robots rows, WARC marks, commit.
+            store.record_fetches([FetchRecord(u.id, 2.0, "OK", status=200) for u in claimed])
+            store.update_hosts([HostInfo("a.test", "192.0.2.1", "parsed")])
+            store.put_robots([RobotsRow("http://a.test", 200, b"User-agent: *\n", 2.0)])
+            store.warc_committed({"dustless-w1-00001.warc.gz": 1234})
+            store.commit()
+            trips = store.round_trips - before
+            conn.pgconn.untrace()
+        assert len([a for a in result.admitted if a.verdict is Verdict.QUEUED]) == 40
+        # admit 2, lease 1, claim 1, fetch ids 1, the writes of the second and commit 1.
+        assert trips == 6
+        # Each round trip is one wait for the server: the client flushed what it had sent
+        # (every exchange ends with Sync and Flush; admit flushes once in its middle).
+        sent = [line.split("\t") for line in trace.read_text().splitlines()]
+        assert sum(1 for f in sent if f[0] == "F" and f[2] == "Flush") == trips
+        assert sum(1 for f in sent if f[0] == "F" and f[2] == "Sync") == trips - 1
+        assert not [f for f in sent if f[0] == "F" and f[2] == "Query"]  # nothing on the side
+        assert store.query("SELECT count(*) FROM fetches")[0][0] == 20
+    finally:
+        store.close()
+
+
+# -- errors --------------------------------------------------------------------------------
+def test_a_lost_connection_comes_back_once(pg_db: str, postgres: Any) -> None:
+    store = PostgresCrawlStore(pg_db, worker="w1")
+    try:
+        store.start_batch("{}", 0.0)
+        pid = store._db.conn.info.backend_pid
+        with psycopg.connect(postgres.dsn, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        assert store.has_seeds() is False  # replayed on a new connection
+        assert store._db.conn.info.backend_pid != pid
+    finally:
+        store.close()
+
+
+def test_errors_are_one_line_and_never_show_a_password(postgres: Any) -> None:
+    port = postgres.dsn.rsplit(":", 1)[1].split("/")[0]
+    dsn = f"postgresql://postgres:s3cret@127.0.0.1:{port}/no_such_db"
+    with pytest.raises(StoreError) as err:
+        PostgresCrawlStore(dsn, connect_timeout=2)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "s3cret" not in message
+    assert "no_such_db" in message
+
+
+def test_query_takes_sqlite_placeholders(pg_db: str) -> None:
+    with PostgresCrawlStore(pg_db) as s:
+        s.start_batch("{}", 0.0)
+        assert s.query("SELECT ? || '?' || ?, 'a%'", ("x", "y")) == [("x?y", "a%")]
