@@ -1,6 +1,6 @@
 """Time the seed 000 metrics core on 1,000,000 synthetic URLs, for every factor and method.
 
-Issue 5 wants `evaluate` over 1,000,000 fetches in under 60 s. This measures the pure core
+`evaluate` must get through 1,000,000 fetches in under 60 s. This measures the pure core
 (`dustless.analysis.evaluate`) with cheap string methods standing in for the normalizer, and
 prints it next to its peer measured in the same run: the bare cost of calling every factor's
 key once per URL (the floor any implementation pays). Run by hand: `make bench` or

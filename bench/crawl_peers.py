@@ -1,4 +1,5 @@
-"""dustless crawl against Scrapy on the test web (issue 4 "Speed").
+"""dustless crawl against Scrapy on the test web (the README's table of
+measured figures).
 
 Two runs, each crawler in the same run of this script, against the same server:
 

@@ -77,7 +77,7 @@ def crawl_admission(files: list[bytes]) -> int:
     from dustless.crawl.config import CrawlConfig
     from dustless.crawl.discover import Discovery
     from dustless.crawl.hosts import HostTable
-    from dustless.crawl.progress import CrawlStats
+    from dustless.crawl.progress import RunCounters
     from dustless.crawl.sources import Sources, SourceSwitch
     from dustless.frontier import QueuedURL
     from dustless.kinds import LinkKind
@@ -88,7 +88,7 @@ def crawl_admission(files: list[bytes]) -> int:
         config = CrawlConfig(seeds=(f"http://{HOST}/",), sitemaps=True, progress=False)
         store = SQLiteStore(directory)
         batch = store.start_batch(config.to_json(), time.time()).number
-        stats = CrawlStats()
+        stats = RunCounters()
         discovery = Discovery(config, Normalizer(get_policy(config.policy)))
         hosts = HostTable(store, config.politeness(), agent=config.user_agent)
         admission = Admission(store, discovery, hosts, stats, batch=batch, scripted=None)

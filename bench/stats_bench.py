@@ -1,6 +1,6 @@
 """Benchmark: ``dustless evaluate`` + ``dustless stats`` on a synthetic crawl of 1,000,000 fetches.
 
-Issue 5 "Speed": at the paper's scale both must stay interactive — under 60 s together on
+At the paper's scale both must stay interactive — under 60 s together on
 this machine — parsing each URL once and grouping in SQL. This script
 
 1. generates a crawl DB through the store's public API (``SQLiteStore.add_urls`` /

@@ -1,6 +1,6 @@
 """How many pages per second ``dustless testweb --profile clean`` serves on one core.
 
-Issue 3 asks for ≥ 5,000 pages/s so the test web is never a crawl benchmark's bottleneck.
+The test web must serve ≥ 5,000 pages/s so the test web is never a crawl benchmark's bottleneck.
 The server is one process (so one core); the load comes from ``wrk`` (with a Lua script
 that cycles through every page of the truth file, each with its own Host header) or, when
 ``wrk`` is not installed, from an aiohttp client in another process. The peer measured in

@@ -1,4 +1,4 @@
-"""Shared fixtures. ``testweb``: the synthetic web of issue 3 on a free loopback port.
+"""Shared fixtures. ``testweb``: the synthetic web (docs/testweb.md) on a free loopback port.
 
     def test_crawl(testweb):
         seeds = testweb.seeds                  # full URLs with the port

@@ -13,8 +13,7 @@ separates *the caller misused us* from *the remote misbehaved*::
     │   └── ScriptError          a pattern script or rules file that does not validate;
     │                            carries the line number
     ├── RemoteError              a server or peer misbehaved
-    │   ├── FetchError           a fetch failed; carries the network state (004 Fig. 3)
-    │   └── ProtocolViolation    a response that breaks its protocol beyond repair
+    │   └── FetchError           a fetch failed; carries the network state (004 Fig. 3)
     ├── StoreError               the crawl store or a WARC file is unusable
     │   ├── StoreCorrupt         data on disk does not match what the DB says
     │   └── StoreLocked          another process owns what we wanted to write
@@ -36,7 +35,6 @@ __all__ = [
     "InvalidOption",
     "InvalidPolicy",
     "InvalidURL",
-    "ProtocolViolation",
     "RemoteError",
     "ScriptError",
     "StoreCorrupt",
@@ -95,10 +93,6 @@ class FetchError(RemoteError):
     def __init__(self, message: str, state: str) -> None:
         super().__init__(message)
         self.state = state
-
-
-class ProtocolViolation(RemoteError):
-    """A response that breaks its protocol beyond repair."""
 
 
 class StoreError(DustlessError):

@@ -8,9 +8,9 @@ at "문서 접속" (connect) cErr, cTim or Conn; at "헤더 다운로드" (heade
 hErr, or the server's code, which is OK when it is 200 and the MIME type is text/html; at
 "문서 다운로드" (document) dTim and dErr. We add the states our gates produce before any
 request (robots, filtered, noIP), the size limit (tooBig), extraction's budget (pBig: a page
-whose markup is too big to read all its links, issue "hostile web"), and one for our failures
-(iErr: a bug of dustless met while crawling a URL — recorded and counted, never blamed on
-the server).
+whose markup is too big to read all its links, a hostile page of docs/testweb.md), and one
+for our failures (iErr: a bug of dustless met while crawling a URL — recorded and counted,
+never blamed on the server).
 
 Like h11's ``_state.py``, the table below is the only place the states and their legal
 successors are written down; ``advance`` refuses anything else, naming both states.

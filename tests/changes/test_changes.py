@@ -50,7 +50,9 @@ def test_ss_ff_reproduce_table_8(table8_crawl: Path, capsys: pytest.CaptureFixtu
     assert first["seeds_downloaded"] == 1424 - 328
 
 
-def test_json_has_the_issue_keys(table8_crawl: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_has_the_documented_keys(
+    table8_crawl: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = _json(capsys, str(table8_crawl))
     for key in (
         "batches",

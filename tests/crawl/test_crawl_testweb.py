@@ -1,4 +1,4 @@
-"""The crawler against the test web; the server's own counters are the witness (issue 4)."""
+"""The crawler against the test web; the server's own counters are the witness."""
 
 from __future__ import annotations
 

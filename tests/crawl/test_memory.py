@@ -1,4 +1,4 @@
-"""Memory stays bounded (issue 4): a frontier of 1,000,000 queued URLs in under 500 MB RSS.
+"""Memory stays bounded: a frontier of 1,000,000 queued URLs in under 500 MB RSS.
 
 Measured in a fresh subprocess (ru_maxrss: the peak, interpreter included), so nothing the
 test session loaded counts.

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dustless.crawl.progress import (
-    CrawlStats,
     Progress,
+    RunCounters,
     _Rate,
     code_groups,
     format_duration,
@@ -18,9 +18,9 @@ from dustless.crawl.progress import (
 )
 
 
-def _busy_stats() -> CrawlStats:
+def _busy_stats() -> RunCounters:
     """A crawl like the one that showed `errors: code 1,251`, 1,052 of them 301s."""
-    s = CrawlStats(started=0.0)
+    s = RunCounters(started=0.0)
     for _ in range(3_000):
         s.count_state("OK", 200)
     for status, n in ((301, 1_052), (302, 80), (404, 100), (410, 2), (500, 17), (200, 5)):
@@ -94,7 +94,7 @@ def test_packing_breaks_only_between_phrases(groups: list[list[str]], width: int
 
 
 def test_recent_rate_follows_the_tail_while_the_average_lags() -> None:
-    s = CrawlStats(started=0.0)
+    s = RunCounters(started=0.0)
     rate = _Rate(window=10.0)
     recent = 0.0
     for t in range(0, 101):  # 145 pages/s for 60 s, then 10 pages/s
@@ -111,7 +111,7 @@ def test_duration_formats() -> None:
 def test_off_a_terminal_a_report_every_interval() -> None:
     out = io.StringIO()  # not a terminal
     p = Progress(out, interval=5.0)
-    s = CrawlStats(started=0.0)
+    s = RunCounters(started=0.0)
     with p:
         for t in (0.0, 1.0, 4.9, 5.0, 7.0, 9.9, 10.0, 10.5):
             s.fetched = int(t * 10)
@@ -126,7 +126,7 @@ def test_quiet_and_interval_zero_write_nothing() -> None:
     for progress in (Progress(io.StringIO(), enabled=False), Progress(io.StringIO(), interval=0)):
         with progress:
             for t in range(30):
-                progress.update(CrawlStats(), float(t))
+                progress.update(RunCounters(), float(t))
         assert not progress.enabled
         assert isinstance(progress.stream, io.StringIO)
         assert progress.stream.getvalue() == ""

@@ -157,5 +157,6 @@ def test_paper_and_learned_rules_lose_no_page_standard_reaches_through_a_redirec
         assert at_risk <= got, (name, sorted(at_risk - got))
         if name == "rules":
             assert at_risk, "the learned redirect rules merge some redirects"
-            # and at most 1 % of what standard reached is lost (issue 6 "Must hold")
+            # and at most 1 % of what standard reached is lost (the bound that
+            # tests/learn/test_learn_musthold.py holds learned rules to)
             assert len(reached - got) <= 0.01 * len(reached), sorted(reached - got)

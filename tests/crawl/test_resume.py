@@ -1,4 +1,4 @@
-"""Crash safety (issue 4): kill -9 at a random point, --resume, compare with a crawl that
+"""Crash safety (docs/storage.md): kill -9 at a random point, --resume, compare with a crawl that
 was never interrupted. Nothing lost, at most the in-flight fetches and the last second
 repeated, and every WARC pointer in the DB reads back."""
 

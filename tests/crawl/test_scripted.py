@@ -1,4 +1,4 @@
-"""``dustless crawl --script`` (seed 002 §3.3-§3.4, §4.1) and ``--rules`` (issue 6).
+"""``dustless crawl --script`` (seed 002 §3.3-§3.4, §4.1) and ``--rules`` (learned rules).
 
 The test web's ``www.web.com`` serves exactly the URL patterns of Fig. 6: list pages
 ``list.aspx?cate_id={0}&page={1}`` and detail pages reachable only through

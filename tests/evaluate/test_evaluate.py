@@ -294,7 +294,7 @@ def test_recommendation_respects_the_budget(example_eval: Evaluation) -> None:
     assert ("default-document", "remove") not in rec.choices  # loses 0.5
 
 
-def test_cli_json_has_the_issue_fields(
+def test_cli_json_has_the_documented_fields(
     example: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     docs = ",".join(EXAMPLE_DEFAULTS)

@@ -22,7 +22,7 @@ from dustless.extract._guard import MAX_ATTRIBUTES, MAX_OPTIONS, flatten, prepar
 
 DOC = "http://h.test/dir/"
 
-# The issue's two pages (1.1 MB and 1.4 MB), with links before, inside and after.
+# Two hostile pages (1.1 MB and 1.4 MB), with links before, inside and after.
 NESTED_DIV = (
     "<html><body><a href='/first'>first</a>"
     + "<div>" * 50_000
@@ -72,7 +72,7 @@ def urls(e):
     return [link.url for link in e.links]
 
 
-def test_the_issue_nested_div_page_is_read_flat_with_every_link(parsed):
+def test_the_nested_div_page_is_read_flat_with_every_link(parsed):
     assert len(NESTED_DIV) > 1_100_000
     e = extract_links(NESTED_DIV.encode(), DOC)
     assert urls(e) == ["http://h.test/first", "http://h.test/deep", "http://h.test/after"]
@@ -83,7 +83,7 @@ def test_the_issue_nested_div_page_is_read_flat_with_every_link(parsed):
     assert _depth(text) <= 8  # html, body, a, text — not 100,000 divs
 
 
-def test_the_issue_div_span_b_page_is_flat_and_over_the_tag_budget(parsed):
+def test_the_div_span_b_page_is_flat_and_over_the_tag_budget(parsed):
     # 300,000 tags: more than the default budget, so the page's first part is read
     # (flattened) and the extraction says so; the engine records it as a state of its own.
     assert UNCLOSED_DIV_SPAN_B.count("<") > DEFAULT_MAX_TAGS

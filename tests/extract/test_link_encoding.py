@@ -33,7 +33,7 @@ CODE_POINTS = sorted(
     set(SPECIAL) | {c for c in range(0x80, 0x10000, 53) if not 0xD800 <= c < 0xE000}
 )
 PLAIN_LINKS = [
-    "/search?q=한국",  # the issue's example
+    "/search?q=한국",  # a query in the page's encoding
     "/한국/?q=한국#한국",  # path and fragment in UTF-8
     "http://other.test/p?q=café&x=1",
     "?q=a b'&quot;<>&#x2603;",
@@ -128,7 +128,7 @@ async def test_links_resolve_as_in_chromium_in_every_encoding(browser, server):
     assert checked == len(ENCODINGS) * (len(PLAIN_LINKS) + len(CODE_POINTS))
 
 
-async def test_the_issue_example_in_an_euc_kr_page(browser, server):
+async def test_a_korean_query_in_an_euc_kr_page(browser, server):
     # Declared only in <meta>: the encoding found by the prescan decides the query too.
     url = f"{server}/meta/euc-kr"
     charset, hrefs = await browser_links(browser, url)

@@ -1,9 +1,9 @@
 """Every page of the test web: the links extracted are exactly the links its truth records.
 
-The test web (issue 3) writes each link in one of many markups — relative, protocol-relative,
-entities, whitespace, upper case, unquoted, iframe, area, onclick, inline script, frames,
-<base href>, meta refresh — and records the URL a conforming parser must find and its
-seed 004 Table 13 kind. Pure: pages are rendered in-process, no server.
+The test web (docs/testweb.md) writes each link in one of many markups — relative,
+protocol-relative, entities, whitespace, upper case, unquoted, iframe, area, onclick, inline
+script, frames, <base href>, meta refresh — and records the URL a conforming parser must find
+and its seed 004 Table 13 kind. Pure: pages are rendered in-process, no server.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def test_extracted_links_match_the_truth(seed: int, profile: Profile) -> None:
 
 
 def test_the_hostile_web_nested_pages() -> None:
-    # The hostile profile serves the issue's two pages; extraction reads the first flat and
+    # The hostile profile serves two deeply nested pages; extraction reads the first flat and
     # whole, the second (300,000 tags) flat and only to its budget.
     web = build_web(WebConfig(seed=1, sites=3, pages_per_site=12, profile=Profile.HOSTILE))
     host = web.hosts[0]

@@ -26,7 +26,7 @@ def redirect_to(location: bytes, status: bytes = b"302 Found"):
 @pytest.mark.parametrize(
     ("location", "expected_path"),
     [
-        (RAW_LOCATION, "/caf%E9/%FF%FE?x=%C7%D1"),  # the example
+        (RAW_LOCATION, "/caf%E9/%FF%FE?x=%C7%D1"),  # bytes that are not UTF-8, kept
         (b"caf\xe9.html", "/dir/caf%E9.html"),  # relative, resolved against the URL
         ("/카페/?q=한국".encode(), "/%EC%B9%B4%ED%8E%98/?q=%ED%95%9C%EA%B5%AD"),  # UTF-8
         (b"/a b\tc/%7e?q=1 2#f\xe9", "/a%20bc/~?q=1%202#f%E9"),  # as a browser parses it

@@ -1,4 +1,4 @@
-"""Issue 6 "Must hold": crawl, learn rules, crawl again with them; judge with the truth file.
+"""What learned rules must achieve: crawl, learn, crawl again with the rules; the truth judges.
 
 Used by ``test_learn_musthold.py`` and runnable by hand to print the figures::
 

@@ -1,6 +1,6 @@
-"""Issue 6 "Must hold", on the test web's ``dirty`` profile with its truth file as the judge:
-a second crawl with the learned rules fetches at least 50 % fewer duplicate documents than
-the first crawl under policy ``standard``, with a coverage loss of at most 1 %.
+"""What learned rules must achieve, on the test web's ``dirty`` profile with its truth file as
+the judge: a second crawl with the learned rules fetches at least 50 % fewer duplicate
+documents than the first crawl under policy ``standard``, with a coverage loss of at most 1 %.
 
 The second crawl runs ``dustless crawl --policy standard --rules FILE`` through the CLI, so
 this test also holds the ``--rules`` option to its promise; the figures are printed (``-s``).

@@ -11,6 +11,7 @@ no two resources with the rules it ends with, and write rules a later crawl reus
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections import defaultdict
 from pathlib import Path
@@ -150,6 +151,11 @@ def test_stats_and_evaluate_report_the_canonical_declarations(crawls, capsys):
     text = capsys.readouterr().out
     assert "Rules learned while crawling" in text
     assert "Canonical links (RFC 6596)" in text
+    # Every row of the rules table fills its columns, "checked" included (a value was missing).
+    table = text.split("Rules learned while crawling", 1)[1].split("\n\n", 1)[0].splitlines()
+    header, rule = table[1], next(line for line in table[3:] if "in force" in line)
+    assert header.split()[-2:] == ["checked", "state"]
+    assert len(re.split(r"\s{2,}", rule.strip())) == len(re.split(r"\s{2,}", header.strip())), rule
     assert main(["evaluate", str(crawls.std), "--json"]) == 0
     rows = {(r["factor"], r["method"]): r for r in json.loads(capsys.readouterr().out)["canonical"]}
     tracking = rows["tracking-params", "remove"]

@@ -1,4 +1,5 @@
-"""Issue 8 "Must hold", through ``dustless crawl`` + ``dustless recrawl`` on the test web.
+"""What recrawls must achieve (docs/recrawl.md), through ``dustless crawl`` + ``dustless recrawl``
+on the test web.
 
 The crawl engine does every fetch (conditional requests included): the test web's day and
 ``--batch-time`` step together, ``dustless changes`` estimates the rates, and

@@ -102,7 +102,7 @@ def test_report_renders_in_chromium(
     stats, ev, _ = results
     extra = Section(
         "changes",
-        "Hook for issue 8",
+        "Hook for the change charts",
         (Chart(BarChart("changes", ("a", "b"), (Series("n", (1.0, 3.0)),))),),
     )
     html = render_report(stats, ev, extra_sections=[extra], generated="test run")
@@ -185,7 +185,7 @@ def test_cli_writes_the_file(
 
     def provider(source: CrawlSource) -> list[Section]:
         seen.append(source.directory)
-        return [Section("later", "A section from issue 8", (Paragraph("changes here"),))]
+        return [Section("later", "A section from dustless changes", (Paragraph("changes here"),))]
 
     monkeypatch.setattr(report_cli, "SECTION_PROVIDERS", [provider])
     out = tmp_path / "r.html"
@@ -194,7 +194,7 @@ def test_cli_writes_the_file(
     text = out.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
     assert "seed 000 Table 1" in text
-    assert "A section from issue 8" in text
+    assert "A section from dustless changes" in text
     assert seen == [crawl]
     assert main(["report", str(tmp_path / "none"), "-o", str(out)]) == 2
     assert "no such directory" in capsys.readouterr().err

@@ -1,7 +1,7 @@
 """The service as users run it: ``dustless shortener serve`` subprocesses with 2 workers.
 
-What must hold (issue 7): concurrent creates of the same long URL yield one code; ``kill -9``
-under load loses no link whose 201 was sent; a restart serves every link.
+What must hold (docs/shortener.md): concurrent creates of the same long URL yield one code;
+``kill -9`` under load loses no link whose 201 was sent; a restart serves every link.
 """
 
 import asyncio

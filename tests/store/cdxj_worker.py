@@ -16,7 +16,6 @@ from dustless.store import (
     FetchRecord,
     NewURL,
     SQLiteStore,
-    UrlSeen,
     WarcWriter,
     durable_commit,
 )
@@ -29,13 +28,11 @@ def main(outdir: Path) -> None:
     batch = store.resume_batch() or store.start_batch("{}", now=1.0)
     warc = WarcWriter(outdir / "warc", max_size=400_000, committed_ends=store.warc_ends())
     index = CdxjIndex.beside(outdir / "warc")
-    seen = UrlSeen(store, capacity=100_000)
-    seen.rebuild()
     n = store.query("SELECT count(*) FROM urls")[0][0]
     while True:
         urls = [f"http://a.test/{n + i}" for i in range(5)]
         n += 5
-        seen.add_urls([NewURL(u, u, "a.test", 0, "s") for u in urls])
+        store.add_urls([NewURL(u, u, "a.test", 0, "s") for u in urls])
         ids = {r.url: r.id for r in store.claim_queued(5)}
         for u in urls:
             seed = hashlib.sha256(u.encode()).digest()

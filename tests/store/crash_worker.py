@@ -16,7 +16,6 @@ from dustless.store import (
     FetchRecord,
     NewURL,
     SQLiteStore,
-    UrlSeen,
     WarcWriter,
     durable_commit,
 )
@@ -35,9 +34,8 @@ def main(outdir: Path) -> None:
     batch = store.resume_batch() or store.start_batch("{}", now=1.0)
     store.requeue_in_flight()
     warc = WarcWriter(outdir / "warc", max_size=2_000_000, committed_ends=store.warc_ends())
-    seen = UrlSeen(store, capacity=100_000)
-    seen.rebuild()
-    seen.add_urls([NewURL("http://a.test/0", "http://a.test/0", "a.test", 0, "s")])
+    # The store's unique index is URL-seen, as in the crawl: on resume the root is known.
+    store.add_urls([NewURL("http://a.test/0", "http://a.test/0", "a.test", 0, "s")])
     durable_commit(store, warc)
     pages = 0
     while True:
@@ -58,7 +56,7 @@ def main(outdir: Path) -> None:
             )  # fmt: skip
             n = int(u.url.rsplit("/", 1)[1])
             children = [f"http://a.test/{c}" for c in (2 * n + 1, 2 * n + 2)]
-            seen.add_urls([NewURL(c, c, "a.test", u.depth + 1, parent_id=u.id) for c in children])
+            store.add_urls([NewURL(c, c, "a.test", u.depth + 1, parent_id=u.id) for c in children])
             pages += 1
             if pages % 3 == 0:
                 durable_commit(store, warc)

@@ -1,5 +1,5 @@
-"""Crash safety (issue 4): a writer killed with SIGKILL mid-batch loses nothing it committed,
-and every WARC pointer in the DB reads back intact after the resume."""
+"""Crash safety (docs/storage.md): a writer killed with SIGKILL mid-batch loses nothing it
+committed, and every WARC pointer in the DB reads back intact after the resume."""
 
 from __future__ import annotations
 

@@ -77,7 +77,6 @@ def test_decoded_body_gets_consistent_http_headers(tmp_path: Path) -> None:
 def test_digests_verify_with_warcio(tmp_path: Path) -> None:
     with WarcWriter(tmp_path) as w:
         w.write_response("http://a.test/", HEAD, b"x" * 5000, fetched_at=1.0, request=REQ)
-        w.write_metadata("http://a.test/", [("outlink", "http://a.test/b a")], fetched_at=1.0)
         name = w.current_file
     kinds = []
     with open(tmp_path / name, "rb") as f:
@@ -85,7 +84,7 @@ def test_digests_verify_with_warcio(tmp_path: Path) -> None:
             rec.content_stream().read()
             kinds.append(rec.rec_type)
     # Every record was read (and its digests checked), not an empty iteration.
-    assert sorted(kinds) == ["metadata", "request", "response", "warcinfo"]
+    assert sorted(kinds) == ["request", "response", "warcinfo"]
 
 
 def test_revisit_record_identical_payload_digest(tmp_path: Path) -> None:
@@ -113,22 +112,6 @@ def test_revisit_record_identical_payload_digest(tmp_path: Path) -> None:
     assert r.header("WARC-Refers-To-Date") == "1970-01-01T00:01:40.000000Z"
     assert r.header("WARC-Payload-Digest") == first.payload_digest
     assert rev.request is not None
-
-
-def test_metadata_outlinks(tmp_path: Path) -> None:
-    with WarcWriter(tmp_path) as w:
-        resp = w.write_response("http://a.test/", HEAD, b"<a href=b>", fetched_at=1.0)
-        ref = w.write_metadata(
-            "http://a.test/",
-            [("outlink", "http://a.test/b a"), ("via", "x\r\ny")],
-            fetched_at=1.0,
-            concurrent_to=resp.response.record_id,
-        )
-    m = read_record(tmp_path, ref)
-    assert m.type == "metadata"
-    assert m.header("Content-Type") == "application/warc-fields"
-    assert m.payload == b"outlink: http://a.test/b a\r\nvia: x  y\r\n"
-    assert m.header("WARC-Concurrent-To") == resp.response.record_id
 
 
 def test_files_roll_at_max_size_and_keep_pairs_together(tmp_path: Path) -> None:

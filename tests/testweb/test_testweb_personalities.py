@@ -1,4 +1,5 @@
-"""Each server personality of issue 3, checked from a real HTTP client on 127.0.0.1.
+"""Each server personality of the test web (docs/testweb.md), checked from a real HTTP client on
+127.0.0.1.
 
 Seed 000 §4 (path case, trailing slash, www, default documents), seed 001 (session ids,
 tracking parameters, parameter order), seed 002 (www.web.com's Fig. 6 patterns, Fig. 3).

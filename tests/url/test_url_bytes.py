@@ -88,7 +88,7 @@ def run_cli(*args, stdin=None, env=None):
     )
 
 
-def test_the_issue_example_as_an_argument():
+def test_control_and_non_ascii_host_bytes_as_an_argument():
     proc = run_cli("--policy", "google-safebrowsing", b"http://\x01\x80.com/")
     assert proc.stdout == b"http://%01%80.com/\n"
 

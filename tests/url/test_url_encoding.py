@@ -16,7 +16,7 @@ BASE = "http://h.test/dir/page.html"
 @pytest.mark.parametrize(
     ("encoding", "reference", "expected"),
     [
-        # the example: EUC-KR, as browsers send it
+        # a Korean query from an EUC-KR page: in EUC-KR, as browsers send it
         ("euc-kr", "/search?q=한국", "http://h.test/search?q=%C7%D1%B1%B9"),
         # the path and the fragment are always UTF-8
         (

@@ -143,7 +143,7 @@ def test_named_policy_examples(policy, url, expected):
     assert normalize(url, policy) == expected
 
 
-# --- correctness points where the peers break (issue 2) --------------------------------
+# --- correctness points where the peers break (bench/normalize_peers.py) ---------------
 
 
 @pytest.mark.parametrize("policy", ["rfc3986", "standard", "paper", "aggressive"])
@@ -206,20 +206,13 @@ def test_invalid_urls_say_what_and_where(policy, url, message):
     assert exc.value.url == url
 
 
-def test_bad_percent_escape_position_matches_issue_example():
+def test_bad_percent_escape_position_is_its_character_offset():
     with pytest.raises(InvalidURL, match=r"^bad percent-escape at 14$") as exc:
         normalize("http://a.b/cd/%g1")
     assert exc.value.position == 14
 
 
 # --- Normalizer ------------------------------------------------------------------------
-
-
-def test_normalize_many_never_raises_per_url():
-    results = Normalizer("paper").normalize_many(["HTTP://A.com/X", "nope", "http://a.com/%"])
-    assert results[0] == "http://a.com/x/"
-    assert isinstance(results[1], InvalidURL)
-    assert isinstance(results[2], InvalidURL)
 
 
 def test_normalizer_keeps_its_policy_and_cache_is_invisible():

@@ -114,7 +114,7 @@ def test_a_stray_percent_in_a_link_becomes_percent_25(reference, expected):
 
 
 def test_normalize_itself_still_refuses_a_stray_percent():
-    # Given as a URL (not found in a page), "%zz" is the caller's error (issue 2's example).
+    # Given as a URL (not found in a page), "%zz" is the caller's error, with its position.
     with pytest.raises(InvalidURL, match="bad percent-escape at 20"):
         normalize("http://example.com/a%zz", "rfc3986")
 

@@ -187,12 +187,11 @@ def read_histories(db: CrawlReader, batches: Sequence[int] | None = None) -> lis
     )
     latest: dict[int, tuple[int, float]] = {}
     if dated:
-        # The latest reading per URL, over the batches asked for: the row of each URL's
-        # last batch (joined back: a bare column beside max() is SQLite's alone).
+        # The latest reading per URL over the batches asked for ((url_id, batch) is unique).
         for uid, batch, value in db.iterate(
-            "SELECT d.url_id, d.batch, d.lastmod FROM url_dates d JOIN (SELECT url_id, "
-            "max(batch) AS b FROM url_dates WHERE lastmod IS NOT NULL "
-            f"AND batch IN ({marks}) GROUP BY url_id) m ON m.url_id = d.url_id AND m.b = d.batch",
+            "SELECT url_id, batch, lastmod FROM (SELECT url_id, batch, lastmod, "
+            "row_number() OVER (PARTITION BY url_id ORDER BY batch DESC) AS n FROM url_dates "
+            f"WHERE lastmod IS NOT NULL AND batch IN ({marks})) d WHERE n = 1",
             numbers,
         ):
             latest[int(uid)] = (int(batch), float(value))

@@ -4,8 +4,11 @@ The store (``dustless.store``) owns the schema and every write; the readers of `
 go through :class:`CrawlReader`, which answers read-only SQL over the documented schema
 (docs/storage.md), grouping in the database so a million fetches cost a few scans, not a
 million Python objects. The SQL is written once, in the subset SQLite and PostgreSQL share
-(``?`` placeholders, ``CASE`` sums, ``temp.`` for the session's temporary tables); where the
-two differ the reader says how (:meth:`CrawlReader.instr`, :meth:`CrawlReader.greatest`).
+(``CASE`` sums, never a sum of a comparison; an alias on every subquery in ``FROM``; window
+functions; integer division of integers only); where the two differ the reader says how
+(:meth:`CrawlReader.instr`, :meth:`CrawlReader.greatest`, :meth:`CrawlReader.floor`). Two
+spellings are the reader's to translate: the ``?`` placeholders, and ``temp.NAME`` for the
+session's temporary tables (``pg_temp.NAME`` on PostgreSQL).
 :class:`CrawlDB` is the SQLite reader: its connection is opened with ``mode=ro``, so
 ``dustless stats`` on a crawl that is still running never takes a write lock (WAL lets
 readers proceed).
@@ -26,7 +29,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dustless.errors import InvalidOption, StoreError
-from dustless.store._types import PROBE_KIND
+from dustless.store import WARC_DIR
+from dustless.store._types import DB_NAME, PROBE_KIND
 
 __all__ = [
     "DB_NAME",
@@ -39,8 +43,6 @@ __all__ = [
     "open_crawl",
 ]
 
-DB_NAME = "crawl.db"  # dustless.store.DB_NAME; repeated so readers need not import the writer
-WARC_DIR = "warc"  # dustless.store.WARC_DIR
 # Tables a crawl DB has since the store's first migration (store/_schema.py, V1).
 REQUIRED_TABLES = frozenset({"crawls", "hosts", "seeds", "urls", "fetches"})
 
@@ -97,6 +99,10 @@ class CrawlReader(Protocol):
         """SQL for the larger of two values."""
         ...
 
+    def floor(self, value: str) -> str:
+        """SQL for the integer part of a non-negative number (a bucket's index)."""
+        ...
+
     def crawl_dirs(self) -> list[Path]:
         """The directories of the crawl's WARC files (``warc/``) and their index
         (``indexes/``): DIR itself, or each worker's DIR of a crawl shared on PostgreSQL."""
@@ -111,7 +117,7 @@ class CrawlReader(Protocol):
     def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]: ...
 
     def script(self, sql: str, params: Sequence[Any] = ()) -> None:
-        """One statement that writes only ``temp.`` tables."""
+        """One statement that writes only ``temp.`` tables (``pg_temp.`` on PostgreSQL)."""
         ...
 
     def script_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
@@ -173,6 +179,11 @@ class CrawlDB:
 
     def greatest(self, a: str, b: str) -> str:
         return f"max({a}, {b})"  # SQLite's scalar max
+
+    def floor(self, value: str) -> str:
+        # SQLite's CAST truncates toward zero: the floor of a non-negative value. (PostgreSQL's
+        # CAST rounds to the nearest integer instead, hence a method of the reader.)
+        return f"CAST({value} AS INTEGER)"
 
     def crawl_dirs(self) -> list[Path]:
         return [self.directory]

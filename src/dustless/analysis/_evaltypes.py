@@ -23,7 +23,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class EvaluationRow:
-    """One row of ``evaluate --json`` (issue 5 names exactly these fields), Table 1 shaped."""
+    """One row of ``evaluate --json``, shaped like seed 000 Table 1 (its fields are the JSON
+    keys)."""
 
     factor: str
     method: str

@@ -121,6 +121,10 @@ class PgCrawlDB:
     def greatest(self, a: str, b: str) -> str:
         return f"greatest({a}, {b})"
 
+    def floor(self, value: str) -> str:
+        # A CAST to an integer rounds on PostgreSQL (SQLite's truncates): floor() first.
+        return f"CAST(floor({value}) AS BIGINT)"
+
     # -- the crawl's directories ---------------------------------------------------------------
     def crawl_dirs(self) -> list[Path]:
         """Each worker's directory (its ``warc/`` and ``indexes/``), by worker name."""

@@ -229,7 +229,7 @@ def pick_due(frequencies: Sequence[float], elapsed: Sequence[float], n: int) -> 
 def schedule(
     kind: Literal["uniform", "proportional", "optimal"], rates: Sequence[float], budget: float
 ) -> tuple[float, ...]:
-    """One of the three schedules by name (the ``--schedule`` choice of issue 8)."""
+    """One of the three schedules by name (``recrawl --schedule``)."""
     if kind == "uniform":
         return uniform_schedule(rates, budget)
     if kind == "proportional":

@@ -387,6 +387,7 @@ def crawl_stats(
     gates = tuple(sorted(GATE_STATES))
     gate_marks = ",".join("?" * len(gates))
     requested_sql = f"state NOT IN ({gate_marks})"
+    # A sum of a condition, in CASE form: PostgreSQL has no sum(boolean).
     requested_sum = f"coalesce(sum(CASE WHEN {requested_sql} THEN 1 ELSE 0 END), 0)"
 
     (urls_known,) = db.query("SELECT count(*) FROM urls WHERE substr(identity, 1, 6) != 'probe '")[
@@ -468,17 +469,13 @@ def crawl_stats(
     )
 
     # Table 5: sizes of downloaded documents in 256 KiB buckets, and the mean.
-    # The bucket of a size: (size - 1) // 256 KiB, the empty in the first, the last open
-    # (CASE, not SQLite's scalar min/max: the SQL both databases speak).
-    bucket = (
-        "CAST((CASE WHEN coalesce(size_raw, 0) > 1 THEN coalesce(size_raw, 0) ELSE 1 END - 1) "
-        "/ ? AS INTEGER)"
-    )
     size_rows = dict(
         db.query(
-            f"SELECT CASE WHEN {bucket} > ? THEN ? ELSE {bucket} END, count(*) "
-            "FROM t WHERE state = 'OK' GROUP BY 1",
-            (SIZE_BUCKET, _SIZE_BUCKETS, _SIZE_BUCKETS, SIZE_BUCKET),
+            # Bucket min((max(size, 1) - 1) // SIZE_BUCKET, _SIZE_BUCKETS), in integer
+            # division (our own constants inline: a bound parameter may not be an integer).
+            f"SELECT CASE WHEN s > {_SIZE_BUCKETS * SIZE_BUCKET} THEN {_SIZE_BUCKETS} "
+            f"WHEN s > 0 THEN (s - 1) / {SIZE_BUCKET} ELSE 0 END, count(*) "
+            "FROM (SELECT coalesce(size_raw, 0) AS s FROM t WHERE state = 'OK') z GROUP BY 1"
         )
     )
     sizes = [
@@ -546,7 +543,7 @@ def crawl_stats(
         width = _bucket_seconds(span)
         per_bucket: dict[int, dict[str, int]] = {}
         for b, state, c in db.query(
-            "SELECT CAST((fetched_at - ?) / ? AS INTEGER), state, count(*) FROM t "
+            f"SELECT {db.floor('(fetched_at - ?) / ?')}, state, count(*) FROM t "
             "GROUP BY 1, 2 ORDER BY 1",
             (t0, width),
         ):

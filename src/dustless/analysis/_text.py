@@ -165,7 +165,8 @@ def _learned(st: CrawlStats) -> list[str]:
     for r in st.learned:
         when = f"{r.learned_after:.1f} s, page {r.learned_fetches:,}"
         state = "in force" if r.active else f"retracted at {r.retracted_after or 0:.1f} s"
-        rows.append((r.host, r.rule, _n(r.support), _pct(r.fp_rate), when, _n(r.merged), state))
+        merged, checked = _n(r.merged), _n(r.checked)
+        rows.append((r.host, r.rule, _n(r.support), _pct(r.fp_rate), when, merged, checked, state))
     active = sum(1 for r in st.learned if r.active)
     title = (
         f"Rules learned while crawling: {active} in force, {len(st.learned) - active} "

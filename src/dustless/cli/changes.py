@@ -63,7 +63,7 @@ def _group(g: ChangeGroup[Any]) -> dict[str, Any]:
 
 
 def report_json(rep: ChangeReport) -> dict[str, Any]:
-    """The ``--json`` document: the keys of issue 8 first, then the rest."""
+    """The ``--json`` document: the documented keys first (docs/recrawl.md), then the rest."""
     from dustless.analysis._jsonio import to_jsonable
 
     return {

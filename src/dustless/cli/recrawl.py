@@ -1,4 +1,4 @@
-"""``dustless recrawl DIR``: one more batch of a crawled collection (seed 004 §4, issue 8)."""
+"""``dustless recrawl DIR``: one more batch of a crawled collection (seed 004 §4)."""
 
 from __future__ import annotations
 

@@ -12,12 +12,12 @@ from typing import Any
 from dustless.cli._source import CrawlSource, add_source
 from dustless.cli.evaluate import add_evaluation_options
 
-# Sections other commands add to the report (issue 8: change charts): "module:function"
+# Sections other commands add to the report (``dustless changes``' charts): "module:function"
 # names, imported only when a report is made; the function takes the crawl (a
 # ``dustless.cli._source.CrawlSource``) and returns a sequence of dustless.report.Section.
 # Add a line here, e.g. "dustless.analysis._changes_report:change_sections".
 SECTION_PROVIDERS: list[str | Callable[[CrawlSource], Sequence[Any]]] = [
-    "dustless.cli.changes:report_sections",  # seed 004 §4 Tables 7-13 (issue 8)
+    "dustless.cli.changes:report_sections",  # seed 004 §4 Tables 7-13
 ]
 
 HELP = "self-contained HTML report with charts"

@@ -149,7 +149,8 @@ def _show_crawl(directory: Path) -> int:
         when = f"learned at {r.learned_after:.1f} s (page {r.learned_fetches:,})"
         line = (
             f"    {r.rule}  support {r.support}  fp {100 * r.fp_rate:.2f}%  {when}; "
-            f"{r.evidence}; {r.merged:,} URLs merged, {r.checked:,} fetched to check it"
+            f"{r.evidence}; {r.merged:,} URL{'' if r.merged == 1 else 's'} merged, "
+            f"{r.checked:,} fetched to check it"
         )
         if not r.active:
             line += f"\n      RETRACTED at {r.retracted_after or 0:.1f} s: {r.reason}"

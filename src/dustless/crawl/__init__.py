@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from dustless.crawl.discover import Candidate, Discovery, DiscoveryStats
     from dustless.crawl.engine import Crawler, CrawlResult
     from dustless.crawl.filter import UrlFilter
-    from dustless.crawl.progress import CrawlStats, Progress
+    from dustless.crawl.progress import Progress, RunCounters
     from dustless.crawl.resume import SEEDS_OUT, write_seeds_out
     from dustless.crawl.run import run_crawl
     from dustless.crawl.scope import Scope, registrable_domain, site_of
@@ -35,7 +35,7 @@ _WHERE = {
     "CrawlResult": "engine",
     "run_crawl": "run",
     "UrlFilter": "filter",
-    "CrawlStats": "progress",
+    "RunCounters": "progress",
     "Progress": "progress",
     "SEEDS_OUT": "resume",
     "write_seeds_out": "resume",
@@ -50,11 +50,11 @@ __all__ = [
     "Candidate",
     "CrawlConfig",
     "CrawlResult",
-    "CrawlStats",
     "Crawler",
     "Discovery",
     "DiscoveryStats",
     "Progress",
+    "RunCounters",
     "Scope",
     "UrlFilter",
     "registrable_domain",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from dustless.crawl.discover import Candidate, Discovery
 from dustless.crawl.hosts import HostTable
-from dustless.crawl.progress import CrawlStats
+from dustless.crawl.progress import RunCounters
 from dustless.crawl.scripted import URGENT, Label, ScriptedPages, urgent_hosts
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class Admission:
         store: CrawlStore,
         discovery: Discovery,
         hosts: HostTable,
-        stats: CrawlStats,
+        stats: RunCounters,
         *,
         batch: int,
         scripted: ScriptedPages | None,

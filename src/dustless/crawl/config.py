@@ -10,14 +10,13 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from dustless import DEFAULT_USER_AGENT
 from dustless.crawl.filter import UrlFilter
 from dustless.crawl.scope import Scope
 from dustless.errors import InvalidOption
 from dustless.frontier import Politeness
 
 __all__ = ["DEFAULT_USER_AGENT", "CrawlConfig"]
-
-DEFAULT_USER_AGENT = "dustless/0.1 (+https://github.com/dustless/dustless)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +35,7 @@ class CrawlConfig:
     policy: str = "standard"  # identity of a URL (what URL-seen compares); ARCHITECTURE
     resolve: tuple[str, ...] = ()  # "NAME:IP", NAME may be "*.test"
     scope: Scope = Scope.HOST
-    max_depth: int = 5  # issue 4's default
+    max_depth: int = 5  # --max-depth's default (docs/crawling.md)
     max_pages: int | None = None
     max_pages_per_site: int | None = None
     max_sites: int | None = None
@@ -50,13 +49,13 @@ class CrawlConfig:
     allow_ip: tuple[str, ...] = ()
     deny_ip: tuple[str, ...] = ()
     allow_private: bool = False
-    max_bytes: int = 2 * 1024 * 1024  # 004 defaults (issue 4): 2 MiB, 5 s without data
+    max_bytes: int = 2 * 1024 * 1024  # seed 004 §3's limits: 2 MiB, 5 s without data
     stall_timeout: float = 5.0
     connect_timeout: float = 10.0
     total_timeout: float = 30.0
     max_url_length: int = 255  # 004 §3
     deny_patterns: tuple[str, ...] = ()
-    # Issue 6: learned rules / pattern scripts (absolute paths), reloaded on --resume.
+    # Learned rules / pattern scripts (absolute paths, seed 002), reloaded on --resume.
     rules: tuple[str, ...] = ()  # --rules: site-rules for identities only
     scripts: tuple[str, ...] = ()  # --script: also filtering, javascript links, priorities
     # URL sources (docs/sitemaps.md): each host's sitemaps (robots.txt ``Sitemap:`` lines, else
@@ -112,7 +111,7 @@ class CrawlConfig:
         if not (self.lease_ttl > 0 and math.isfinite(self.lease_ttl)):
             raise InvalidOption(f"--lease-ttl must be > 0 seconds, not {self.lease_ttl}")
         if not 0 < self.commit_interval <= 1.0:
-            raise InvalidOption("commit interval must be in (0, 1] s: issue 4's crash rule")
+            raise InvalidOption("commit interval must be in (0, 1] s: a crash repeats at most 1 s")
         self.url_filter()  # validates the deny patterns and the length
 
     def trusted(self) -> tuple[str, ...]:

@@ -45,7 +45,7 @@ from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
 from dustless.crawl.learn import Learning, learning_policy
 from dustless.crawl.net import Fetches
 from dustless.crawl.page import page_outcome, page_state
-from dustless.crawl.progress import CrawlStats, Progress
+from dustless.crawl.progress import Progress, RunCounters
 from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
 from dustless.crawl.sources import SourceReader, Sources, SourceSwitch, site_switch
@@ -98,7 +98,7 @@ def strict_mode() -> bool:
 @dataclass(frozen=True, slots=True)
 class CrawlResult:
     batch: int
-    stats: CrawlStats
+    stats: RunCounters
     finished: bool  # False: interrupted, resumable with --resume
 
 
@@ -146,7 +146,7 @@ class Crawler:
         # fetched, redirects followed a few hops, links not followed.
         self.probe = probe
         self.agent = c.user_agent
-        self.stats = CrawlStats(started=clock())
+        self.stats = RunCounters(started=clock())
         all_rules = None if rules is None else rules.all
         policy = identity_policy(c.policy, all_rules)
         # --learn: rules learned during the crawl join the identities (crawl/learn.py).

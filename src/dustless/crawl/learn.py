@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
-from dustless.crawl.progress import CrawlStats
+from dustless.crawl.progress import RunCounters
 from dustless.crawl.spellings import no_document
 from dustless.errors import InvalidURL, ScriptError
 from dustless.fetch import FetchResult
@@ -100,7 +100,7 @@ class Learning:
         discovery: Discovery,
         base: Callable[[str], str],
         live: LiveRules,
-        stats: CrawlStats,
+        stats: RunCounters,
         options: LiveOptions,
         *,
         wall: Callable[[], float],

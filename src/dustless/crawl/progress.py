@@ -1,4 +1,4 @@
-"""Crawl statistics (one dataclass, CONVENTIONS §5) and the progress a user watches.
+"""The counters of a crawl run (one dataclass, CONVENTIONS §5) and the progress a user watches.
 
 On a terminal a live display (rich) is redrawn in place; anywhere else (a log file, a pipe,
 a CI job) one progress report is written every ``interval`` seconds, so that a long crawl
@@ -32,8 +32,8 @@ from dustless.kinds import LinkKind
 
 __all__ = [
     "RATE_WINDOW",
-    "CrawlStats",
     "Progress",
+    "RunCounters",
     "code_groups",
     "format_duration",
     "pack_phrases",
@@ -49,7 +49,7 @@ _GATES = ("robots", "filtered")
 
 
 @dataclass(slots=True)
-class CrawlStats:
+class RunCounters:
     """Counters of one run (a resume starts a new run of the same batch)."""
 
     started: float = 0.0  # monotonic
@@ -215,7 +215,7 @@ def _status_phrases(label: str, counts: dict[int, int]) -> list[str]:
     return [f"{label}: {items[0]}", *items[1:]] if items else []
 
 
-def progress_lines(stats: CrawlStats, now: float, recent: float, width: int) -> list[str]:
+def progress_lines(stats: RunCounters, now: float, recent: float, width: int) -> list[str]:
     """What the crawl is doing, as lines of at most ``width`` columns (see the module)."""
     s = stats
     head = [
@@ -278,7 +278,7 @@ class _Rate:
         self.window = window
         self._samples: deque[tuple[float, int]] = deque()
 
-    def update(self, stats: CrawlStats, now: float) -> float:
+    def update(self, stats: RunCounters, now: float) -> float:
         samples = self._samples
         samples.append((now, stats.fetched))
         while len(samples) > 2 and now - samples[1][0] >= self.window:
@@ -342,7 +342,7 @@ class Progress:
             return max(self._live.console.width, 40)
         return _WIDTH
 
-    def update(self, stats: CrawlStats, now: float) -> None:
+    def update(self, stats: RunCounters, now: float) -> None:
         if not self.enabled:
             return
         recent = self._rate.update(stats, now)

@@ -2,7 +2,7 @@
 
 Fetch rows are kept in memory and written to the store in batches (ARCHITECTURE
 "batch-shaped"); :meth:`Recorder.commit` fsyncs the WARC files first and then commits the DB,
-so the DB never points at a WARC record that is not on disk (issue 4 "Crash safety").
+so the DB never points at a WARC record that is not on disk (docs/storage.md, "Crash safety").
 
 Content seen: the SHA-1 of a payload. The first capture is a WARC ``response``; a later one
 with the same payload is a ``revisit`` record (WARC 1.1 §6.7.2) that refers to it, and the

@@ -1,6 +1,6 @@
 """Redirects to the same identity: the same document, not a duplicate.
 
-A redirect target goes through the normalizer and URL-seen like any link (issue 4). But
+A redirect target goes through the normalizer and URL-seen like any link. But
 when the policy — or a learned rule — already maps the redirecting URL to the target's
 identity (``/dir`` → 301 ``/dir/`` under ``add-trailing-slash`` or a learned ``addSlash``;
 ``www.h/x`` → 301 ``h/x`` under ``remove-www`` or a learned ``hostRedirect``, seed 001),

@@ -1,4 +1,4 @@
-"""Pattern scripts and learned rules in a crawl (seed 002 §3.3-§3.4, §4.1; issue 6).
+"""Pattern scripts and learned rules in a crawl (seed 002 §3.3-§3.4, §4.1).
 
 Two options feed it (``CrawlConfig.rules`` and ``CrawlConfig.scripts``, file paths kept in
 the batch row so ``--resume`` and a recrawl load them again):
@@ -85,7 +85,7 @@ def _join(sets: Sequence[RuleSet]) -> RuleSet | None:
 
 
 def identity_policy(name: str, rules: RuleSet | None) -> Policy:
-    """The crawl's policy, with the ``site-rules`` step holding ``rules`` (issue 6)."""
+    """The crawl's policy, its ``site-rules`` step holding ``rules`` (``--rules``, ``--script``)."""
     policy = get_policy(name)
     if rules is None:
         return policy

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from dustless.crawl.admission import Admission
 from dustless.crawl.discover import Candidate, Discovery, fetch_form
 from dustless.crawl.hosts import HostTable, origin_of
-from dustless.crawl.progress import CrawlStats
+from dustless.crawl.progress import RunCounters
 from dustless.errors import InvalidURL
 from dustless.fetch import FetchLimits, FetchResult
 from dustless.frontier import QueuedURL
@@ -190,7 +190,7 @@ class Sources:
         discovery: Discovery,
         admission: Admission,
         hosts: HostTable,
-        stats: CrawlStats,
+        stats: RunCounters,
         *,
         batch: int,
         default: SourceSwitch,

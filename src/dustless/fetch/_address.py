@@ -1,4 +1,4 @@
-"""Which addresses the crawler may connect to (issue 4 "URL filter", seed 004 §2).
+"""Which addresses the crawler may connect to (seed 004 §2; docs/crawling.md).
 
 004 decides per party by IP address ("시드 수행 결정": only Korean addresses); we keep that as
 ``--allow-ip``/``--deny-ip`` CIDR lists. Safety first: a public page linking to

@@ -4,7 +4,7 @@ Built on aiohttp (ARCHITECTURE: streaming bodies so size and time limits hold). 
 gets a resolver that answers from our DNS cache and re-checks the address policy, so the
 connection goes to the address we checked while the URL's host still names the Host header
 and the TLS SNI. Redirects are not followed: the crawl engine sends the absolute ``location``
-through the normalizer and URL-seen like any other link (issue 4 "Fetcher").
+through the normalizer and URL-seen like any other link.
 
 States (seed 004 Fig. 3, ``dustless/states.py``) are assigned where aiohttp tells us how far the
 exchange got: its connector errors are the connect stage; an error before the response head
@@ -313,7 +313,7 @@ class Fetcher:
     ) -> None:
         self.resolver = resolver
         self.limits = limits
-        # Names the user mapped with --resolve are vouched for (issue 4 "URL filter").
+        # Names the user mapped with --resolve are vouched for: the user chose their addresses.
         self.address_policy = address_policy.trusting(hosts=resolver.override_names)
         self._session = session
         self._owns_session = session is None

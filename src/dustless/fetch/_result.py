@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from dustless import DEFAULT_USER_AGENT
 from dustless.errors import InvalidOption
 from dustless.states import NetState
 
 __all__ = ["DEFAULT_USER_AGENT", "BodySink", "FetchLimits", "FetchResult"]
-
-DEFAULT_USER_AGENT = "dustless/0.1 (+https://github.com/dustless/dustless)"
 
 
 @dataclass(frozen=True, slots=True)

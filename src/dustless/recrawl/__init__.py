@@ -1,4 +1,4 @@
-"""dustless.recrawl — keep a collection fresh (issue 8, seed 004 §4, Cho & Garcia-Molina 2000).
+"""dustless.recrawl — keep a collection fresh (seed 004 §4, Cho & Garcia-Molina 2000).
 
 The planner is pure: page states (estimated change rates, last download times) in, the N
 pages a budgeted batch fetches out, under the ``uniform``, ``proportional`` or ``optimal``

@@ -33,7 +33,7 @@ from dustless.analysis._crawlreader import open_crawl
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
-from dustless.store import PROBE_KIND, CrawlStore, SQLiteStore, URLState
+from dustless.store import DB_NAME, PROBE_KIND, CrawlStore, SQLiteStore, URLState
 
 __all__ = ["DAY", "RecrawlStart", "open_recrawl", "recrawl_info"]
 
@@ -90,8 +90,8 @@ def open_recrawl(
     batch's: changes are measured along batch times (seed 004 §4's observed period).
     ``db`` (``postgresql://…``): the crawl workers share there (``out`` is not read).
     """
-    if db is None and not (out / "crawl.db").is_file():
-        raise InvalidOption(f"{out} holds no crawl to recrawl (no crawl.db): run dustless crawl")
+    if db is None and not (out / DB_NAME).is_file():
+        raise InvalidOption(f"{out} holds no crawl to recrawl (no {DB_NAME}): run dustless crawl")
     if budget is not None and budget < 1:
         raise InvalidOption(f"--budget must be >= 1, not {budget}")
     when = now if batch_time is None else batch_time

@@ -1,11 +1,11 @@
-"""dustless.report — one self-contained HTML file with the crawl's tables and charts (issue 5).
+"""dustless.report — one self-contained HTML file with the crawl's tables and charts.
 
 Pure rendering: typed results in (:class:`~dustless.analysis.CrawlStats` from ``stats``,
 :class:`~dustless.analysis.Evaluation` from ``evaluate``), a string of HTML out; the CLI writes
 the file. Charts are inline SVG made here, the CSS is inline, there is no script, and a strict
 Content Security Policy forbids loading anything, so the file works offline and from disk.
 
-Other commands add sections through ``extra_sections`` (issue 8's change charts)::
+Other commands add sections through ``extra_sections`` (``dustless changes``, its charts)::
 
     from dustless.report import BarChart, Chart, Section, Series, Table, render_report
     changes = Section("changes", "How pages change", (Chart(BarChart(...)), Table(...)))
@@ -55,7 +55,7 @@ def render_report(
     generated: str = "",
 ) -> str:
     """The report as one HTML document; either input may be missing (its sections are left
-    out). ``extra_sections`` go last (the hook for recrawl and change charts, issue 8)."""
+    out). ``extra_sections`` go last (the hook ``dustless changes`` uses for its charts)."""
     sections: list[Section] = []
     directory = ""
     crawl = stats_sections(stats) if stats is not None else []

@@ -1,4 +1,4 @@
-"""The report's change section: seed 004 §4 (Tables 7–13) as tables and charts (issue 8).
+"""The report's change section: seed 004 §4 (Tables 7–13) as tables and charts.
 
 Pure: a :class:`~dustless.analysis._changes_db.ChangeReport` in, sections out. ``dustless
 report`` gets it through ``SECTION_PROVIDERS`` (``dustless.cli.changes:report_sections``).

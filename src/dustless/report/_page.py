@@ -1,8 +1,8 @@
 """The report page: typed blocks in, one self-contained HTML document out.
 
 A report is a list of :class:`Section`; a section is a list of blocks — :class:`Paragraph`,
-:class:`Table`, :class:`Chart` — so other commands add their own sections (issue 8's change
-charts) without writing HTML: they build blocks, and this module escapes every string.
+:class:`Table`, :class:`Chart` — so other commands add their own sections (the change charts of
+``dustless changes``) without writing HTML: they build blocks, and this module escapes every string.
 
 The page works offline and from disk: inline CSS, inline SVG, no script, no external
 resource. Its Content Security Policy (a ``<meta>`` tag, CSP Level 3) allows only the one

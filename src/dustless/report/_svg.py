@@ -1,4 +1,5 @@
-"""Bar charts as inline SVG, generated in Python: no JavaScript library, no CDN (issue 5).
+"""Bar charts as inline SVG, generated in Python: no JavaScript library, no CDN (the
+report must work offline and from disk).
 
 One chart type covers every figure of the report: bars per category, grouped (seed 000
 Figs. 2–5: requests, downloads and unique documents side by side for each method) or stacked

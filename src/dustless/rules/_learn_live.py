@@ -579,7 +579,7 @@ class LiveLearner:
     ) -> LiveRule:
         fetched = sum(1 for e in reps if e.verified)
         claimed = len(reps) - fetched
-        sources = f"{ev.verified} pairs fetched"
+        sources = f"{ev.verified} pair{'' if ev.verified == 1 else 's'} fetched"
         if claimed and ev.verified < ev.equal:
             sources += f", {ev.equal - ev.verified} declared canonical"
         self._active.setdefault(host, {})[spec] = _Active(rule, ev)

@@ -10,8 +10,9 @@ checked against that class's first fingerprint; otherwise a new class. A page co
 16 dictionary lookups and, where a band matches, a similarity or two.
 
 Unlike union-find, a class is never joined to another later: a chain of near pairs does not
-grow one class (the false-merge risk on a templated site, issue 12's finding), and a class
-once given to a page never changes, so the learner's counts stay valid.
+grow one class (on a templated site, a chain of near pages links documents that are not
+near at all, and a union would merge them), and a class once given to a page never changes,
+so the learner's counts stay valid.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import select
 from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
@@ -147,21 +148,23 @@ class PostgresStore:
         finally:
             await self._pool.putconn(conn)  # a broken one is discarded and replaced
 
-    async def get(self, code: str) -> Link | None:
+    async def _read(self, sql: str, params: tuple[object, ...] = ()) -> tuple[Any, ...] | None:
+        """One row of a read. A read is safe to repeat: once more, on another connection, when
+        this one broke under us (the server went away after the readability check, as after
+        a restart: every pooled connection was cut)."""
         for attempt in (1, 2):
             try:
                 async with self._conn() as conn:
-                    cur = await conn.execute(
-                        f"SELECT {LINK_COLUMNS} FROM links WHERE code = %s", (code,)
-                    )
-                    row = await cur.fetchone()
-                return None if row is None else row_to_link(row)
+                    cur = await conn.execute(sql, params)
+                    return await cur.fetchone()
             except StoreError as exc:
-                # A read is safe to repeat: once, on another connection, when this one broke
-                # under us (the server went away after the readability check).
                 if attempt == 2 or not isinstance(exc.__cause__, psycopg.OperationalError):
                     raise
         raise AssertionError("not reached")
+
+    async def get(self, code: str) -> Link | None:
+        row = await self._read(f"SELECT {LINK_COLUMNS} FROM links WHERE code = %s", (code,))
+        return None if row is None else row_to_link(row)
 
     async def create(self, new: NewLink) -> CreateResult:
         async with self._conn() as conn:
@@ -372,8 +375,9 @@ class PostgresStore:
         return int(row[0]) if row else 0
 
     async def ping(self) -> None:
-        async with self._conn() as conn:
-            await conn.execute("SELECT 1")
+        # /healthz: retried like any read, so that the first check after a database restart
+        # says the database is back rather than that a dead pooled connection was tried.
+        await self._read("SELECT 1")
 
     async def add_key(self, name: str, key_hash: str, admin: bool, now: float) -> ApiKey:
         async with self._conn() as conn:

@@ -1,6 +1,6 @@
 """The crawl store: ``OUTDIR/crawl.db`` (SQLite, WAL) and ``OUTDIR/warc/*.warc.gz`` (WARC 1.1).
 
-The engine's loop, with the calls that matter for crash safety (issue 4)::
+The engine's loop, with the calls that matter for crash safety (docs/storage.md)::
 
     store = SQLiteStore(outdir)                          # migrates the schema if needed
     batch = store.resume_batch() or store.start_batch(config_json, now)
@@ -37,10 +37,10 @@ from dustless.store._recover import (
     recover_warc,
 )
 from dustless.store._schema import SCHEMA_VERSION
-from dustless.store._seen import UrlSeen
-from dustless.store._sqlite import DB_NAME, LOCAL_WORKER, SQLiteStore, url_hash
+from dustless.store._sqlite import LOCAL_WORKER, SQLiteStore, url_hash
 from dustless.store._surt import surt_key
 from dustless.store._types import (
+    DB_NAME,
     PROBE_KIND,
     PROBE_PREFIX,
     URL_KINDS,
@@ -117,7 +117,6 @@ __all__ = [
     "URLDate",
     "URLLabel",
     "URLState",
-    "UrlSeen",
     "Verdict",
     "WarcRecord",
     "WarcRef",
@@ -167,7 +166,7 @@ def __getattr__(name: str) -> Any:
 
 def durable_commit(store: CrawlStore, *writers: WarcWriter) -> None:
     """fsync every WARC writer, then commit the DB: the order that keeps the DB from ever
-    pointing at a WARC record that is not on disk (issue 4 "Crash safety")."""
+    pointing at a WARC record that is not on disk (docs/storage.md, "Crash safety")."""
     for w in writers:
         w.flush_durable()
     store.commit()

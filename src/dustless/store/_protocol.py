@@ -101,10 +101,10 @@ class CrawlStore(Protocol):
         """
 
     def contains_identities(self, identities: Iterable[str]) -> set[str]:
-        """The subset of ``identities`` already stored (the Bloom filter's "maybe" check)."""
+        """The subset of ``identities`` already stored (URL-seen asked of the unique index)."""
 
     def iter_identities(self, chunk: int = 50_000) -> Iterator[list[str]]:
-        """Every stored identity, in chunks (to rebuild the Bloom filter on resume)."""
+        """Every stored identity, in chunks, in insertion order (a full scan of URL-seen)."""
 
     def lease_hosts(self, limit: int, *, now: float, ttl: float) -> list[HostLease]:
         """Lease up to ``limit`` hosts that have work and no live lease of another worker
@@ -183,7 +183,7 @@ class CrawlStore(Protocol):
         """Every payload SHA-1 stored, in chunks (to refill a content-seen filter)."""
 
     def last_fetches(self, url_ids: Iterable[int]) -> dict[int, FetchRow]:
-        """The latest fetch of each URL (validators for conditional recrawls, issue 8)."""
+        """The latest fetch of each URL (validators for conditional recrawls)."""
 
     def iter_fetches(self, batch: int | None = None, chunk: int = 10_000) -> Iterator[FetchRow]:
         """Every fetch (of one batch, or all), by id, joined with its URL row."""

@@ -9,7 +9,9 @@ Seed 004 §2 keeps two kinds of table — one for seeds (id, URL, URL hash, cont
 time, network state) and one for documents (id, URL, URL hash, content hash, depth, download
 time, MIME, file, state). We split the document table into ``urls`` (one row per identity:
 what URL-seen needs) and ``fetches`` (one row per fetch, every fetch kept: what statistics and
-recrawls need, issues 5 and 8). The SQL sticks to what PostgreSQL also accepts where it can.
+recrawls need). This is SQLite's SQL (``PRAGMA``, SQLite triggers, sums of comparisons): a
+PostgreSQL store keeps twin migrations of its own, with the same tables and columns. What
+must be portable is the readers' SQL (``dustless.analysis.CrawlReader``, docs/storage.md).
 """
 
 from __future__ import annotations
@@ -109,7 +111,7 @@ _V1: Migration = (
     "CREATE INDEX fetches_sha1 ON fetches (content_sha1) WHERE content_sha1 IS NOT NULL",
 )
 
-# Seed 002 pattern scripts (issue 6): every URL's page type (§3.2: list, detail, other) and
+# Seed 002 pattern scripts (``--script``): every URL's page type (§3.2: list, detail, other) and
 # category — the pattern's ``class``, the category instance id (§3.4.2) and its name read from
 # anchor text and pagination (§4.1, Figs. 13-14) — and, per fetched page of a scripted site,
 # its links before and after filtering (§3.4.1, Table 2). NULL: no script said anything.

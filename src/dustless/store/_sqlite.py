@@ -39,6 +39,7 @@ from dustless.store._sqlite_learn import SQLiteLearn
 from dustless.store._sqlite_read import SQLiteReads
 from dustless.store._sqlite_work import SQLiteWork
 from dustless.store._types import (
+    DB_NAME,
     Batch,
     FetchRecord,
     HostInfo,
@@ -51,10 +52,7 @@ from dustless.store._types import (
     URLState,
 )
 
-__all__ = ["DB_NAME", "LOCAL_WORKER", "SQLiteStore", "url_hash"]
-
-DB_NAME = "crawl.db"
-
+__all__ = ["LOCAL_WORKER", "SQLiteStore", "url_hash"]
 
 LOCAL_WORKER = "local"
 

@@ -85,26 +85,36 @@ def surt_key(url: str) -> str:
         port = parts.port
     except ValueError:
         return url
+    # Most URLs a crawl stores are printable ASCII without a percent sign or a space: for them
+    # unescaping and escaping change nothing (``_SAFE`` keeps every other printable character),
+    # and skipping the two passes makes the key about twice as fast.
+    plain = raw.isascii() and raw.isprintable() and "%" not in raw and " " not in raw
     scheme = parts.scheme.lower().encode("latin-1")
     host = (parts.hostname or "").encode("latin-1")
     if not host:
         return url
     # Google canonicalization: host.
-    host = _unescape(host)
-    try:
-        host.decode("ascii")
-    except UnicodeDecodeError:
-        with contextlib.suppress(UnicodeError):
-            host = host.decode("utf-8", "ignore").encode("idna")
+    if not plain:
+        host = _unescape(host)
+        try:
+            host.decode("ascii")
+        except UnicodeDecodeError:
+            with contextlib.suppress(UnicodeError):
+                host = host.decode("utf-8", "ignore").encode("idna")
     host = host.replace(b"..", b".").strip(b".")
     if host.isdigit():
         n = int(host) & 0xFFFFFFFF
         host = b".".join(str(n >> s & 255).encode() for s in (24, 16, 8, 0))
     else:
-        host = _escape(host.lower())
+        host = host.lower() if plain else _escape(host.lower())
     # Google canonicalization: path and query.
-    path = _escape(_dot_segments(_unescape(parts.path.encode("latin-1"))))
-    query = _escape(_unescape(parts.query.encode("latin-1"))) if parts.query else b""
+    path = parts.path.encode("latin-1")
+    query = parts.query.encode("latin-1")
+    if plain:
+        path = _dot_segments(path)
+    else:
+        path = _escape(_dot_segments(_unescape(path)))
+        query = _escape(_unescape(query)) if query else b""
     # IA canonicalization.
     if m := _WWW.match(host):
         host = host[m.end() :]

@@ -14,6 +14,7 @@ from dustless.kinds import LinkKind
 from dustless.states import NetState
 
 __all__ = [
+    "DB_NAME",
     "PROBE_KIND",
     "PROBE_PREFIX",
     "URL_KINDS",
@@ -42,6 +43,9 @@ __all__ = [
     "WorkerRow",
 ]
 
+# The crawl DB's file in a crawl directory (OUTDIR/crawl.db): defined here, beside the other
+# values readers share with the writer, so that the store and ``analysis`` name it alike.
+DB_NAME = "crawl.db"
 # How a URL was found (``dustless.kinds.LinkKind``): the letters stored in ``urls.kind``.
 URL_KINDS = frozenset(k.value for k in LinkKind)
 # ``evaluate --fetch`` requests the normalized forms a crawl never fetched, in a batch of its
@@ -73,7 +77,7 @@ class URLState(enum.Enum):
 class Batch:
     """One crawl run of the collection: 004's "일괄 수집" (a batch); a resume continues it."""
 
-    number: int  # 1, 2, … ; every fetch row carries it (issue 8: batches are never mixed)
+    number: int  # 1, 2, … ; every fetch row carries it (recrawl batches are never mixed)
     started_at: float
     batch_time: float  # the batch's nominal time (wall clock, or --batch-time)
     config: str  # the crawl settings as JSON, so a recrawl can reuse them
@@ -161,7 +165,7 @@ class FetchRecord:
     links_internal: int = 0  # inside the party (004 §2) / external (candidate seeds)
     links_external: int = 0
     location: str | None = None  # absolute redirect target for 3xx
-    etag: str | None = None  # validators, for conditional recrawls (issue 8)
+    etag: str | None = None  # validators, for conditional recrawls
     last_modified: str | None = None
     warc: WarcRef | None = None  # the response (or revisit) record
     warc_request: WarcRef | None = None
@@ -215,7 +219,7 @@ class FetchRow:
     error: str | None
     connect_time: float | None = None
     ttfb: float | None = None
-    etag: str | None = None  # validators for a conditional recrawl (issue 8)
+    etag: str | None = None  # validators for a conditional recrawl
     last_modified: str | None = None
     warc_request: WarcRef | None = None
     links_before: int | None = None  # seed 002 Table 2 (pattern-script filtering)

@@ -8,7 +8,7 @@ compressed as its own gzip member and written with one ``write`` call, so that
 * a crash can only tear the *last* member, which ``recover_warc`` finds (an incomplete gzip
   member has no trailer) and truncates, so a resumed crawl appends to a valid file;
 * ``flush_durable`` fsyncs before the DB commit that points at the records: the DB never
-  points at a record that is not on disk (issue 4 "Crash safety").
+  points at a record that is not on disk (docs/storage.md, "Crash safety").
 
 Why not ``warcio``'s record builder: measured on a 5.4 KB page, building the response and
 request records through it cost ~150 µs of header bookkeeping per page, as much as the gzip
@@ -58,7 +58,7 @@ _NAME_RE = re.compile(r"^(?P<prefix>.+)-(?P<serial>\d{5,})\.warc\.gz$")
 _DROP = {"content-encoding", "transfer-encoding"}
 _HTTP_RESPONSE = "application/http;msgtype=response"  # WARC 1.1 §6.3, RFC 9112 §10.2
 _HTTP_REQUEST = "application/http;msgtype=request"  # WARC 1.1 §6.4
-_FIELDS = "application/warc-fields"  # WARC 1.1 §6.2, §6.6
+_FIELDS = "application/warc-fields"  # WARC 1.1 §6.2
 _UNSAFE = re.compile(r"[\x00-\x20\x7f]")
 # RFC 4648 base32 of 10 bits at a time: a SHA-1 (160 bits) is 16 lookups, no padding.
 # base64.b32encode is pure Python in 3.11: ~3 µs per digest, three digests per page.
@@ -425,23 +425,6 @@ class WarcWriter:
             ("WARC-Concurrent-To", concurrent_to),
         ]
         return self._append(*_record("request", fields, _HTTP_REQUEST, raw))
-
-    def write_metadata(
-        self,
-        url: str,
-        fields: Sequence[tuple[str, str]],
-        *,
-        fetched_at: float,
-        concurrent_to: str | None = None,
-    ) -> WarcRef:
-        """A ``metadata`` record (WARC 1.1 §6.6) of ``application/warc-fields`` lines, e.g.
-        ``("outlink", "http://x/ a")`` per extracted link, as Heritrix writes them."""
-        self._maybe_roll()
-        body = "".join(f"{name}: {_field(value)}\r\n" for name, value in fields)
-        head = [("WARC-Date", warc_date(fetched_at)), ("WARC-Target-URI", _target(url))]
-        if concurrent_to:
-            head.append(("WARC-Concurrent-To", concurrent_to))
-        return self._append(*_record("metadata", head, _FIELDS, body.encode("utf-8")))
 
     # -- durability --------------------------------------------------------------------------
     def flush_durable(self) -> None:

@@ -1,4 +1,4 @@
-"""The test web: a synthetic web with real server behaviour and known truth (issue 3).
+"""The test web: a synthetic web with real server behaviour and known truth.
 
 ``dustless testweb`` serves it on loopback; tests use the ``testweb`` pytest fixture
 (``tests/conftest.py``). Generation is pure (:func:`build_web`); :class:`TestWebServer` is

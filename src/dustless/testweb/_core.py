@@ -35,7 +35,7 @@ __all__ = [
 
 
 class Profile(enum.Enum):
-    """Which personalities a generated web has (issue 3, "The command")."""
+    """Which personalities a generated web has (``dustless testweb --profile``)."""
 
     CLEAN = "clean"  # no aliases, no traps: throughput benchmarks
     DIRTY = "dirty"  # every aliasing personality

@@ -1,7 +1,7 @@
 """Robots files, spider traps and misbehaving responses of ``hostile`` sites (pure).
 
-Everything a polite, robust crawler must survive (issue 3 "Traps and hostility"): infinite
-calendars and ever-deeper paths, soft 404s, redirect chains and loops, robots.txt variants
+Everything a polite, robust crawler must survive (docs/testweb.md, "Traps and misbehaviour"):
+infinite calendars and ever-deeper paths, soft 404s, redirect chains and loops, robots.txt variants
 (RFC 9309: wildcards, 4xx, 5xx, redirects, > 500 KiB, garbage), slow or stalled or reset
 responses, oversized bodies, compression bombs, wrong types and bad encodings. The server
 (:mod:`dustless.testweb._server`) performs the :class:`Action` an outcome asks for.

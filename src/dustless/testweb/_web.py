@@ -1,6 +1,6 @@
 """A whole generated web: its sites by host name, seeds and truth (pure).
 
-Which personalities a web has depends on its profile (issue 3): ``clean`` only plain sites,
+Which personalities a web has depends on its profile (docs/testweb.md): ``clean`` only plain sites,
 ``dirty`` every aliasing personality plus the pattern-script sites of seed 002, ``hostile``
 only traps and misbehaviour, ``mixed`` all of them; ``canonical`` is ``dirty`` with every
 site declaring its canonical URLs, plus the misconfigured sites of ``_canonical.py``.

@@ -15,7 +15,6 @@ checks with hypothesis that both ways give the same string.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dustless.errors import InvalidURL
@@ -244,19 +243,6 @@ class Normalizer:
             fn(parts, self._options, url)
         return parts.prefix()
 
-    def normalize_many(self, urls: Iterable[str | bytes]) -> list[str | InvalidURL]:
-        """Every URL normalized, in order; a bad one gives its :class:`InvalidURL` in its
-        place instead of raising, so one bad link never costs the batch."""
-        out: list[str | InvalidURL] = []
-        append = out.append
-        normalize = self.normalize
-        for url in urls:
-            try:
-                append(normalize(url))
-            except InvalidURL as exc:
-                append(exc)
-        return out
-
     def explain(self, url: str | bytes) -> list[Change]:
         """Each step that changed the URL, in the order the steps ran. The first ``before`` is
         the URL as read (bytes and surrogate escapes written ``%XX``)."""
@@ -346,8 +332,3 @@ def explain(url: str | bytes, policy: str | Policy = "rfc3986") -> list[Change]:
     """The steps of ``policy`` that changed ``url``, each with the URL before and after —
     for users who want to know *why* two URLs were merged."""
     return _normalizer(policy).explain(url)
-
-
-def steps_fn(policy: str | Policy) -> Callable[[str], str]:
-    """The bound ``normalize`` of a cached Normalizer (for tight loops)."""
-    return _normalizer(policy).normalize

@@ -1,8 +1,8 @@
 """RFC 3986 splitting and validation of absolute URLs.
 
 Only URLs with an authority (``scheme://host…``) are accepted: dustless normalizes URLs a
-crawler can fetch, and the issue asks that a URL without a scheme or a host be an error, not
-a guess. The regular expressions follow RFC 3986 Appendix B, tightened to the ABNF of §3.
+crawler can fetch, so a URL without a scheme or a host is an error (``InvalidURL``), not a
+guess. The regular expressions follow RFC 3986 Appendix B, tightened to the ABNF of §3.
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ class StepInfo:
 @runtime_checkable
 class SiteRule(Protocol):
     """A per-site rewrite (pattern script or learned DUST rule, seed 001 "URI 리스트에 근거한
-    정규화", seed 002). Filled by a later issue; the ``site-rules`` step calls ``apply``."""
+    정규화", seed 002). Pattern scripts and learned rules fill it; the ``site-rules`` step calls
+    ``apply``."""
 
     def apply(self, url: str) -> str: ...
 
