@@ -12,6 +12,7 @@ other's rules in force and lose no document. Short TTLs and small webs keep it t
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -179,7 +180,7 @@ def test_status_shows_workers_leases_and_the_queue(
     )  # fmt: skip
     out = done.stdout
     assert "batch 1, finished" in out
-    assert "w1" in out
+    assert re.search(r"^  w1 +ended ", out, re.M), out  # not "alive": the batch is over
     assert "hosts leased" in out
     assert "URLs queued on 0 hosts" in out
     # A resume of a finished worker says so; a second start in its directory is refused.

@@ -34,7 +34,12 @@ def status_lines(status: object, where: str, ttl: float) -> list[str]:
     lines = [f"crawl DB {where}: batch {b.number}, {state}, started {_ago(now - b.started_at)}"]
     lines.append(f"workers ({len(status.workers)}):")
     for w in status.workers:
-        alive = "alive" if now - w.seen_at <= ttl else "gone"
+        # A finished batch has no worker left in it: "alive" (seen within the TTL) would say
+        # a worker still runs when it has just ended.
+        if b.ended_at is not None and w.seen_at <= b.ended_at + ttl:
+            alive = "ended"
+        else:
+            alive = "alive" if now - w.seen_at <= ttl else "gone"
         lines.append(
             f"  {w.name:20} {alive:5} seen {_ago(now - w.seen_at):>10}  "
             f"{w.fetches:>9,} fetches  {w.last_minute / 60:7.1f}/s  "
