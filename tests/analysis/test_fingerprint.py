@@ -8,6 +8,8 @@ from dustless.extract import (
     FINGERPRINT_BYTES,
     NEAR_THRESHOLD,
     content_fingerprint,
+    extract_links,
+    fingerprint_text,
     is_near,
     similarity,
     visible_text,
@@ -76,3 +78,45 @@ def test_near_means_a_small_change_not_a_shared_template() -> None:
     assert two is not None
     assert similarity(one, two) < NEAR_THRESHOLD
     assert not is_near(one, two)
+
+
+def test_text_reads_as_a_browser_renders_broken_markup() -> None:
+    # A "<" that opens no tag is text; an entity reads as its character; a template and a
+    # noscript are not shown; tags split words as on screen.
+    body = (
+        b"<p>if a < b and b&gt;c then caf&eacute;</p><template><p>hidden</p></template>"
+        b"<noscript>enable scripts</noscript><p>one<b>two</b></p>"
+    )
+    assert visible_text(body).split() == [
+        "if",
+        "a",
+        "<",
+        "b",
+        "and",
+        "b>c",
+        "then",
+        "café",
+        "one",
+        "two",
+    ]
+
+
+def test_the_crawl_reads_the_text_from_the_tree_extraction_parsed() -> None:
+    # The crawl fingerprints Extraction.text (no second parse); a reader of stored bodies
+    # calls content_fingerprint: both must give the same bytes for the same page.
+    rng = random.Random(7)
+    pages = [
+        _page(_text(rng, 60), "<script>document.write('x')</script><style>p{}</style>"),
+        b"<html><head><title>T</title></head><body><div><a href=/a>A</a> text "
+        + b"<i>deep</i>" * 5
+        + b"</div><!-- note --></body></html>",
+        "<p>비정상 문서 <b>한글</b> text</p>".encode("euc-kr"),
+        b"<div>" * 3000 + b"nested words here" + b"</div>" * 3000,  # flattened by the guard
+    ]
+    for body in pages:
+        ctype = "text/html; charset=euc-kr" if b"<p>\xba" in body else "text/html"
+        extraction = extract_links(body, "http://site.test/a/", ctype, with_text=True)
+        assert extraction.text == visible_text(body, ctype)
+        got = fingerprint_text(extraction.text) if extraction.text is not None else None
+        assert got == content_fingerprint(body, "text/html", ctype)
+        assert extract_links(body, "http://site.test/a/", ctype).text is None  # not asked

@@ -29,14 +29,15 @@ boilerplate is twice their text have J ≈ 0.5.
 
 from __future__ import annotations
 
-import html
-import re
 import sys
 from array import array
 
 from rensa import RMinHash as _RMinHash
+from selectolax.lexbor import LexborHTMLParser
 
-from dustless.extract._charset import decode_html
+from dustless.extract._charset import decode_document, decode_html
+from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
+from dustless.extract._visible import tree_text
 
 __all__ = [
     "FINGERPRINT_BYTES",
@@ -57,14 +58,6 @@ _SEED = 20070508  # fixed: fingerprints of two crawls compare (Manku et al., WWW
 _CHANCE = 1.0 / 256  # two random 8-bit values agree this often
 _VERSION_BYTE = bytes((VERSION,))
 
-# Elements whose content is never rendered as text (HTML §4.11–4.12: script, template;
-# style; noscript is text only where scripting is off), and comments.
-_HIDDEN = re.compile(
-    r"<(script|style|noscript|template)\b.*?</\1\s*>|<!--.*?-->",
-    re.IGNORECASE | re.DOTALL,
-)
-_HAS_HIDDEN = re.compile(r"<(?:script|style|noscript|template)|<!--", re.IGNORECASE)
-_TAG = re.compile(r"<[^>]*>")
 # ASCII punctuation becomes a space before the text is split (one byte table, C speed): "end."
 # and "(see" give "end" and "see"; non-ASCII text passes through untouched.
 _ASCII_PUNCT = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -73,12 +66,12 @@ _TEXT_TYPES = frozenset({"text/plain"})
 
 
 def visible_text(body: bytes, content_type: str | None = None) -> str:
-    """The text a browser shows for an HTML document (markup and hidden elements removed)."""
-    text = decode_html(body, content_type)
-    if _HAS_HIDDEN.search(text) is not None:  # most pages of a site have none: skip the sub
-        text = _HIDDEN.sub(" ", text)
-    text = _TAG.sub(" ", text)
-    return html.unescape(text) if "&" in text else text
+    """The text a browser shows for an HTML document (``extract._visible``): parsed as link
+    extraction parses it (the same decoding, the same budget of tags), so the crawl, which
+    reads the text from extraction's tree, and a reader of stored bodies agree."""
+    text, _encoding = decode_document(body, content_type)
+    text, _flattened, _over = prepare(text, DEFAULT_MAX_TAGS)
+    return tree_text(LexborHTMLParser(text), text.lower())
 
 
 def _tokens(text: str) -> list[str]:

@@ -29,6 +29,7 @@ from dustless.extract._canonical import one_canonical
 from dustless.extract._charset import decode_document
 from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
 from dustless.extract._types import Extraction, Link, LinkKind
+from dustless.extract._visible import tree_text
 from dustless.kinds import DOCUMENT_KINDS
 
 __all__ = ["extract_links", "parse_refresh"]
@@ -266,6 +267,7 @@ def extract_links(
     content_type: str | None = None,
     *,
     max_tags: int | None = DEFAULT_MAX_TAGS,
+    with_text: bool = False,
 ) -> Extraction:
     """Every link of an HTML document, resolved against its base, with kinds and counts.
 
@@ -275,6 +277,9 @@ def extract_links(
     The CPU a page costs is bounded by its size (see ``_guard``): markup nested too deep
     for the parser is read without its structure (``flattened``), and past ``max_tags``
     tags (None: no budget) only the page's first part is read (``over_budget``).
+
+    With ``with_text``, the extraction also carries the document's visible text, read from the
+    same tree (``Extraction.text``; equal to ``visible_text`` of the same body).
     """
     resolve = _resolve_fn()
     text, encoding = decode_document(body, content_type)
@@ -398,4 +403,6 @@ def extract_links(
         over_budget=over_budget,
         flattened=flattened,
         canonical=one_canonical(u.split("#", 1)[0] for u in canonicals),
+        # Last: taking the text removes the hidden elements (scripts) from the tree.
+        text=tree_text(parser, lowered) if with_text else None,
     )

@@ -37,6 +37,9 @@ class Extraction:
     # The page's <link rel="canonical"> target (RFC 6596), resolved; None when it declares
     # none or several that disagree (read as evidence, docs/learning.md).
     canonical: str | None = None
+    # The document's visible text (extract._visible), when extract_links was asked for it:
+    # the near-duplicate fingerprint reads it from the tree already parsed for the links.
+    text: str | None = None
 
     @property
     def link_kinds(self) -> str:
