@@ -74,11 +74,11 @@ def page_outcome(
     sha1, revisit_of = stored.sha1, stored.revisit_of
     # Content identity: the near-duplicate fingerprint of a new 2xx document's text (a
     # revisit's is its first capture's); none at all for a truncated or failed body.
-    fingerprinted = False
+    to_fingerprint = False
     if state not in (NetState.OK, NetState.code):
         sha1 = None  # tooBig, dTim, dErr: no document, not the SHA-1 of what arrived
     elif not stored.revisit and status is not None and 200 <= status < 300:
-        fingerprinted = True
+        to_fingerprint = True
     fp = None
     if status == 304 and held is not None:
         # RFC 9110 §15.4.5: the copy we hold is current. Keep its hash, so the batch
@@ -93,13 +93,13 @@ def page_outcome(
     if state is NetState.OK and not stored.revisit and is_html(r.mime):
         # The whole Content-Type header: its charset decides the decoding.
         extraction = extract_links(
-            r.body, item.url, r.header("content-type") or r.mime, with_text=fingerprinted
+            r.body, item.url, r.header("content-type") or r.mime, with_text=to_fingerprint
         )
         if extraction.text is not None:
             # The text of the tree just parsed for the links: what content_fingerprint
             # would read from the body, without a second parse.
             fp = fingerprint_text(extraction.text)
-            fingerprinted = False
+            to_fingerprint = False
         if extraction.over_budget:
             # A hostile page of more tags than extraction's budget (extract/_guard.py): it is
             # stored whole, its first part's links are followed, and the fetch says so.
@@ -112,7 +112,7 @@ def page_outcome(
             plan = scripted.page(item.url, item.url_id, extraction, discovery)
             found, labels, own = plan.found, plan.labels, plan.own
             before, after = plan.before, plan.after
-    if fingerprinted:  # a 2xx document that was not parsed for links (text/plain, …)
+    if to_fingerprint:  # a 2xx document that was not parsed for links (text/plain, …)
         fp = content_fingerprint(r.body, r.mime, r.header("content-type"))
     if status is not None and 200 <= status < 300:
         canonical = declared_canonical(r.headers, item.url, canonical)  # + the Link header
