@@ -6,7 +6,6 @@ from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import (
     Candidate,
     Discovery,
-    authority_of,
     fetch_form,
     hostname_of,
 )
@@ -15,6 +14,7 @@ from dustless.crawl.scope import Scope, is_internal, registrable_domain, site_of
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
 from dustless.store import SQLiteStore, Verdict
+from dustless.url import authority_of
 
 
 class Identity:

@@ -67,6 +67,40 @@ def is_probe(config: str) -> bool:
     return isinstance(data, dict) and data.get("kind") == PROBE_KIND
 
 
+# The batches of a crawl, as both readers ask for them.
+BATCHES_SQL = "SELECT batch, started_at, ended_at, batch_time, config FROM crawls ORDER BY batch"
+
+
+def batch_infos(rows: Sequence[Sequence[Any]]) -> tuple[BatchInfo, ...]:
+    """``BATCHES_SQL``'s rows as ``BatchInfo``s."""
+    return tuple(
+        BatchInfo(int(b), float(s), e, float(t), str(c), is_probe(str(c))) for b, s, e, t, c in rows
+    )
+
+
+class BatchChoice:
+    """What both readers answer from their ``batches`` alone."""
+
+    batches: tuple[BatchInfo, ...]
+
+    @property
+    def source(self) -> str:
+        raise NotImplementedError
+
+    def crawl_batches(self, selected: int | None = None) -> tuple[int, ...]:
+        """The batches of the crawl itself (not probes); only ``selected`` when given."""
+        numbers = tuple(b.number for b in self.batches if not b.probe)
+        if selected is None:
+            return numbers
+        if selected not in numbers:
+            known = ", ".join(map(str, numbers)) or "none"
+            raise InvalidOption(f"no crawl batch {selected} in {self.source} (batches: {known})")
+        return (selected,)
+
+    def probe_batches(self) -> tuple[int, ...]:
+        return tuple(b.number for b in self.batches if b.probe)
+
+
 class CrawlReader(Protocol):
     """What the readers of a crawl may ask of its database (SQLite or PostgreSQL)."""
 
@@ -129,7 +163,7 @@ class CrawlReader(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-class CrawlDB:
+class CrawlDB(BatchChoice):
     """The SQLite reader: a read-only connection to ``DIR/crawl.db``; :func:`open_crawl`."""
 
     dialect = "sqlite"
@@ -142,13 +176,7 @@ class CrawlDB:
         self.tables = frozenset(
             r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
         )
-        rows = self._db.execute(
-            "SELECT batch, started_at, ended_at, batch_time, config FROM crawls ORDER BY batch"
-        ).fetchall()
-        self.batches: tuple[BatchInfo, ...] = tuple(
-            BatchInfo(int(b), float(s), e, float(t), str(c), is_probe(str(c)))
-            for b, s, e, t, c in rows
-        )
+        self.batches = batch_infos(self._db.execute(BATCHES_SQL).fetchall())
 
     @property
     def source(self) -> str:
@@ -157,19 +185,6 @@ class CrawlDB:
     @property
     def path(self) -> Path:
         return self.directory / DB_NAME
-
-    def crawl_batches(self, selected: int | None = None) -> tuple[int, ...]:
-        """The batches of the crawl itself (not probes); only ``selected`` when given."""
-        numbers = tuple(b.number for b in self.batches if not b.probe)
-        if selected is None:
-            return numbers
-        if selected not in numbers:
-            known = ", ".join(map(str, numbers)) or "none"
-            raise InvalidOption(f"no crawl batch {selected} in {self.directory} (batches: {known})")
-        return (selected,)
-
-    def probe_batches(self) -> tuple[int, ...]:
-        return tuple(b.number for b in self.batches if b.probe)
 
     def columns(self, table: str) -> frozenset[str]:
         return frozenset(r[1] for r in self.query(f"PRAGMA table_info({table})"))

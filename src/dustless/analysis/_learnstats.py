@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dustless.analysis._crawlreader import CrawlReader
+from dustless.url import authority_of
 
 __all__ = ["CanonicalCounts", "LearnedRow", "canonical_counts", "learned_rules"]
 
@@ -137,7 +138,7 @@ def canonical_counts(db: CrawlReader, counted: str = "temp.t") -> CanonicalCount
     for url, canonical in db.query(
         "SELECT url, canonical FROM temp.cn WHERE canonical IS NOT NULL AND canonical != url"
     ):
-        other += _authority(str(url)) != _authority(str(canonical))
+        other += authority_of(str(url)) != authority_of(str(canonical))
     # The declared URLs the crawl fetched, and their last answer.
     db.script("DROP TABLE IF EXISTS temp.ct")
     db.script(
@@ -160,13 +161,3 @@ def canonical_counts(db: CrawlReader, counted: str = "temp.t") -> CanonicalCount
         non_200=sum(1 for s in answered if s != 200),
         redirect=sum(1 for s in answered if 300 <= s < 400),
     )
-
-
-def _authority(url: str) -> str:
-    start = url.find("://") + 3
-    end = len(url)
-    for sep in "/?#":
-        pos = url.find(sep, start)
-        if 0 <= pos < end:
-            end = pos
-    return url[start:end].rpartition("@")[2]

@@ -28,7 +28,7 @@ from typing import Any
 import psycopg
 from psycopg.adapt import Buffer, Loader
 
-from dustless.analysis._crawlreader import REQUIRED_TABLES, BatchInfo, is_probe
+from dustless.analysis._crawlreader import BATCHES_SQL, REQUIRED_TABLES, BatchChoice, batch_infos
 from dustless.errors import InvalidOption, StoreError
 from dustless.store._pg_conn import display_dsn, sqlite_params
 
@@ -53,7 +53,7 @@ def _one_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
-class PgCrawlDB:
+class PgCrawlDB(BatchChoice):
     """The PostgreSQL reader; :func:`open_pg_crawl`."""
 
     dialect = "postgresql"
@@ -77,13 +77,7 @@ class PgCrawlDB:
                 f"{self.source} holds no crawl (no table {sorted(missing)[0]}): "
                 "start one with dustless crawl DIR URL… --db URL"
             )
-        rows = self.query(
-            "SELECT batch, started_at, ended_at, batch_time, config FROM crawls ORDER BY batch"
-        )
-        self.batches: tuple[BatchInfo, ...] = tuple(
-            BatchInfo(int(b), float(s), e, float(t), str(c), is_probe(str(c)))
-            for b, s, e, t, c in rows
-        )
+        self.batches = batch_infos(self.query(BATCHES_SQL))
 
     @property
     def source(self) -> str:
@@ -92,18 +86,6 @@ class PgCrawlDB:
     @property
     def path(self) -> Path:
         return Path(self.source)
-
-    def crawl_batches(self, selected: int | None = None) -> tuple[int, ...]:
-        numbers = tuple(b.number for b in self.batches if not b.probe)
-        if selected is None:
-            return numbers
-        if selected not in numbers:
-            known = ", ".join(map(str, numbers)) or "none"
-            raise InvalidOption(f"no crawl batch {selected} in {self.source} (batches: {known})")
-        return (selected,)
-
-    def probe_batches(self) -> tuple[int, ...]:
-        return tuple(b.number for b in self.batches if b.probe)
 
     def columns(self, table: str) -> frozenset[str]:
         return frozenset(

@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from dustless.crawl.spellings import Spellings
 from dustless.frontier import QueuedURL
 from dustless.kinds import LinkKind
-from dustless.rules import authority_of_key
 from dustless.store import PROBE_PREFIX, AdmitURL, CrawlStore, NewURL, URLLabel, Verdict
+from dustless.url import authority_of
 
 __all__ = ["Admission"]
 
@@ -97,7 +97,7 @@ class Admission:
             if identity in known or identity in old or identity in pending:
                 self.discovery.settle_one(c.url)
                 spellings.append((identity, c.url))  # another spelling of a known identity
-                if touched and authority_of_key(identity) in touched:
+                if touched and authority_of(identity) in touched:
                     merged.append(c.admit(item.url_id))  # maybe a learned rule's merge
                 continue
             label = labels.get(c.url) if labels else None
@@ -172,7 +172,7 @@ class Admission:
                 stored.append(u.identity)
                 d.settle_one(u.url)
                 seen_again.append((u.identity, u.url))
-                if touched and authority_of_key(u.identity) in touched:
+                if touched and authority_of(u.identity) in touched:
                     merged.append(u)
             else:
                 d.stats.reject(verdict.value)

@@ -27,6 +27,7 @@ from dustless.crawl.scope import Scope, is_internal, site_of
 from dustless.errors import InvalidURL
 from dustless.kinds import LinkKind
 from dustless.store import AdmitURL, Limits
+from dustless.url import authority_of
 
 __all__ = ["Candidate", "Discovery", "DiscoveryStats", "authority_of", "fetch_form", "hostname_of"]
 
@@ -35,20 +36,6 @@ def fetch_form(url: str) -> str:
     """The URL as requested: no fragment (a client never sends it, RFC 9110 §7.1)."""
     hash_at = url.find("#")
     return url if hash_at < 0 else url[:hash_at]
-
-
-def authority_of(url: str) -> str:
-    """``host[:port]`` of an absolute URL in rfc3986 form (lowercase host, default port
-    removed): the politeness key of the frontier, one queue per web server."""
-    start = url.find("://") + 3
-    end = len(url)
-    for sep in "/?#":
-        pos = url.find(sep, start)
-        if 0 <= pos < end:
-            end = pos
-    auth = url[start:end]
-    at = auth.rfind("@")
-    return auth[at + 1 :] if at >= 0 else auth
 
 
 def hostname_of(authority: str) -> str:

@@ -51,7 +51,6 @@ from dustless.rules import (
     Retraction,
     RuleSet,
     SiteScript,
-    authority_of_key,
     dump_script,
     rule_from_spec,
 )
@@ -65,7 +64,7 @@ from dustless.store import (
     StoredURL,
     URLState,
 )
-from dustless.url import Policy
+from dustless.url import Policy, authority_of
 
 if TYPE_CHECKING:
     from dustless.crawl.admission import Admission
@@ -214,7 +213,7 @@ class Learning:
         )
         if len(self._facts) >= BATCH:
             self.commit()
-        authority = authority_of_key(key)
+        authority = authority_of(key)
         if item.host != authority:
             self._fetch_hosts.setdefault(authority, set()).add(item.host)
         identity = item.identity
@@ -249,7 +248,7 @@ class Learning:
         return out
 
     def _rule_ids(self, base: str) -> list[int]:
-        host = authority_of_key(base)
+        host = authority_of(base)
         return [
             self._ids[(host, spec)]
             for spec in self.learner.rules_changing(base)

@@ -27,7 +27,6 @@ from typing import Any
 
 from dustless.crawl.admission import MAX_PROBE_HOPS
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import authority_of
 from dustless.crawl.engine import Crawler
 from dustless.crawl.net import make_fetcher
 from dustless.crawl.progress import Progress
@@ -42,6 +41,7 @@ from dustless.store import (
     SQLiteStore,
     WarcWriter,
 )
+from dustless.url import authority_of
 
 __all__ = ["MAX_PROBE_HOPS", "ProbeResult", "crawl_config", "run_probe"]
 

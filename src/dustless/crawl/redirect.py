@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dustless.crawl.discover import Candidate, Discovery, authority_of, fetch_form
+from dustless.crawl.discover import Candidate, Discovery, fetch_form
 from dustless.crawl.spellings import base_of
 from dustless.errors import InvalidURL
 from dustless.frontier import QueuedURL
 from dustless.kinds import LinkKind
+from dustless.url import authority_of
 
 __all__ = ["MAX_HOPS", "SameIdentity", "base_identity", "derived_identity", "same_identity"]
 

@@ -83,19 +83,36 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
             store.rebuild_sites(lambda host: site_of(hostname_of(host), scope))
         else:
             batch = store.start_batch(config.to_json(), now)
-        store.register_worker(str(out.resolve()), now)
-        # What this worker had claimed when it stopped (or crashed) goes back to the queue.
-        store.requeue_in_flight()
-        warc = WarcWriter(
-            out / WARC_DIR,
-            committed_ends=store.warc_ends(),
-            exact_ends=store.warc_committed_ends(),
-            info=warc_info(config),
-        )
-        store.commit()
+        return start_worker(config, store, batch, out, rules, resume=resume, now=now)
     except BaseException:
         store.close()
         raise
+
+
+def start_worker(
+    config: CrawlConfig,
+    store: CrawlStore,
+    batch: Batch,
+    out: Path,
+    rules: Rules,
+    *,
+    resume: bool,
+    now: float,
+    prefix: str = "dustless",
+) -> Run:
+    """The part of opening a run every worker shares, its batch chosen: register the worker,
+    give back what it had claimed, open its WARC writer cut to what the DB committed."""
+    store.register_worker(str(out.resolve()), now)
+    # What this worker had claimed when it stopped (or crashed) goes back to the queue.
+    store.requeue_in_flight()
+    warc = WarcWriter(
+        out / WARC_DIR,
+        prefix=prefix,
+        committed_ends=store.warc_ends(),
+        exact_ends=store.warc_committed_ends(),
+        info=warc_info(config),
+    )
+    store.commit()
     return Run(config, store, batch, warc, make_fetcher(config), rules, resume)
 
 

@@ -26,10 +26,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from dustless.crawl.discover import Candidate, Discovery, authority_of
+from dustless.crawl.discover import Candidate, Discovery
 from dustless.frontier import QueuedURL
 from dustless.states import NetState
 from dustless.store import CrawlStore
+from dustless.url import authority_of
 
 if TYPE_CHECKING:
     from dustless.crawl.admission import Admission

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.net import make_fetcher
-from dustless.crawl.resume import CrawlFinished, Run, warc_info
+from dustless.crawl.resume import CrawlFinished, Run, start_worker
 from dustless.crawl.scripted import identity_policy, load_rules
 from dustless.errors import InvalidOption
-from dustless.store import WARC_DIR, PostgresCrawlStore, WarcWriter
+from dustless.store import PostgresCrawlStore
 
 __all__ = ["WORKER_FILE", "default_worker_name", "open_worker", "warc_prefix"]
 
@@ -120,18 +120,9 @@ def open_worker(
             config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
         rules = load_rules(config.rules, config.scripts)
         _remember(out, name, store.where)
-        store.register_worker(str(out.resolve()), now)
-        # What this worker had claimed when it stopped (or crashed) goes back to the queue.
-        store.requeue_in_flight()
-        warc = WarcWriter(
-            out / WARC_DIR,
-            prefix=warc_prefix(name),
-            committed_ends=store.warc_ends(),
-            exact_ends=store.warc_committed_ends(),
-            info=warc_info(config),
+        return start_worker(
+            config, store, batch, out, rules, resume=resume, now=now, prefix=warc_prefix(name)
         )
-        store.commit()
     except BaseException:
         store.close()
         raise
-    return Run(config, store, batch, warc, make_fetcher(config), rules, resume)

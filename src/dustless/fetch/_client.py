@@ -111,6 +111,22 @@ class _PinnedResolver(AbstractResolver):
         return None
 
 
+class _Keep:
+    """The sink of an ordinary fetch: the body is kept whole in the result."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: bytearray) -> None:
+        self.body = body
+
+    def wants(self, status: int) -> bool:
+        return True
+
+    def feed(self, chunk: bytes) -> bool:
+        self.body += chunk
+        return False
+
+
 class _Progress:
     """One fetch in flight: the state so far and what has been learnt; becomes a FetchResult."""
 
@@ -470,10 +486,9 @@ class Fetcher:
             ) as response:
                 self._head(progress, response)
                 in_body = True
-                if sink is not None and sink.wants(response.status):
-                    await self._stream(progress, response, limits, keep_prefix, sink)
-                else:
-                    await self._body(progress, response, limits, keep_prefix)
+                if sink is None or not sink.wants(response.status):
+                    sink = _Keep(progress.body)
+                await self._body(progress, response, limits, keep_prefix, sink)
         except _REMOTE_FAULTS as exc:  # the I/O edge: every remote fault becomes a state
             self._classify(progress, exc, in_body)
         finally:
@@ -511,58 +526,10 @@ class Fetcher:
         response: aiohttp.ClientResponse,
         limits: FetchLimits,
         keep_prefix: bool,
-    ) -> None:
-        max_bytes = limits.max_bytes
-        declared = response.content_length
-        if declared is not None and declared > max_bytes and not keep_prefix:
-            progress.move(
-                _S.tooBig, f"Content-Length {declared} exceeds the limit of {max_bytes} bytes"
-            )
-            return
-        try:
-            decoder: Decoder = make_decoder(response.headers.get("Content-Encoding"))
-        except DecodeError as exc:
-            progress.move(_S.dErr, str(exc))
-            return
-        body = progress.body
-        try:
-            while True:
-                chunk = await response.content.readany()
-                if not chunk:
-                    body += decoder.flush(max_bytes - len(body))
-                    return
-                progress.wire += len(chunk)
-                body += decoder.feed(chunk, max_bytes - len(body))
-                if progress.wire > max_bytes:
-                    # Wire bytes are capped too: a stream that decodes to little must end.
-                    progress.move(_S.tooBig, f"more than {max_bytes} bytes on the wire")
-                    return
-                if (
-                    len(body) > _RATIO_FLOOR
-                    and len(body) > limits.max_decompressed_ratio * progress.wire
-                ):
-                    progress.move(
-                        _S.tooBig,
-                        f"decompression ratio above {limits.max_decompressed_ratio:g} "
-                        f"({len(body)} bytes from {progress.wire})",
-                    )
-                    return
-        except TooBig as exc:
-            body += exc.partial
-            progress.move(_S.tooBig, f"body exceeds the limit of {max_bytes} bytes")
-        except DecodeError as exc:
-            progress.move(_S.dErr, str(exc))
-
-    async def _stream(
-        self,
-        progress: _Progress,
-        response: aiohttp.ClientResponse,
-        limits: FetchLimits,
-        keep_prefix: bool,
         sink: BodySink,
     ) -> None:
-        """``_body`` for a sink: the same limits, counted on the bytes handed on (the result
-        keeps none of them)."""
+        """Read the body into ``sink`` under the limits (declared length, bytes on the wire,
+        decompression ratio, decoded size), counted on the decoded bytes handed on."""
         max_bytes = limits.max_bytes
         declared = response.content_length
         if declared is not None and declared > max_bytes and not keep_prefix:

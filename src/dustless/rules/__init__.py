@@ -24,7 +24,7 @@ from ._learn_live import (
     Retraction,
     site_of_authority,
 )
-from ._learn_live_rules import LiveEvidence, LiveRules, authority_of_key, rule_from_spec, rule_spec
+from ._learn_live_rules import LiveEvidence, LiveRules, rule_from_spec, rule_spec
 from ._learn_read import read_observations
 from ._learned import (
     AddSlash,
@@ -88,7 +88,6 @@ __all__ = [
     "SupportsAnchor",
     "SupportsURL",
     "UrlPattern",
-    "authority_of_key",
     "dump_script",
     "evaluate_rules",
     "is_pagination_label",

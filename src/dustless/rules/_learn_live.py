@@ -48,13 +48,13 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dustless.errors import InvalidOption
+from dustless.url import authority_of
 
 from ._learn_live_index import ContentIndex
 from ._learn_live_rules import (
     NO_DOCUMENT,
     Entry,
     LiveEvidence,
-    authority_of_key,
     measure,
     pair_candidates,
     rule_from_spec,
@@ -252,7 +252,7 @@ class LiveLearner:
     def rules_changing(self, base: str) -> list[str]:
         """The specs of the rules of ``base``'s host that change it (all of the host's rules
         when only their combination does)."""
-        rules = self._active.get(authority_of_key(base))
+        rules = self._active.get(authority_of(base))
         if not rules:
             return []
         found = [spec for spec, a in rules.items() if a.rule.apply(base) != base]
@@ -321,7 +321,7 @@ class LiveLearner:
         return site
 
     def _observe(self, f: PageFacts) -> list[Retraction]:
-        authority = authority_of_key(f.key)
+        authority = authority_of(f.key)
         site = self._site(authority)
         host = site.host(authority)
         out: list[Retraction] = []
@@ -335,7 +335,7 @@ class LiveLearner:
         elif f.no_document:
             out += self._add(site, host, f.key, NO_DOCUMENT, f.url_id)
         elif f.redirect is not None and f.redirect != f.key:
-            target = authority_of_key(f.redirect)
+            target = authority_of(f.redirect)
             if site_of_authority(target) != site_of_authority(authority):
                 return out  # another site: not a spelling of this one
             known = site.host(target).entries.get(f.redirect)
@@ -370,7 +370,7 @@ class LiveLearner:
                     d.trust_bad += 1
         if cls != NO_DOCUMENT and site.waiting_redirects:
             for source in site.waiting_redirects.pop(key, ()):
-                out += self._add(site, site.host(authority_of_key(source)), source, cls, None)
+                out += self._add(site, site.host(authority_of(source)), source, cls, None)
         return out
 
     def _claim(self, site: _Site, host: _Host, key: str, cls: int, canonical: str) -> None:
@@ -380,7 +380,7 @@ class LiveLearner:
             # fetched (a site that declares canonicals, and declares this one rightly).
             host.trust_ok += 1
             return
-        target = authority_of_key(canonical)
+        target = authority_of(canonical)
         if site_of_authority(target) != site_of_authority(host.name):
             return  # a canonical on another site: counted by stats, no rule of this one
         known = site.host(target).entries.get(canonical)
@@ -480,7 +480,7 @@ class LiveLearner:
 
     def _necessary(self, a: str, b: str) -> list[tuple[str, str]]:
         """The active rules without which ``a`` and ``b`` would not be merged."""
-        hosts = {authority_of_key(a), authority_of_key(b)}
+        hosts = {authority_of(a), authority_of(b)}
         rules = [(h, s) for h in hosts for s in self._active.get(h, {})]
         if not rules:
             return []
@@ -521,7 +521,7 @@ class LiveLearner:
         if not trusted:
             return entries
         for key, claims in site.waiting_claims.items():
-            if authority_of_key(key) != host.name or key in host.entries:
+            if authority_of(key) != host.name or key in host.entries:
                 continue
             classes = {cls for declarer, cls in claims if declarer in trusted}
             if len(classes) == 1 and len({cls for _, cls in claims}) == 1:

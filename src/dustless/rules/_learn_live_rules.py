@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dustless.errors import ScriptError
+from dustless.url import authority_of
 
 from ._learn_params import _params
 from ._learn_subst import _canon_key, _segment_rules, diff_rule
@@ -43,7 +44,6 @@ __all__ = [
     "Entry",
     "LiveEvidence",
     "LiveRules",
-    "authority_of_key",
     "measure",
     "pair_candidates",
     "rule_from_spec",
@@ -61,17 +61,6 @@ _STEPS = (
     "collapse-slashes",
     "remove-empty-query",
 )
-
-
-def authority_of_key(url: str) -> str:
-    """The authority of a normalized absolute URL (no userinfo: the normalizer keeps it)."""
-    start = url.find("://") + 3
-    end = len(url)
-    for sep in "/?#":
-        pos = url.find(sep, start)
-        if 0 <= pos < end:
-            end = pos
-    return url[start:end]
 
 
 # -- names -----------------------------------------------------------------------------------
@@ -328,6 +317,6 @@ class LiveRules:
         return self._touched
 
     def apply(self, url: str) -> str:
-        if not self._hosts or authority_of_key(url) not in self._hosts:
+        if not self._hosts or authority_of(url) not in self._hosts:
             return url
         return self._rules.apply(url)

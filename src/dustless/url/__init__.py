@@ -45,6 +45,7 @@ __all__ = [
     "StepOptions",
     "URLParts",
     "as_text",
+    "authority_of",
     "explain",
     "get_policy",
     "host_of",
@@ -56,6 +57,19 @@ __all__ = [
 ]
 
 _HOSTS: dict[str, str] = {}
+
+
+def authority_of(url: str) -> str:
+    """``host[:port]`` of an absolute URL already in normal form (lowercase host, default port
+    removed), any userinfo left out: the key of a host's politeness queue, of its learned
+    rules and of its statistics. String slicing only: no parse on the crawler's hot path."""
+    start = url.find("://") + 3
+    end = len(url)
+    for sep in "/?#":
+        pos = url.find(sep, start)
+        if 0 <= pos < end:
+            end = pos
+    return url[start:end].rpartition("@")[2]
 
 
 def host_of(url: str | bytes) -> str:
