@@ -87,7 +87,7 @@ def surt_key(url: str) -> str:
         return url
     # Most URLs a crawl stores are printable ASCII without a percent sign or a space: for them
     # unescaping and escaping change nothing (``_SAFE`` keeps every other printable character),
-    # and skipping the two passes makes the key about twice as fast.
+    # and skipping the two passes saves about a third of the key's time.
     plain = raw.isascii() and raw.isprintable() and "%" not in raw and " " not in raw
     scheme = parts.scheme.lower().encode("latin-1")
     host = (parts.hostname or "").encode("latin-1")
