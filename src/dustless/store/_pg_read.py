@@ -82,12 +82,16 @@ class PgReads:
         if not keys:
             return {}
         # The first fetch that stored the payload (not itself a revisit) is the one a
-        # revisit record refers to (WARC 1.1 §6.7.2, WARC-Refers-To).
+        # revisit record refers to (WARC 1.1 §6.7.2, WARC-Refers-To). One index probe per
+        # key (LATERAL … LIMIT 1): a plan with ``= ANY(…)`` made while the table was small
+        # scans it whole, and the session keeps that plan (measured: 3.5 s of a 20,000-page
+        # crawl's 4.7 s in the server).
         rows = self._db.rows(
-            "SELECT DISTINCT ON (f.content_sha1) f.content_sha1, f.id, u.url, f.fetched_at, "
-            "f.warc_file, f.warc_offset, f.warc_length, f.warc_record_id FROM fetches f "
-            "JOIN urls u ON u.id = f.url_id WHERE f.revisit_of IS NULL "
-            "AND f.content_sha1 = ANY(%s::text[]) ORDER BY f.content_sha1, f.id",
+            "SELECT s.sha1, f.id, u.url, f.fetched_at, f.warc_file, f.warc_offset, "
+            "f.warc_length, f.warc_record_id FROM unnest(%s::text[]) AS s(sha1) "
+            "CROSS JOIN LATERAL (SELECT * FROM fetches x WHERE x.content_sha1 = s.sha1 "
+            "AND x.revisit_of IS NULL ORDER BY x.id LIMIT 1) AS f "
+            "JOIN urls u ON u.id = f.url_id",
             (keys,),
         )
         out: dict[str, ContentRef] = {}
@@ -110,10 +114,10 @@ class PgReads:
         ids = list(dict.fromkeys(url_ids))
         if not ids:
             return {}
-        rows = self._db.rows(
-            f"SELECT DISTINCT ON (f.url_id) {FETCH_COLS} FROM fetches f "
-            "JOIN urls u ON u.id = f.url_id WHERE f.url_id = ANY(%s::bigint[]) "
-            "ORDER BY f.url_id, f.id DESC",
+        rows = self._db.rows(  # one index probe per URL, as in content_seen
+            f"SELECT {FETCH_COLS} FROM unnest(%s::bigint[]) AS s(id) "
+            "CROSS JOIN LATERAL (SELECT * FROM fetches x WHERE x.url_id = s.id "
+            "ORDER BY x.id DESC LIMIT 1) AS f JOIN urls u ON u.id = f.url_id",
             (ids,),
         )
         return {int(r[1]): fetch_row(r) for r in rows}

@@ -289,7 +289,29 @@ _V6: PgMigration = (
     END $$""",
 )
 
-PG_MIGRATIONS: tuple[PgMigration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
+# The twin of SQLite's seventh migration, which changes nothing there. Here the trigger that
+# keeps ``host_work.queued`` after an UPDATE stops joining its two transition tables: PL/pgSQL
+# plans that join once, for the first statement of a session (often a claim of one URL), and
+# a nested loop chosen for one row costs a million comparisons for a commit of a thousand (it
+# was 60 % of the server's time in a crawl). Counting each side on its own is linear, and the
+# same sum: a row whose state stays queued, or stays not queued, adds +1 - 1 or nothing. A
+# host whose sum is 0 is not touched (no row lock taken for nothing).
+_V7: PgMigration = (
+    """CREATE OR REPLACE FUNCTION host_work_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO host_work AS w (host, queued)
+            SELECT host, sum(d) FROM (
+                SELECT host, 1 AS d FROM new_urls WHERE state = 'queued'
+                UNION ALL
+                SELECT host, -1 AS d FROM old_urls WHERE state = 'queued'
+            ) AS changed
+            GROUP BY host HAVING sum(d) <> 0 ORDER BY host
+        ON CONFLICT (host) DO UPDATE SET queued = w.queued + excluded.queued;
+        RETURN NULL;
+    END $$""",
+)
+
+PG_MIGRATIONS: tuple[PgMigration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 # The columns a PostgreSQL table has beyond its SQLite twin: SQLite's implicit rowid, where
 # an order of insertion is read ("ORDER BY rowid"), made explicit.
 ROWID_COLUMNS = {"spellings": "seq", "learned_merges": "seq"}
