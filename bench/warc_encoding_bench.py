@@ -18,6 +18,7 @@ import hashlib
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 from dustless.store import CdxjIndex, WarcWriter
@@ -68,6 +69,28 @@ def main() -> None:
             f"CdxjIndex.sync: {t_idx / lines * 1e6:.1f} us/record ({lines} records), "
             f"{t_idx / t_dec:.2f}x the WARC writing"
         )
+    deflate(items)
+
+
+def deflate(items: list[tuple[str, bytes, bytes]]) -> None:
+    """The writer's compressor against zlib's level 6 (what warcio, wget and Heritrix
+    write): one raw-deflate stream cut per record with a full flush, as the writer does."""
+    from dustless.store._warc import _deflater
+
+    blocks = [HEAD + b"\r\n" + body for _, body, _ in items]
+    raw = sum(len(b) for b in blocks)
+    got = {}
+    for name, make in (("zlib level 6", lambda: zlib.compressobj(6, zlib.DEFLATED, -15)),
+                       ("dustless (level 6)", lambda: _deflater(6))):  # fmt: skip
+        best, size = float("inf"), 0
+        for _ in range(3):
+            c = make()
+            t = time.perf_counter()
+            size = sum(len(c.compress(b)) + len(c.flush(zlib.Z_FULL_FLUSH)) for b in blocks)
+            best = min(best, time.perf_counter() - t)
+        got[name] = best
+        print(f"{name:19} {best / len(blocks) * 1e6:5.1f} us/record, ratio {size / raw:.3f}")
+    print(f"deflate: dustless {got['zlib level 6'] / got['dustless (level 6)']:.2f}x zlib's speed")
 
 
 if __name__ == "__main__":

@@ -92,6 +92,20 @@ def test_index_covers_every_response_and_revisit_record(crawled) -> None:
     assert pointed <= set(lines)  # nothing the DB points at is missing from the index
 
 
+def test_the_crawls_index_equals_one_read_back_from_its_warc_files(crawled, tmp_path) -> None:
+    # The crawl indexes each record from what the fetcher parsed (status, media type), not
+    # by reading the record back: a scan of the same files must give the very same lines.
+    _web, out = crawled
+    scanned = CdxjIndex(tmp_path / "scanned", out / WARC_DIR)
+    scanned.sync()
+    crawl_lines = list(CdxjIndex(out / INDEX_DIR, out / WARC_DIR).lines())
+    assert crawl_lines == list(scanned.lines())
+    assert {json.loads(line.split(" ", 2)[2])["mime"] for line in crawl_lines} >= {
+        "text/html",
+        "warc/revisit",
+    }
+
+
 def test_pywb_replays_pages_a_redirect_and_a_revisit(crawled, tmp_path) -> None:
     web, out = crawled
     pages, redirect, revisit = _pick(out)

@@ -100,6 +100,41 @@ def test_image_alt_is_the_text_of_an_image_link() -> None:
     assert links('<a href="/"><img src="l.png" alt="Logo"></a>').links[0].text == "Logo"
 
 
+def test_without_anchor_text_the_links_are_the_same_and_their_text_empty() -> None:
+    html = (
+        '<base href="/b/"><a href="x">one <b>two</b></a><a href="/y"><img alt="Logo"></a>'
+        '<iframe src="f" title="T"></iframe><p onclick="location.href=\'/o\'">p</p>'
+    )
+    full = links(html)
+    bare = extract_links(html.encode(), DOC, "text/html", anchor_text=False)
+    assert pairs(bare) == pairs(full) == [
+        ("http://ex.test/b/x", A), ("http://ex.test/y", A), ("http://ex.test/b/f", H),
+        ("http://ex.test/o", H),
+    ]  # fmt: skip
+    assert [link.text for link in full.links] == ["one two", "Logo", "T", ""]
+    assert [link.text for link in bare.links] == ["", "", "T", ""]
+
+
+def test_one_css_engine_serves_every_document_and_thread() -> None:
+    # The selector engine is kept per thread and reused: documents parsed one after the
+    # other, and at once in threads, each get their own nodes, in document order.
+    from concurrent.futures import ThreadPoolExecutor
+
+    def page(i: int) -> list[str]:
+        html = "".join(
+            f'<a href="/{i}/{j}">{j}</a><script src="/s{i}"></script>' for j in range(50)
+        )
+        return [link.url for link in links(html).links]
+
+    expected = [
+        [u for j in range(50) for u in (f"http://ex.test/{i}/{j}", f"http://ex.test/s{i}")]
+        for i in range(40)
+    ]
+    assert [page(i) for i in range(40)] == expected
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(page, range(40))) == expected
+
+
 def test_unresolvable_and_non_http_links_are_skipped() -> None:
     e = links(
         '<a href="http://[::1">bad</a><a href="mailto:a@b.test">m</a>'

@@ -93,7 +93,11 @@ def page_outcome(
     if state is NetState.OK and not stored.revisit and is_html(r.mime):
         # The whole Content-Type header: its charset decides the decoding.
         extraction = extract_links(
-            r.body, item.url, r.header("content-type") or r.mime, with_text=to_fingerprint
+            r.body,
+            item.url,
+            r.header("content-type") or r.mime,
+            with_text=to_fingerprint,
+            anchor_text=scripted is not None,  # only pattern scripts read it (seed 002 §4.1)
         )
         if extraction.text is not None:
             # The text of the tree just parsed for the links: what content_fingerprint

@@ -128,6 +128,7 @@ class Recorder:
             request=request,
             ip=r.ip,
             payload_sha1=sha1,
+            status_mime=(r.status, r.mime),  # as the fetcher read them from this head
         )
         if dedup and body:
             self._content[sha1] = _Pending(url, started, refs.response.record_id, len(self._rows))
