@@ -121,13 +121,16 @@ def surt_key(url: str) -> str:
     if port == _DEFAULT_PORT.get(scheme):
         port = None
     path = path.lower()
-    for pattern in _PATH_SESSION:
+    # (Each session pattern needs its mark in the text: most URLs skip the regex passes.)
+    for pattern in _PATH_SESSION if b"(" in path else ():
         if pm := pattern.match(path):
             path = pm.group(1) + pm.group(3)
     if len(path) > 1 and path.endswith(b"/"):
         path = path[:-1]
     if query:
-        for pattern in _QUERY_SESSION:
+        lowered = query.lower()
+        marked = b"sid" in lowered or b"sessionid" in lowered or b"cfid" in lowered
+        for pattern in _QUERY_SESSION if marked else ():
             if qm := pattern.match(query):
                 query = qm.group(1) + (qm.group(2) or b"")
         query = query.lower()
