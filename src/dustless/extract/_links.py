@@ -105,9 +105,9 @@ _ENGINES = threading.local()
 
 def _select(node: LexborNode | None, query: str) -> list[LexborNode]:
     """``node.css(query)`` through one CSS engine per thread. selectolax makes a CSS parser
-    and selector engine for each document at its first query, which cost ~25 µs: half of
-    the extraction of a test-web page (measured against ``parser.css``). Kept per thread,
-    it is made once."""
+    and selector engine for each document at its first query (and frees it with the
+    document): in a crawl's profile the selector took ~38 µs a test-web page, ~12 µs with
+    the engine kept per thread."""
     engine: LexborCSSSelector | None = getattr(_ENGINES, "engine", None)
     if engine is None:
         engine = _ENGINES.engine = LexborCSSSelector()  # type: ignore[no-untyped-call]
