@@ -210,9 +210,9 @@ class ResponseRefs:
 def _deflater(level: int) -> Any:
     """A raw-deflate compressor (RFC 1951) for ``level`` on zlib's scale (0: stored, 1
     fastest … 9 smallest, -1: 6). Levels 1–9 use ISA-L where it is installed: its level 1
-    compresses the test web's pages as small as zlib's 6 (ratio 0.494 against 0.490) in 9.6
-    µs a record instead of 24 (``bench/warc_encoding_bench.py`` prints both); its levels go
-    to 3. Any inflater reads the stream; only the bytes differ from zlib's."""
+    compresses the test web's pages about as small as zlib's 6 (ratio 0.491 against 0.487)
+    in ~9.5 µs a record instead of ~24 (``bench/warc_encoding_bench.py`` prints both); its
+    levels go to 3. Any inflater reads the stream; only the bytes differ from zlib's."""
     if _isal is None or level == 0:
         return zlib.compressobj(level, zlib.DEFLATED, -15)
     isal_level = 1 if level == -1 or level <= 6 else 2 if level <= 8 else 3
