@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import time
 from collections.abc import Mapping
 
@@ -34,16 +35,21 @@ class Page:
 class FakeFetcher:
     """Answers from ``web`` (url -> Page, a NetState, or an exception to raise)."""
 
-    def __init__(self, web: Mapping[str, Page | NetState | Exception]) -> None:
+    def __init__(
+        self, web: Mapping[str, Page | NetState | Exception], slow: Mapping[str, float] = {}
+    ) -> None:
         self.web = dict(web)
+        self.slow = dict(slow)  # url -> seconds its answer takes
         self.asked: list[str] = []
+        self.asked_at: dict[str, float] = {}
         self.limits = FetchLimits()
 
     async def fetch(self, url: str, headers: Mapping[str, str] | None = None) -> FetchResult:
         return await self.fetch_with(url, headers, self.limits)
 
     async def fetch_with(self, url, headers, limits, *, keep_prefix=False) -> FetchResult:
-        await asyncio.sleep(0)
+        self.asked_at.setdefault(url, time.monotonic())
+        await asyncio.sleep(self.slow.get(url, 0))
         self.asked.append(url)
         page = self.web.get(url, Page(404, b"not here", "text/plain"))
         if isinstance(page, Exception):
@@ -78,14 +84,14 @@ def links(*urls: str) -> bytes:
 ROBOTS_ALL = Page(200, b"User-agent: *\nAllow: /\n", "text/plain")
 
 
-def crawl(tmp_path, web, *seeds, store=None, strict=True, **options):
+def crawl(tmp_path, web, *seeds, store=None, strict=True, slow=None, **options):
     """Run one crawl of ``web`` into ``store`` (a new in-memory one by default)."""
     store = store or SQLiteStore(":memory:")
     config = CrawlConfig(
         seeds=seeds, delay=0.0, delay_factor=0.0, backoff=0.001, progress=False, **options
     )
     batch = store.resume_batch() or store.start_batch(config.to_json(), time.time())
-    fetcher = FakeFetcher(web)
+    fetcher = FakeFetcher(web, slow or {})
     warc = WarcWriter(tmp_path / "warc", exact_ends=store.warc_committed_ends())
     crawler = Crawler(config, store, fetcher, warc, batch=batch, strict=strict)
     result = asyncio.run(crawler.run())
@@ -116,6 +122,28 @@ def test_links_are_followed_once_and_the_crawl_ends(tmp_path, open_store):
     ]
     assert store.work_left(time.time()).queued_hosts == 0
     assert {s for s in states(store).values()} == {"OK"}
+
+
+def test_pages_whose_links_the_crawl_waits_for_are_handled_at_once(tmp_path, open_store):
+    # A shared store handles finished pages in batches worth a round trip; a batch must not
+    # wait for company when the crawl waits for its links (a chain of pages, one host) or
+    # when nothing else is in flight. Held half a second a page, this chain took 5 s.
+    chain = [f"http://a.test/{i}" for i in range(10)]
+    web = {
+        "http://a.test/robots.txt": ROBOTS_ALL,
+        "http://b.test/robots.txt": ROBOTS_ALL,
+        "http://b.test/slow": Page(body=b"slow"),
+        **{u: Page(body=links(nxt)) for u, nxt in itertools.pairwise(chain)},
+        chain[-1]: Page(body=b"end"),
+    }
+    started = time.monotonic()
+    _store, fetcher, result = crawl(
+        tmp_path, web, chain[0], "http://b.test/slow", store=open_store(),
+        slow={"http://b.test/slow": 3.0}, max_depth=20,
+    )  # fmt: skip
+    assert result.finished
+    assert fetcher.asked_at[chain[-1]] - started < 2.0  # the chain while the slow page is out
+    assert time.monotonic() - started < 4.5
 
 
 def test_robots_txt_is_per_scheme_host_and_port(tmp_path, open_store):

@@ -206,6 +206,9 @@ class Crawler:
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
         self._done_since = 0.0  # when the oldest of _done finished (many machines: _take_done)
+        # Free slots and nothing ready to start: what is waiting to be handled holds the
+        # links that would fill them (many machines: no batch is held then, _held_for).
+        self._starved = False
         # Many machines: per host, the fetches that ended and are not in the DB yet (waiting
         # to be handled, or handled since the last commit). Such a host is not given away:
         # its URL is in flight in the DB, and had this worker died, the next owner would
@@ -366,6 +369,11 @@ class Crawler:
             or self._stop
             or len(self._done) >= _HOLD_PAGES
             or now >= self._next_maintain  # a lease round next: settle what is waiting
+            # No company can come (nothing in flight), or the crawl waits for these pages'
+            # links (free slots, nothing ready): holding would only stall it. At a crawl's
+            # start and end this cost a one-host worker ~1 s (measured).
+            or not self._tasks
+            or self._starved
         ):
             return None
         left = self._done_since + _HOLD_SECONDS - now
@@ -410,11 +418,22 @@ class Crawler:
             return math.inf  # handle what is waiting first
         hosts = self.hosts
         wall = self.wall()
+        self._starved = False
         while len(self._tasks) < concurrency:
             r = hosts.next(now, wall)
-            if (r is None or isinstance(r, float)) and self._eager_flush(now):
-                continue  # the links just admitted may be what the idle slots need
             if r is None or isinstance(r, float):
+                if self._eager_flush(now):
+                    continue  # the links just admitted may be what the idle slots need
+                if self.admission.pending:
+                    # Links wait for the next admission (at most every _EAGER_FLUSH): come
+                    # back for them then, not at the next commit (a chain of pages crawled
+                    # one a second otherwise).
+                    self._starved = True
+                    soon = max(0.0, self._next_eager - now)
+                    return soon if r is None else min(r, soon)
+                # Nothing ready, and no host's clock will make one ready (inf: what is left
+                # waits for fetches out or pages not yet handled).
+                self._starved = r is None or r == math.inf
                 return r
             if isinstance(r, Denied):
                 self._open[r.page.host] += 1
