@@ -19,6 +19,9 @@ PostgreSQL is a throwaway server this script starts (``initdb``/``pg_ctl``, ``fs
 in the tests: what is measured is the crawler's use of the DB, not the disk), or ``--db URL``.
 
     .venv/bin/python bench/crawl_scale.py [--hosts 200] [--pages 40] [--latency 0.05]
+
+``--skip-scale --statements`` runs the peer comparison alone and prints the server's time by
+statement (logging every statement slows the server: that run's ratio is not the figure).
 """
 
 from __future__ import annotations
@@ -44,8 +47,8 @@ _TRIPS = re.compile(r"\(([\d,]+) round trips")
 
 
 @contextlib.contextmanager
-def postgres() -> Iterator[str]:
-    """A throwaway server (as root, run as the ``postgres`` user); its admin DSN."""
+def postgres() -> Iterator[tuple[str, Path]]:
+    """A throwaway server (as root, run as the ``postgres`` user); its admin DSN and log."""
     initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
     if not initdb or not pg_ctl:
         raise SystemExit("PostgreSQL's initdb/pg_ctl are not on PATH (or give --db URL)")
@@ -68,7 +71,7 @@ def postgres() -> Iterator[str]:
         check=True, capture_output=True, cwd=root,
     )  # fmt: skip
     try:
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres", root / "log"
     finally:
         subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"],
                        capture_output=True, cwd=root)  # fmt: skip
@@ -131,8 +134,12 @@ def workers(server: Server, tmp: Path, admin: str, n: int, args: argparse.Namesp
     }  # fmt: skip
 
 
-def peer(server: Server, tmp: Path, admin: str, depth: int) -> tuple[dict, dict]:
-    """One SQLite process and one PostgreSQL worker, whole processes timed on one core."""
+def peer(
+    server: Server, tmp: Path, admin: str, depth: int, server_log: Path | None = None
+) -> tuple[dict, dict]:
+    """One SQLite process and one PostgreSQL worker, whole processes timed on one core.
+    With ``server_log`` (the throwaway server's log), every statement of the worker is
+    logged with its duration, and ``pg["statements"]`` sums them by statement."""
     common = ["--delay", "0", "--delay-factor", "0", "--concurrency", "64",
               "--max-depth", str(depth), "--policy", "standard"]  # fmt: skip
     server.get("reset")
@@ -144,6 +151,11 @@ def peer(server: Server, tmp: Path, admin: str, depth: int) -> tuple[dict, dict]
             "SELECT count(*) FROM fetches WHERE status IS NOT NULL"
         ).fetchone()
     dsn = fresh_db(admin, "peer")
+    start = 0
+    if server_log is not None:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute("ALTER DATABASE peer SET log_min_duration_statement = 0")
+        start = server_log.stat().st_size
     server.get("reset")
     log = tmp / "peer-pg.log"
     with log.open("w") as f:
@@ -154,7 +166,25 @@ def peer(server: Server, tmp: Path, admin: str, depth: int) -> tuple[dict, dict]
         (pg["pages"],) = conn.execute(
             "SELECT count(*) FROM fetches WHERE status IS NOT NULL"
         ).fetchone()
+    if server_log is not None:
+        with server_log.open("rb") as f:
+            f.seek(start)
+            pg["statements"] = statement_times(f.read().decode("utf-8", "replace"))
     return lite, pg
+
+
+_DURATION = re.compile(r"duration: ([\d.]+) ms\s+(?:statement|(?:parse|bind|execute)[^:]*): (.*)")
+
+
+def statement_times(log: str) -> dict[str, tuple[int, float]]:
+    """Server time by statement (its first 60 characters): (how many, ms), from a log
+    written with ``log_min_duration_statement = 0`` (parse, bind and execute each count)."""
+    out: dict[str, tuple[int, float]] = {}
+    for m in _DURATION.finditer(log):
+        key = " ".join(m.group(2).split())[:60]
+        n, ms = out.get(key, (0, 0.0))
+        out[key] = (n + 1, ms + float(m.group(1)))
+    return out
 
 
 def timed_to(cmd: list[str], stderr: object) -> dict:
@@ -180,50 +210,63 @@ def main() -> int:
     ap.add_argument("--workers", default="1,2,4")
     ap.add_argument("--peer-pages", type=int, default=20_000)
     ap.add_argument("--skip-peer", action="store_true")
+    ap.add_argument("--skip-scale", action="store_true")
     ap.add_argument("--db", help="an admin DSN of a PostgreSQL server to use instead")
+    ap.add_argument(
+        "--statements", action="store_true",
+        help="peer: log the worker's statements and print the server's time by statement "
+        "(the throwaway server only)",
+    )  # fmt: skip
     args = ap.parse_args()
     print(f"crawl_scale: {os.cpu_count()} CPUs (a shared machine: figures vary run to run)")
     with tempfile.TemporaryDirectory(prefix="crawl-scale-") as t:
         tmp = Path(t)
         if args.db is None:
             pg_server = postgres()
-            admin = pg_server.__enter__()
+            admin, server_log = pg_server.__enter__()
         else:
-            pg_server, admin = None, args.db
+            pg_server, admin, server_log = None, args.db, None
         try:
-            print(
-                f"\nscale: {args.hosts} hosts x {args.pages} pages, {args.latency * 1000:.0f} ms "
-                f"per answer, --delay {args.delay:g}, --concurrency {args.concurrency} per worker"
-            )
-            server = Server(
-                tmp, profile="clean", sites=args.hosts, pages=args.pages,
-                extra=["--latency", str(args.latency)],
-            )  # fmt: skip
-            rates = {}
-            try:
-                for n in (int(x) for x in args.workers.split(",")):
-                    m = workers(server, tmp, admin, n, args)
-                    rates[n] = m["pages"] / m["span"]
-                    print(
-                        f"  {n} worker(s): {m['pages']:6,} pages in {m['span']:6.2f} s = "
-                        f"{rates[n]:6.0f} pages/s (wall {m['wall']:.1f} s), "
-                        f"{m['trips'] / max(m['pages'], 1):.3f} DB round trips/page, "
-                        f"per worker {sorted(m['per_worker'].values())}, one request per "
-                        f"host at a time: {m['polite']}, least gap {m['min_gap']:.3f} s, "
-                        f"duplicate fetches {m['duplicates']}"
-                    )
-            finally:
-                server.stop()
-            if 1 in rates:
-                for n, r in rates.items():
-                    if n > 1:
-                        print(f"  ratio: {n} workers {r / rates[1]:.2f}x one (4: target >= 3.5x)")
+            if not args.skip_scale:
+                print(
+                    f"\nscale: {args.hosts} hosts x {args.pages} pages, "
+                    f"{args.latency * 1000:.0f} ms per answer, --delay {args.delay:g}, "
+                    f"--concurrency {args.concurrency} per worker"
+                )
+                server = Server(
+                    tmp, profile="clean", sites=args.hosts, pages=args.pages,
+                    extra=["--latency", str(args.latency)],
+                )  # fmt: skip
+                rates = {}
+                try:
+                    for n in (int(x) for x in args.workers.split(",")):
+                        m = workers(server, tmp, admin, n, args)
+                        rates[n] = m["pages"] / m["span"]
+                        print(
+                            f"  {n} worker(s): {m['pages']:6,} pages in {m['span']:6.2f} s = "
+                            f"{rates[n]:6.0f} pages/s (wall {m['wall']:.1f} s), "
+                            f"{m['trips'] / max(m['pages'], 1):.3f} DB round trips/page, "
+                            f"per worker {sorted(m['per_worker'].values())}, one request per "
+                            f"host at a time: {m['polite']}, least gap {m['min_gap']:.3f} s, "
+                            f"duplicate fetches {m['duplicates']}"
+                        )
+                finally:
+                    server.stop()
+                if 1 in rates:
+                    for n, r in rates.items():
+                        if n > 1:
+                            print(
+                                f"  ratio: {n} workers {r / rates[1]:.2f}x one (4: target >= 3.5x)"
+                            )
             if not args.skip_peer:
                 per_site = max(1, args.peer_pages // 50)
                 print(f"\npeer: crawl_peers' site, 50 hosts x {per_site} pages, no delay")
                 server = Server(tmp, profile="clean", sites=50, pages=per_site, extra=[])
                 try:
-                    lite, pg = peer(server, tmp, admin, depth=5)
+                    lite, pg = peer(
+                        server, tmp, admin, depth=5,
+                        server_log=server_log if args.statements else None,
+                    )  # fmt: skip
                 finally:
                     server.stop()
                 for name, m in (("SQLite", lite), ("PostgreSQL", pg)):
@@ -239,6 +282,12 @@ def main() -> int:
                     "per fetched page (target <= 0.05)"
                 )
                 print(f"  (test web on CPU {SERVER_CPU}, crawlers on CPU {CRAWLER_CPU})")
+                times = pg.get("statements")
+                if times:
+                    total = sum(ms for _, ms in times.values())
+                    print(f"  server time of the worker's statements: {total / 1000:.2f} s; most:")
+                    for key, (n, ms) in sorted(times.items(), key=lambda kv: -kv[1][1])[:6]:
+                        print(f"    {ms / 1000:6.2f} s {n:6,}x  {key}")
         finally:
             if pg_server is not None:
                 pg_server.__exit__(None, None, None)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from dustless.store import CrawlStore, PostgresCrawlStore, SQLiteStore
@@ -172,6 +173,16 @@ def test_a_worker_that_joins_takes_a_share_of_the_hosts(
 def test_status_shows_workers_leases_and_the_queue(
     pg_db: str, testweb_factory: Any, tmp_path: Path
 ) -> None:
+    # Read-only: on a database no worker has used yet it creates nothing.
+    empty = subprocess.run(
+        [sys.executable, "-m", "dustless", "crawl", "--db", pg_db, "--status"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert "no crawl yet" in empty.stdout
+    with psycopg.connect(pg_db) as conn:
+        assert conn.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchone() == (0,)
     web = testweb_factory(profile="clean", sites=2, pages_per_site=5)
     _finish(_worker(web, tmp_path / "w1", pg_db, "w1"))
     done = subprocess.run(

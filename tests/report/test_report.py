@@ -178,13 +178,12 @@ def test_cli_writes_the_file(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from dustless.cli import report as report_cli
-    from dustless.cli._source import CrawlSource
 
     _, _, crawl = results
     seen: list[Path | None] = []
 
-    def provider(source: CrawlSource) -> list[Section]:
-        seen.append(source.directory)
+    def provider(db: Any) -> list[Section]:
+        seen.append(db.path)  # the crawl the report has open
         return [Section("later", "A section from dustless changes", (Paragraph("changes here"),))]
 
     monkeypatch.setattr(report_cli, "SECTION_PROVIDERS", [provider])
@@ -195,6 +194,6 @@ def test_cli_writes_the_file(
     assert text.startswith("<!DOCTYPE html>")
     assert "seed 000 Table 1" in text
     assert "A section from dustless changes" in text
-    assert seen == [crawl]
+    assert seen == [crawl / "crawl.db"]
     assert main(["report", str(tmp_path / "none"), "-o", str(out)]) == 2
     assert "no such directory" in capsys.readouterr().err

@@ -39,7 +39,6 @@ __all__ = [
     "BatchInfo",
     "CrawlDB",
     "CrawlReader",
-    "is_probe",
     "open_crawl",
 ]
 
@@ -59,7 +58,7 @@ class BatchInfo:
     probe: bool
 
 
-def is_probe(config: str) -> bool:
+def _is_probe(config: str) -> bool:
     try:
         data = json.loads(config)
     except ValueError:
@@ -74,7 +73,8 @@ BATCHES_SQL = "SELECT batch, started_at, ended_at, batch_time, config FROM crawl
 def batch_infos(rows: Sequence[Sequence[Any]]) -> tuple[BatchInfo, ...]:
     """``BATCHES_SQL``'s rows as ``BatchInfo``s."""
     return tuple(
-        BatchInfo(int(b), float(s), e, float(t), str(c), is_probe(str(c))) for b, s, e, t, c in rows
+        BatchInfo(int(b), float(s), e, float(t), str(c), _is_probe(str(c)))
+        for b, s, e, t, c in rows
     )
 
 

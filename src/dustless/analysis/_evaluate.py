@@ -52,6 +52,7 @@ from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
 from dustless.analysis._stats import GATE_STATES
 from dustless.errors import InvalidOption, InvalidURL
+from dustless.url import authority_of, hostname_of
 
 __all__ = [
     "DISAGREEMENT",
@@ -294,16 +295,7 @@ def _truth_views(
 
 def _host(key: str) -> str:
     """The host name of a set's key (a URL in its standard form): no userinfo, no port."""
-    start = key.find("//") + 2
-    end = len(key)
-    for ch in "/?#":
-        i = key.find(ch, start)
-        if 0 <= i < end:
-            end = i
-    authority = key[start:end].rpartition("@")[2]
-    if authority.startswith("["):
-        return authority[: authority.find("]") + 1]
-    return authority.partition(":")[0]
+    return hostname_of(authority_of(key))
 
 
 def _method_rows(

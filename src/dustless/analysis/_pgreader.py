@@ -30,7 +30,8 @@ from psycopg.adapt import Buffer, Loader
 
 from dustless.analysis._crawlreader import BATCHES_SQL, REQUIRED_TABLES, BatchChoice, batch_infos
 from dustless.errors import InvalidOption, StoreError
-from dustless.store._pg_conn import display_dsn, sqlite_params
+from dustless.store import WARC_DIR
+from dustless.store._pg_conn import display_dsn, one_line, sqlite_params
 
 __all__ = ["PgCrawlDB", "open_pg_crawl"]
 
@@ -43,14 +44,7 @@ class _NumberLoader(Loader):
 
     def load(self, data: Buffer) -> int | float:
         text = bytes(data).decode("ascii")
-        if "." in text or "e" in text or "E" in text or not text.lstrip("-").isdigit():
-            return float(text)
-        return int(text)
-
-
-def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+        return int(text) if text.lstrip("-").isdigit() else float(text)
 
 
 class PgCrawlDB(BatchChoice):
@@ -115,8 +109,6 @@ class PgCrawlDB(BatchChoice):
 
     def warc_dir(self, name: str) -> Path:
         """The ``warc/`` directory holding the WARC file ``name`` (its worker's)."""
-        from dustless.store import WARC_DIR
-
         rows = self.query(
             "SELECT w.name, w.dir FROM workers w WHERE w.name = coalesce("
             "(SELECT worker FROM warc_files WHERE name = ?), "
@@ -135,7 +127,7 @@ class PgCrawlDB(BatchChoice):
     def _error(self, exc: psycopg.Error) -> StoreError:
         if not self._db.closed and not self._db.broken:
             self._db.rollback()  # the reading can go on (a new snapshot)
-        return StoreError(f"{self.source}: {_one_line(exc)}")
+        return StoreError(f"{self.source}: {one_line(exc)}")
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:
@@ -185,7 +177,7 @@ def open_pg_crawl(dsn: str, dirs: Mapping[str, Path] | None = None) -> PgCrawlDB
         conn.adapters.register_loader("numeric", _NumberLoader)
     except psycopg.Error as exc:
         raise InvalidOption(
-            f"cannot open the crawl DB on {display_dsn(dsn)}: {_one_line(exc)}"
+            f"cannot open the crawl DB on {display_dsn(dsn)}: {one_line(exc)}"
         ) from None
     try:
         return PgCrawlDB(dsn, conn, dirs or {})

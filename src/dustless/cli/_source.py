@@ -21,7 +21,18 @@ from dustless.errors import InvalidOption, UsageError
 if TYPE_CHECKING:
     from dustless.analysis._crawlreader import CrawlReader
 
-__all__ = ["CrawlSource", "add_source", "crawl_source", "open_source"]
+__all__ = ["CrawlSource", "add_source", "check_db_url", "crawl_source", "open_source"]
+
+
+def check_db_url(db: str, without: str) -> str:
+    """``--db``'s URL, refused with one line unless it names PostgreSQL (``without``: what
+    the command reads when no ``--db`` is given)."""
+    if not db.startswith(("postgresql://", "postgres://")):
+        raise InvalidOption(
+            f"--db wants a PostgreSQL URL (postgresql://USER@HOST/DBNAME), not {db!r}; "
+            f"without --db {without}"
+        )
+    return db
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,15 +42,6 @@ class CrawlSource:
     directory: Path | None
     db: str | None = None
     worker_dirs: dict[str, Path] = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        """How messages name the crawl."""
-        if self.db is None:
-            return str(self.directory)
-        from dustless.store._pg_conn import display_dsn
-
-        return display_dsn(self.db)
 
 
 def add_source(
@@ -80,11 +82,7 @@ def crawl_source(
         if getattr(args, "worker_dir", None):
             raise InvalidOption("--worker-dir needs --db postgresql://… (a shared crawl)")
         return CrawlSource(Path(directory))
-    if not db.startswith(("postgresql://", "postgres://")):
-        raise InvalidOption(
-            f"--db wants a PostgreSQL URL (postgresql://USER@HOST/DBNAME), not {db!r}; "
-            "without --db the crawl is DIR/crawl.db"
-        )
+    check_db_url(db, "the crawl is DIR/crawl.db")
     if directory is not None and not dir_with_db:
         raise UsageError(
             f"give the crawl directory {directory} or --db, not both (with --db, each "

@@ -64,7 +64,11 @@ def print_status(db: str) -> int:
     from dustless.crawl.config import CrawlConfig
     from dustless.store import PostgresCrawlStore
 
-    with PostgresCrawlStore(db, worker="status") as store:
+    # Read-only: opening does not migrate (nor create the tables of a database named wrong).
+    with PostgresCrawlStore(db, worker="status", read_only=True) as store:
+        if store.schema_version == 0:
+            print(f"crawl DB {store.where}: no crawl yet")
+            return 0
         status = store.status(time.time())
         ttl = CrawlConfig().lease_ttl
         if status.batch is not None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from dustless.analysis._changes import ChangeGroup
     from dustless.analysis._changes_db import ChangeReport
-    from dustless.cli._source import CrawlSource
+    from dustless.analysis._crawlreader import CrawlReader
     from dustless.report import Section
 
 HELP = "change statistics of a recrawled collection (seed 004 §4)"
@@ -248,14 +248,12 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
     return "\n".join(lines)
 
 
-def report_sections(source: CrawlSource) -> list[Section]:
+def report_sections(db: CrawlReader) -> list[Section]:
     """The change charts of ``dustless report`` (its ``SECTION_PROVIDERS`` hook)."""
     from dustless.analysis._changes_db import crawl_change_report
-    from dustless.cli._source import open_source
     from dustless.report._changes_section import change_sections
 
-    with open_source(source) as db:
-        return change_sections(crawl_change_report(db))
+    return change_sections(crawl_change_report(db))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from dustless.cli._crawlopts import add_crawl_settings, add_progress_options, positive_seconds
 from dustless.cli._input import InputError, content_lines, numbered_lines
+from dustless.cli._source import check_db_url
 from dustless.errors import InvalidOption, InvalidURL
 
 if TYPE_CHECKING:
@@ -329,13 +330,9 @@ def _no_seeds_message(out: Path, seeds_given: bool) -> str:
 def _check_db(args: argparse.Namespace) -> str | None:
     """``--db``'s URL (or ``None``: SQLite in DIR); the options that need it, checked."""
     db: str | None = args.db
-    # As dustless.store.is_postgres_url, without importing the store (checks come first).
-    if db is not None and not db.startswith(("postgresql://", "postgres://")):
-        raise InvalidOption(
-            f"--db wants a PostgreSQL URL (postgresql://USER@HOST/DBNAME), not {db!r}; "
-            "without --db the crawl DB is DIR/crawl.db"
-        )
-    if db is None:
+    if db is not None:
+        check_db_url(db, "the crawl DB is DIR/crawl.db")
+    else:
         for option, given in (("--worker", args.worker), ("--status", args.status)):
             if given:
                 raise InvalidOption(f"{option} needs --db postgresql://… (a shared crawl)")

@@ -27,22 +27,15 @@ from dustless.crawl.scope import Scope, is_internal, site_of
 from dustless.errors import InvalidURL
 from dustless.kinds import LinkKind
 from dustless.store import AdmitURL, Limits
-from dustless.url import authority_of
+from dustless.url import authority_of, hostname_of
 
-__all__ = ["Candidate", "Discovery", "DiscoveryStats", "authority_of", "fetch_form", "hostname_of"]
+__all__ = ["Candidate", "Discovery", "DiscoveryStats", "fetch_form"]
 
 
 def fetch_form(url: str) -> str:
     """The URL as requested: no fragment (a client never sends it, RFC 9110 §7.1)."""
     hash_at = url.find("#")
     return url if hash_at < 0 else url[:hash_at]
-
-
-def hostname_of(authority: str) -> str:
-    if authority.startswith("["):
-        return authority[: authority.find("]") + 1]
-    colon = authority.rfind(":")
-    return authority[:colon] if colon >= 0 else authority
 
 
 class _Normalizer(Protocol):

@@ -370,19 +370,14 @@ class Crawler:
             or len(self._done) >= _HOLD_PAGES
             or now >= self._next_maintain  # a lease round next: settle what is waiting
             # No company can come (nothing in flight), or the crawl waits for these pages'
-            # links (free slots, nothing ready): holding would only stall it. At a crawl's
-            # start and end this cost a one-host worker ~1 s (measured).
+            # links (free slots, nothing ready): holding would only stall it (it cost a
+            # second at each crawl's start and end: bench/crawl_scale.py's peer run).
             or not self._tasks
             or self._starved
         ):
             return None
         left = self._done_since + _HOLD_SECONDS - now
         return left if left > 0 else None
-
-    def _unsettled(self) -> set[str]:
-        """Hosts whose fetches are not all in the DB (``_open``): a lease round must not give
-        them away."""
-        return set(self._open)
 
     def _take_done(self, now: float) -> list[asyncio.Task[Any]]:
         """The finished fetches to handle in this round: all of them, unless a shared
@@ -725,7 +720,8 @@ class Crawler:
         """Lease renewals and a lease round (a shared store: the fair share of hosts)."""
         self._next_maintain = now + _MAINTAIN_EVERY
         self.hosts.maintain(now, self.wall())
-        self.hosts.lease(now, self.wall(), keep=self._unsettled())
+        # Hosts whose fetches are not all in the DB (``_open``) are not given away.
+        self.hosts.lease(now, self.wall(), keep=self._open)
 
     def _show(self, now: float) -> None:
         assert self.progress is not None

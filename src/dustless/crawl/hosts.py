@@ -229,8 +229,7 @@ class HostTable:
             if len(self._giving) >= n:
                 break
             if host not in self._giving and frontier.state(host) is not HostState.BLOCKED:
-                self._giving[host] = frontier.next_time(host) or -math.inf
-                frontier.hold(host, math.inf)
+                self._drain(host)
         gone: dict[str, float] = {}
         back: list[int] = []
         for host in list(self._giving):
@@ -244,6 +243,11 @@ class HostTable:
         if back:
             self.store.set_url_state(back, URLState.QUEUED)
         self.store.release_hosts(gone)
+
+    def _drain(self, host: str) -> None:
+        """No new request for ``host``: its clock held at infinity, the real one kept."""
+        self._giving[host] = self.frontier.next_time(host) or -math.inf
+        self.frontier.hold(host, math.inf)
 
     def _drop(self, host: str) -> None:
         del self._held[host]
@@ -372,8 +376,7 @@ class HostTable:
                 # last request ended (the clock now set is the one handed on).
                 frontier.push_front(item)
                 frontier.release(item.host)
-                self._giving[item.host] = frontier.next_time(item.host) or -math.inf
-                frontier.hold(item.host, math.inf)
+                self._drain(item.host)
                 continue
             origin = origin_of(item.url)
             rules = self.robots.get(self._key(origin), wall)

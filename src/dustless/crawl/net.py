@@ -16,10 +16,9 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import hostname_of
 from dustless.errors import InvalidOption
 from dustless.fetch import AddressPolicy, BodySink, Fetcher, FetchLimits, FetchResult, Resolver
-from dustless.url import authority_of
+from dustless.url import authority_of, hostname_of
 
 __all__ = ["Fetcher", "Fetches", "make_fetcher", "seed_ips"]
 

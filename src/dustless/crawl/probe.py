@@ -90,6 +90,7 @@ def run_probe(
     d = Path(directory)
     prefix = "evaluate"
     store: CrawlStore
+    where: Path | str = d
     if db is None:
         store = SQLiteStore(d)
     else:
@@ -98,8 +99,8 @@ def run_probe(
 
         name = f"evaluate-{default_worker_name()}"
         prefix = warc_prefix(name)
-        store = PostgresCrawlStore(db, worker=name)
-    where = d if db is None else getattr(store, "where", db)
+        store = pg = PostgresCrawlStore(db, worker=name)
+        where = pg.where
     try:
         batches = store.batches()
         if batches and batches[-1].ended_at is None:

@@ -16,14 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import hostname_of
 from dustless.crawl.net import Fetcher, make_fetcher
 from dustless.crawl.scope import site_of
 from dustless.crawl.scripted import Rules, identity_policy, load_rules
 from dustless.errors import InvalidOption
 from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, WarcWriter
+from dustless.url import hostname_of
 
-__all__ = ["SEEDS_OUT", "CrawlFinished", "Run", "open_run", "warc_info", "write_seeds_out"]
+__all__ = [
+    "SEEDS_OUT",
+    "CrawlFinished",
+    "Run",
+    "checked_rules",
+    "open_run",
+    "warc_info",
+    "write_seeds_out",
+]
 
 
 class CrawlFinished(InvalidOption):
@@ -52,6 +60,15 @@ class Run:
     resumed: bool
 
 
+def checked_rules(config: CrawlConfig) -> Rules:
+    """The crawl's rule files, loaded; bad settings (policy, --resolve, CIDRs, rule files)
+    fail here, before anything is written."""
+    rules = load_rules(config.rules, config.scripts)
+    identity_policy(config.policy, rules.all)
+    make_fetcher(config)
+    return rules
+
+
 def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run:
     db_path = out / "crawl.db"
     if not resume and db_path.exists():
@@ -61,10 +78,7 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
     if resume and not db_path.exists():
         raise InvalidOption(f"{out} holds no crawl to resume (no crawl.db)")
     if not resume:
-        # Bad settings (policy, --resolve, CIDRs, rule files) fail before anything is written.
-        rules = load_rules(config.rules, config.scripts)
-        identity_policy(config.policy, rules.all)
-        make_fetcher(config)
+        rules = checked_rules(config)
     store = SQLiteStore(out)
     try:
         if resume:

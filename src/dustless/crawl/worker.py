@@ -20,11 +20,10 @@ import socket
 from pathlib import Path
 
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.net import make_fetcher
-from dustless.crawl.resume import CrawlFinished, Run, start_worker
-from dustless.crawl.scripted import identity_policy, load_rules
+from dustless.crawl.resume import CrawlFinished, Run, checked_rules, start_worker
+from dustless.crawl.scripted import load_rules
 from dustless.errors import InvalidOption
-from dustless.store import PostgresCrawlStore
+from dustless.store import Batch, PostgresCrawlStore
 
 __all__ = ["WORKER_FILE", "default_worker_name", "open_worker", "warc_prefix"]
 
@@ -70,6 +69,18 @@ def _remember(out: Path, name: str, where: str) -> None:
     os.replace(tmp, out / WORKER_FILE)
 
 
+def _why_not_joined(batches: list[Batch]) -> str:
+    if batches:
+        return (
+            f"the crawl in the DB has finished (batch {batches[-1].number}): "
+            "start a new crawl in a new database"
+        )
+    return (
+        "no seeds: the DB holds no crawl to join; give seed URLs after the directory, "
+        "or --seeds FILE"
+    )
+
+
 def open_worker(
     config: CrawlConfig, out: Path, *, db: str, worker: str | None, resume: bool, now: float
 ) -> Run:
@@ -92,9 +103,7 @@ def open_worker(
         if (out / "crawl.db").exists():
             raise InvalidOption(f"{out} holds a crawl on SQLite: choose another directory")
         name = _check_name(worker) if worker is not None else default_worker_name()
-        # Bad settings (policy, --resolve, CIDRs, rule files) fail before anything is written.
-        identity_policy(config.policy, load_rules(config.rules, config.scripts).all)
-        make_fetcher(config)
+        rules = checked_rules(config)
     store = PostgresCrawlStore(db, worker=name)
     try:
         if resume:
@@ -102,23 +111,17 @@ def open_worker(
             if batch is None:
                 raise CrawlFinished(out, repaired=False)
         else:
-            batches = store.batches()
-            if batches and batches[-1].ended_at is not None:
-                raise InvalidOption(
-                    f"the crawl in the DB has finished (batch {batches[-1].number}): "
-                    "start a new crawl in a new database"
-                )
-            if not batches and not config.seeds:
-                raise InvalidOption(
-                    "no seeds: the DB holds no crawl to join; give seed URLs after the "
-                    "directory, or --seeds FILE"
-                )
-            batch, joined = store.start_or_join(config.to_json(), now)
+            # Whether to join, to start, or that the crawl has ended: decided in the DB,
+            # under its lock (a batch may end between a read here and the start).
+            got = store.start_or_join(config.to_json(), now, may_start=bool(config.seeds))
+            if got is None:
+                raise InvalidOption(_why_not_joined(store.batches()))
+            batch, joined = got
         if resume or joined:
             # The crawl's own settings (the seeds are in the DB already); this worker's
             # display is its own.
             config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
-        rules = load_rules(config.rules, config.scripts)
+            rules = load_rules(config.rules, config.scripts)  # the files the crawl began with
         _remember(out, name, store.where)
         return start_worker(
             config, store, batch, out, rules, resume=resume, now=now, prefix=warc_prefix(name)

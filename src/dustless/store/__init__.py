@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dustless.store._cdxj import CdxjEntry, cdx_timestamp, entry_from_head, scan_entries
-from dustless.store._dsn import is_postgres_url
 from dustless.store._index import INDEX_DIR, CdxjIndex
 from dustless.store._learn_types import LearnedRuleRow, MergeRow
 from dustless.store._protocol import CrawlStore
@@ -127,7 +126,6 @@ __all__ = [
     "cdx_timestamp",
     "durable_commit",
     "entry_from_head",
-    "is_postgres_url",
     "iter_records",
     "read_record",
     "recover_warc",

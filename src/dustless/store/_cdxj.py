@@ -50,7 +50,7 @@ class CdxjEntry:
 
 def _json(text: str) -> str:
     """``json.dumps(text, ensure_ascii=False)``; a string with nothing to escape (no quote,
-    backslash or control character: most URLs) is only quoted, at a fifth of the cost."""
+    backslash or control character: most URLs) is only quoted."""
     if text.isprintable() and '"' not in text and "\\" not in text:
         return f'"{text}"'
     return json.dumps(text, ensure_ascii=False)

@@ -6,11 +6,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from dustless.kinds import LinkKind
 
-__all__ = ["LearnedRuleRow", "MergeRow"]
+__all__ = ["MERGE_COLS", "RULE_COLS", "LearnedRuleRow", "MergeRow", "merge_params", "merge_row"]
+
+# The columns of ``learned_rules`` and ``learned_merges`` in the fields' order (both stores).
+RULE_COLS = (
+    "host, element, spec, support, pairs, differ, evidence, learned_at, learned_fetches, "
+    "worker, retracted_at, reason, id"
+)
+MERGE_COLS = (
+    "rule_id, base, url, host, site, depth, kind, seed_id, parent_id, external, url_id, checked"
+)
+_KINDS = {k.value: k for k in LinkKind}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +76,19 @@ class MergeRow:
     external: bool = False
     url_id: int | None = None
     checked: bool = False
+
+
+def merge_params(m: MergeRow) -> tuple[object, ...]:
+    """A merge as the values of ``MERGE_COLS``."""
+    return (
+        m.rule_id, m.base, m.url, m.host, m.site, m.depth, m.kind.value, m.seed_id,
+        m.parent_id, int(m.external), m.url_id, int(m.checked),
+    )  # fmt: skip
+
+
+def merge_row(r: Sequence[Any]) -> MergeRow:
+    """A row of ``MERGE_COLS`` as read back."""
+    return MergeRow(
+        int(r[0]), r[1], r[2], r[3], r[4], r[5], _KINDS[r[6]], r[7], r[8], bool(r[9]), r[10],
+        bool(r[11]),
+    )  # fmt: skip

@@ -21,14 +21,38 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import psycopg
+
 from dustless.errors import StoreError
-from dustless.store._pg_conn import Conn, PgConnection, Read, display_dsn, reader, sqlite_params
+from dustless.store._pg_conn import (
+    Conn,
+    PgConnection,
+    Read,
+    columns,
+    display_dsn,
+    reader,
+    sqlite_params,
+)
 from dustless.store._pg_learn import PgLearn
 from dustless.store._pg_read import PgReads
-from dustless.store._pg_schema import LOCK_BATCH, LOCK_CLASS, PG_MIGRATIONS, PgMigration, migrate
+from dustless.store._pg_schema import (
+    LOCK_BATCH,
+    LOCK_CLASS,
+    PG_MIGRATIONS,
+    PgMigration,
+    applied_version,
+    migrate,
+)
 from dustless.store._pg_work import PgWork
 from dustless.store._protocol import CrawlStore
-from dustless.store._rows import URL_COLS, claim_order, fetch_params, url_hash, url_row
+from dustless.store._rows import (
+    FETCH_COLUMNS,
+    URL_COLS,
+    claim_order,
+    fetch_params,
+    url_hash,
+    url_row,
+)
 from dustless.store._types import (
     Batch,
     FetchRecord,
@@ -46,28 +70,31 @@ __all__ = ["PostgresCrawlStore"]
 
 _ID_BLOCK = 1000  # fetch ids taken from the sequence at once
 _BATCH_COLS = "batch, started_at, batch_time, config, ended_at"
-# The columns of FETCH_INSERT (``_rows.py``) with their types, for one ``unnest`` per column.
-_FETCH_TYPES = (
-    ("id", "bigint"), ("url_id", "bigint"), ("batch", "int"), ("fetched_at", "float8"),
-    ("state", "text"), ("status", "int"), ("mime", "text"), ("size_raw", "bigint"),
-    ("size_stored", "bigint"), ("elapsed", "float8"), ("connect_time", "float8"),
-    ("ttfb", "float8"), ("content_sha1", "text"), ("revisit_of", "bigint"),
-    ("links_h", "int"), ("links_a", "int"), ("links_f", "int"), ("links_internal", "int"),
-    ("links_external", "int"), ("location", "text"), ("etag", "text"),
-    ("last_modified", "text"), ("warc_file", "text"), ("warc_offset", "bigint"),
-    ("warc_length", "bigint"), ("warc_record_id", "text"), ("req_file", "text"),
-    ("req_offset", "bigint"), ("req_length", "bigint"), ("error", "text"),
-    ("links_before", "int"), ("links_after", "int"), ("worker", "text"),
-    ("content_fp", "bytea"), ("source_state", "text"), ("canonical", "text"),
-)  # fmt: skip
+# The PostgreSQL type of each fetch column, for one ``unnest`` per column; the columns are
+# ``_rows.FETCH_COLUMNS`` (``fetch_params``' order) after the id taken from the sequence.
+_FETCH_TYPES = {
+    "id": "bigint", "url_id": "bigint", "batch": "int", "fetched_at": "float8",
+    "state": "text", "status": "int", "mime": "text", "size_raw": "bigint",
+    "size_stored": "bigint", "elapsed": "float8", "connect_time": "float8", "ttfb": "float8",
+    "content_sha1": "text", "revisit_of": "bigint", "links_h": "int", "links_a": "int",
+    "links_f": "int", "links_internal": "int", "links_external": "int", "location": "text",
+    "etag": "text", "last_modified": "text", "warc_file": "text", "warc_offset": "bigint",
+    "warc_length": "bigint", "warc_record_id": "text", "req_file": "text",
+    "req_offset": "bigint", "req_length": "bigint", "error": "text", "links_before": "int",
+    "links_after": "int", "worker": "text", "content_fp": "bytea", "source_state": "text",
+    "canonical": "text",
+}  # fmt: skip
+_FETCH_COLS = ("id", *FETCH_COLUMNS)
 # What a server sent (MIME, Location, ETag, Last-Modified) and error messages, by position.
-_FREE_TEXT = tuple(i for i, (n, _) in enumerate(_FETCH_TYPES) if n in (
-    "mime", "location", "etag", "last_modified", "error", "canonical"))  # fmt: skip
+_FREE_TEXT = tuple(
+    i for i, n in enumerate(_FETCH_COLS)
+    if n in ("mime", "location", "etag", "last_modified", "error", "canonical")
+)  # fmt: skip
 # Arrays go in binary (``%b``): psycopg's text dumper of a list is pure Python, and a
-# second of crawling writes a few thousand rows (measured: a fifth of a commit's time).
+# second of crawling writes a few thousand rows.
 _FETCH_INSERT = (
-    f"INSERT INTO fetches ({', '.join(n for n, _ in _FETCH_TYPES)}) SELECT * FROM unnest("
-    + ", ".join(f"%b::{t}[]" for _, t in _FETCH_TYPES)
+    f"INSERT INTO fetches ({', '.join(_FETCH_COLS)}) SELECT * FROM unnest("
+    + ", ".join(f"%b::{_FETCH_TYPES[c]}[]" for c in _FETCH_COLS)
     + ") ON CONFLICT (id) DO NOTHING"
 )
 _URL_INSERT = (
@@ -97,15 +124,6 @@ def _text(value: str | None) -> str | None:
     return value.replace("\x00", "\ufffd") if value is not None and "\x00" in value else value
 
 
-def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
-    """Rows as one list per column: what ``unnest(%s::t[], …)`` takes."""
-    cols: list[list[Any]] = [[] for _ in range(width)]
-    for row in rows:
-        for col, value in zip(cols, row, strict=True):
-            col.append(value)
-    return cols
-
-
 class PostgresCrawlStore(PgReads, PgWork, PgLearn):
     """The ``CrawlStore`` on PostgreSQL. ``PostgresCrawlStore("postgresql://…", worker="w1")``.
 
@@ -119,20 +137,22 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         worker: str = "local",
         migrations: Sequence[PgMigration] = PG_MIGRATIONS,
         connect_timeout: float = 10.0,
+        read_only: bool = False,
     ) -> None:
         self._db = PgConnection(dsn, connect_timeout=connect_timeout, name=worker)
         self._worker = worker
         self._batch: int | None = None
         self._fetch_ids: deque[int] = deque()
         try:
-            self.schema_version = migrate(self._db.conn, migrations)
-        except BaseException as exc:
+            # ``read_only`` (``--status``): the schema as it is, never migrated (0: none).
+            self.schema_version = (
+                applied_version(self._db.conn) if read_only else migrate(self._db.conn, migrations)
+            )
+        except psycopg.Error as exc:
             self._db.close()
-            if isinstance(exc, Exception) and not isinstance(exc, StoreError):
-                import psycopg
-
-                if isinstance(exc, psycopg.Error):
-                    raise self._db.translate(exc) from None
+            raise self._db.translate(exc) from None
+        except BaseException:
+            self._db.close()
             raise
 
     # -- plumbing ----------------------------------------------------------------------------
@@ -148,10 +168,6 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
     def round_trips(self) -> int:
         """Network round trips to the server so far (the benchmark's cost per page)."""
         return self._db.round_trips
-
-    @property
-    def dsn(self) -> str:
-        return self._db.dsn
 
     @property
     def where(self) -> str:
@@ -189,10 +205,13 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         self._batch = int(number)
         return Batch(int(number), now, bt, config)
 
-    def start_or_join(self, config: str, now: float) -> tuple[Batch, bool]:
-        """The open batch, joined (``True``: a resume of it is counted), or a new one when
-        none is open (``False``) — decided under one lock, so workers started together
-        all join the one batch the first of them opened."""
+    def start_or_join(
+        self, config: str, now: float, *, may_start: bool = True
+    ) -> tuple[Batch, bool] | None:
+        """The open batch, joined (``True``: a resume of it is counted), or the first batch
+        when the DB has none and ``may_start`` (``False``) — decided under one lock, so
+        workers started together all join the one batch the first of them opened. ``None``:
+        nothing to join (the last batch has ended, or there is none and none may start)."""
 
         def send(conn: Conn) -> Read[list[tuple[Any, ...]]]:
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, LOCK_BATCH))
@@ -203,14 +222,17 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
                     "(SELECT batch FROM last) AND ended_at IS NULL "
                     f"RETURNING {_BATCH_COLS}), "
                     "started AS (INSERT INTO crawls (batch, started_at, batch_time, config) "
-                    "SELECT coalesce((SELECT batch FROM last), 0) + 1, %s, %s, %s "
-                    f"WHERE NOT EXISTS (SELECT 1 FROM joined) RETURNING {_BATCH_COLS}) "
+                    "SELECT 1, %s, %s, %s WHERE %s AND NOT EXISTS (SELECT 1 FROM last) "
+                    f"RETURNING {_BATCH_COLS}) "
                     "SELECT *, true FROM joined UNION ALL SELECT *, false FROM started",
-                    (now, now, config),
+                    (now, now, config, may_start),
                 )
             )
 
-        ((*row, joined),) = self._db.exchange(send)
+        rows = self._db.exchange(send)
+        if not rows:
+            return None
+        ((*row, joined),) = rows
         batch = Batch(*row)
         self._batch = batch.number
         return batch, bool(joined)
@@ -242,7 +264,7 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
              u.priority, u.state.value)
             for u in batch
         ]  # fmt: skip
-        inserted = {r[0] for r in self._db.rows(_URL_INSERT, _columns(rows, 9))}
+        inserted = {r[0] for r in self._db.rows(_URL_INSERT, columns(rows, 9))}
         result = []
         for u in batch:  # the first occurrence of a new identity is the inserted one
             result.append(u.identity in inserted)
@@ -309,7 +331,7 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
             "category_name = coalesce(v.cn, u.category_name) "
             "FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) "
             "AS v(identity, pt, c, ci, cn) WHERE u.identity = v.identity",
-            _columns(rows, 5),
+            columns(rows, 5),
         )
 
     # -- fetches ------------------------------------------------------------------------------
@@ -333,7 +355,7 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         states = {f.url_id: f.url_state.value for f in batch}
         # The WARC records these rows point at were fsynced before this call (the Recorder
         # writes them first), so the rows may be committed with the next exchange.
-        self._db.defer(_FETCH_INSERT, _columns(rows, len(_FETCH_TYPES)))
+        self._db.defer(_FETCH_INSERT, columns(rows, len(_FETCH_COLS)))
         self._db.defer(
             "UPDATE urls u SET state = v.s FROM unnest(%b::bigint[], %b::text[]) AS v(id, s) "
             "WHERE u.id = v.id",
@@ -374,7 +396,7 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
             "robots_state = excluded.robots_state, "
             "robots_fetched_at = excluded.robots_fetched_at, "
             "crawl_delay = excluded.crawl_delay, sitemaps = excluded.sitemaps",
-            _columns(rows, 6),
+            columns(rows, 6),
         )
 
     def hosts(self, names: Iterable[str] | None = None) -> dict[str, HostInfo]:
@@ -404,7 +426,7 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
                     "created_batch) SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[], "
                     "%s::text[], %s::bigint[], %s::int[]) ON CONFLICT (identity) DO NOTHING "
                     "RETURNING identity",
-                    _columns(rows, 6),
+                    columns(rows, 6),
                 )
             )
             every = reader(
@@ -439,7 +461,7 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
             "state = coalesce(v.st, s.state), party_seconds = coalesce(v.p, s.party_seconds) "
             "FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::float8[]) AS v(id, c, st, p) "
             "WHERE s.id = v.id",
-            _columns(rows, 4),
+            columns(rows, 4),
         )
 
     def seeds(self) -> list[SeedRow]:

@@ -32,7 +32,7 @@ from psycopg import errors as pg_errors
 
 from dustless.errors import StoreError, StoreLocked
 
-__all__ = ["PgConnection", "Read", "display_dsn", "sqlite_params"]
+__all__ = ["PgConnection", "Read", "columns", "display_dsn", "one_line", "reader", "sqlite_params"]
 
 R = TypeVar("R")
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -53,7 +53,7 @@ def display_dsn(dsn: str) -> str:
     return f"{host}:{port}/{info.get('dbname') or info.get('user') or ''}"
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
 
@@ -80,7 +80,7 @@ class PgConnection:
             )
         except psycopg.Error as exc:
             raise StoreError(
-                f"cannot open the crawl DB on {display_dsn(self.dsn)}: {_one_line(exc)}"
+                f"cannot open the crawl DB on {display_dsn(self.dsn)}: {one_line(exc)}"
             ) from None
 
     @property
@@ -114,7 +114,7 @@ class PgConnection:
                     return read()
                 except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:
                     if attempt:
-                        raise StoreLocked(f"crawl DB: {_one_line(exc)}") from None
+                        raise StoreLocked(f"crawl DB: {one_line(exc)}") from None
                 except psycopg.OperationalError as exc:
                     if attempt or not self._conn.broken:
                         raise self.translate(exc) from None
@@ -151,10 +151,19 @@ class PgConnection:
     def translate(self, exc: psycopg.Error) -> StoreError:
         where = display_dsn(self.dsn)
         if isinstance(exc, pg_errors.LockNotAvailable):
-            return StoreLocked(f"crawl DB on {where} is locked: {_one_line(exc)}")
+            return StoreLocked(f"crawl DB on {where} is locked: {one_line(exc)}")
         if isinstance(exc, psycopg.OperationalError):
-            return StoreError(f"lost the crawl DB on {where}: {_one_line(exc)}")
-        return StoreError(f"crawl DB error on {where}: {_one_line(exc)}")
+            return StoreError(f"lost the crawl DB on {where}: {one_line(exc)}")
+        return StoreError(f"crawl DB error on {where}: {one_line(exc)}")
+
+
+def columns(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
+    """Rows as one list per column: what ``unnest(%s::t[], …)`` takes."""
+    cols: list[list[Any]] = [[] for _ in range(width)]
+    for row in rows:
+        for col, value in zip(cols, row, strict=True):
+            col.append(value)
+    return cols
 
 
 def reader(cur: psycopg.Cursor[tuple[Any, ...]]) -> Read[list[tuple[Any, ...]]]:

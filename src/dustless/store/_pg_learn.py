@@ -19,27 +19,24 @@ Writes that need no answer ride with the next exchange, as the rest of the store
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from dustless.kinds import LinkKind
-from dustless.store._learn_types import LearnedRuleRow, MergeRow
-from dustless.store._pg_conn import Conn, PgConnection, Read, reader
-from dustless.store._pg_schema import LOCK_SPELLINGS
+from dustless.store._learn_types import (
+    MERGE_COLS,
+    RULE_COLS,
+    LearnedRuleRow,
+    MergeRow,
+    merge_params,
+    merge_row,
+)
+from dustless.store._pg_conn import Conn, PgConnection, Read, columns, reader
+from dustless.store._pg_schema import LOCK_MANY, LOCK_SPELLINGS, lock_key
 from dustless.store._rows import URL_COLS, url_row
 from dustless.store._types import StoredURL
 
 __all__ = ["PgLearn"]
 
-_RULE_COLS = (
-    "host, element, spec, support, pairs, differ, evidence, learned_at, learned_fetches, "
-    "worker, retracted_at, reason, id"
-)
-_MERGE_COLS = (
-    "rule_id, base, url, host, site, depth, kind, seed_id, parent_id, external, url_id, checked"
-)
-_KINDS = {k.value: k for k in LinkKind}
 _U_COLS = ", ".join("u." + c.strip() for c in URL_COLS.split(","))
 
 # The spellings of ``(identity, url, n)`` not kept yet, numbered per identity in the order
@@ -61,18 +58,6 @@ ON CONFLICT DO NOTHING
 """
 
 
-def _identity_key(identity: str) -> int:
-    return int.from_bytes(hashlib.sha1(identity.encode("utf-8")).digest()[:4], "big", signed=True)
-
-
-def _cols(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
-    cols: list[list[Any]] = [[] for _ in range(width)]
-    for row in rows:
-        for col, value in zip(cols, row, strict=True):
-            col.append(value)
-    return cols
-
-
 class PgLearn:
     """Spellings, learned rules and merges; ``PostgresCrawlStore`` sets ``_db``."""
 
@@ -83,11 +68,7 @@ class PgLearn:
     def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
         if not pairs:
             return
-        keys = sorted({_identity_key(i) for i, _ in pairs})
-        self._db.defer(
-            "SELECT count(pg_advisory_xact_lock(%s, k)) FROM unnest(%s::int[]) AS k",
-            (LOCK_SPELLINGS, keys),
-        )
+        self._db.defer(LOCK_MANY, (LOCK_SPELLINGS, sorted({lock_key(i) for i, _ in pairs})))
         self._db.defer(
             _ADD_SPELLINGS,
             {"ids": [i for i, _ in pairs], "urls": [u for _, u in pairs], "limit": limit},
@@ -140,7 +121,7 @@ class PgLearn:
                 "%s::text[], %s::float8[], %s::bigint[], %s::text[]) WITH ORDINALITY "
                 "AS v(h, e, s, su, p, d, ev, la, lf, w, n) ORDER BY n "
                 "ON CONFLICT (host, spec) DO NOTHING",
-                _cols(rows, 10),
+                columns(rows, 10),
             )
             # Another worker may have learned the same rule for the host: its row's id.
             return reader(
@@ -168,35 +149,22 @@ class PgLearn:
         )
 
     def learned_rules(self) -> list[LearnedRuleRow]:
-        rows = self._db.rows(f"SELECT {_RULE_COLS} FROM learned_rules ORDER BY id")
-        return [
-            LearnedRuleRow(
-                host=r[0], element=r[1], spec=r[2], support=r[3], pairs=r[4], differ=r[5],
-                evidence=r[6], learned_at=r[7], learned_fetches=int(r[8]), worker=r[9],
-                retracted_at=r[10], reason=r[11], id=int(r[12]),
-            )
-            for r in rows
-        ]  # fmt: skip
+        rows = self._db.rows(f"SELECT {RULE_COLS} FROM learned_rules ORDER BY id")
+        return [LearnedRuleRow(*r) for r in rows]  # bigint columns come back as int
 
     # -- merges ------------------------------------------------------------------------------
     def add_merges(self, merges: Sequence[MergeRow]) -> None:
         if not merges:
             return
-        first = {(m.rule_id, m.base): m for m in reversed(merges)}  # repeats: the first stays
-        rows = [
-            (m.rule_id, m.base, m.url, m.host, m.site, m.depth, m.kind.value, m.seed_id,
-             m.parent_id, int(m.external), m.url_id, int(m.checked))
-            for m in merges
-            if first[(m.rule_id, m.base)] is m
-        ]  # fmt: skip
+        rows = [merge_params(m) for m in merges]  # a repeat: the first stays (DO NOTHING)
         self._db.defer(
-            f"INSERT INTO learned_merges ({_MERGE_COLS}) SELECT rule_id, base, url, host, site, "
+            f"INSERT INTO learned_merges ({MERGE_COLS}) SELECT rule_id, base, url, host, site, "
             "depth, kind, seed_id, parent_id, external, url_id, checked FROM unnest("
             "%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], "
             "%s::text[], %s::bigint[], %s::bigint[], %s::int[], %s::bigint[], %s::int[]) "
             "WITH ORDINALITY AS v(rule_id, base, url, host, site, depth, kind, seed_id, "
             "parent_id, external, url_id, checked, n) ORDER BY n ON CONFLICT DO NOTHING",
-            _cols(rows, 12),
+            columns(rows, 12),
         )
 
     def merges_of(self, rule_ids: Iterable[int]) -> list[MergeRow]:
@@ -204,27 +172,11 @@ class PgLearn:
         if not ids:
             return []
         rows = self._db.rows(
-            f"SELECT {_MERGE_COLS} FROM learned_merges WHERE rule_id = ANY(%s::bigint[]) "
+            f"SELECT {MERGE_COLS} FROM learned_merges WHERE rule_id = ANY(%s::bigint[]) "
             "ORDER BY seq",
             (ids,),
         )
-        return [
-            MergeRow(
-                rule_id=int(r[0]),
-                base=r[1],
-                url=r[2],
-                host=r[3],
-                site=r[4],
-                depth=r[5],
-                kind=_KINDS[r[6]],
-                seed_id=r[7],
-                parent_id=r[8],
-                external=bool(r[9]),
-                url_id=r[10],
-                checked=bool(r[11]),
-            )
-            for r in rows
-        ]
+        return [merge_row(r) for r in rows]
 
     def drop_merges(self, rule_ids: Iterable[int]) -> None:
         ids = list(dict.fromkeys(rule_ids))

@@ -84,8 +84,8 @@ class PgReads:
         # The first fetch that stored the payload (not itself a revisit) is the one a
         # revisit record refers to (WARC 1.1 §6.7.2, WARC-Refers-To). One index probe per
         # key (LATERAL … LIMIT 1): a plan with ``= ANY(…)`` made while the table was small
-        # scans it whole, and the session keeps that plan (measured: 3.5 s of a 20,000-page
-        # crawl's 4.7 s in the server).
+        # scans it whole, and the session keeps that plan (in some crawls the most of the
+        # server's time: ``bench/crawl_scale.py --skip-scale --statements``).
         rows = self._db.rows(
             "SELECT s.sha1, f.id, u.url, f.fetched_at, f.warc_file, f.warc_offset, "
             "f.warc_length, f.warc_record_id FROM unnest(%s::text[]) AS s(sha1) "

@@ -20,6 +20,7 @@ migration: append one (its number must match the SQLite migration it twins).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,7 +28,7 @@ import psycopg
 
 from dustless.errors import StoreError
 
-__all__ = ["PG_MIGRATIONS", "ROWID_COLUMNS", "migrate"]
+__all__ = ["PG_MIGRATIONS", "ROWID_COLUMNS", "applied_version", "migrate"]
 
 PgMigration = tuple[str, ...]
 
@@ -40,6 +41,15 @@ LOCK_TOTALS = 2
 LOCK_BATCH = 3
 LOCK_SITES = LOCK_CLASS + 1
 LOCK_SPELLINGS = LOCK_CLASS + 2  # objid: a hash of the identity
+# Takes the advisory locks (%s: their class, %s: an int[] of keys, sorted: no deadlock).
+LOCK_MANY = "SELECT count(pg_advisory_xact_lock(%s, k)) FROM unnest(%s::int[]) AS k"
+
+
+def lock_key(name: str) -> int:
+    """The advisory lock key of a site or an identity: 32 bits of its SHA-1 (two names may
+    share one; that only makes them wait for each other)."""
+    return int.from_bytes(hashlib.sha1(name.encode("utf-8")).digest()[:4], "big", signed=True)
+
 
 _V1: PgMigration = (
     """CREATE TABLE crawls (
@@ -292,8 +302,9 @@ _V6: PgMigration = (
 # The twin of SQLite's seventh migration, which changes nothing there. Here the trigger that
 # keeps ``host_work.queued`` after an UPDATE stops joining its two transition tables: PL/pgSQL
 # plans that join once, for the first statement of a session (often a claim of one URL), and
-# a nested loop chosen for one row costs a million comparisons for a commit of a thousand (it
-# was 60 % of the server's time in a crawl). Counting each side on its own is linear, and the
+# a nested loop chosen for one row costs a million comparisons for a commit of a thousand
+# (the most of the server's time in a crawl; ``bench/crawl_scale.py --skip-scale
+# --statements`` prints it by statement). Counting each side on its own is linear, and the
 # same sum: a row whose state stays queued, or stays not queued, adds +1 - 1 or nothing. A
 # host whose sum is 0 is not touched (no row lock taken for nothing).
 _V7: PgMigration = (
@@ -315,6 +326,15 @@ PG_MIGRATIONS: tuple[PgMigration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 # The columns a PostgreSQL table has beyond its SQLite twin: SQLite's implicit rowid, where
 # an order of insertion is read ("ORDER BY rowid"), made explicit.
 ROWID_COLUMNS = {"spellings": "seq", "learned_merges": "seq"}
+
+
+def applied_version(conn: psycopg.Connection[Any]) -> int:
+    """The migrations the DB has (0: not a crawl DB yet), read without writing anything."""
+    row = conn.execute("SELECT to_regclass('schema_version') IS NOT NULL").fetchone()
+    if row is None or not row[0]:
+        return 0
+    row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0]) if row is not None and row[0] is not None else 0
 
 
 def migrate(conn: psycopg.Connection[Any], migrations: Sequence[PgMigration]) -> int:

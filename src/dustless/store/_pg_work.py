@@ -25,15 +25,14 @@ dumper of a list is pure Python.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from dustless.store._admit import Site, decide
-from dustless.store._pg_conn import Conn, PgConnection, Read, reader
-from dustless.store._pg_schema import LOCK_CLASS, LOCK_SITES, LOCK_TOTALS
+from dustless.store._pg_conn import Conn, PgConnection, Read, columns, reader
+from dustless.store._pg_schema import LOCK_CLASS, LOCK_MANY, LOCK_SITES, LOCK_TOTALS, lock_key
 from dustless.store._rows import url_hash
 from dustless.store._types import (
     AdmitResult,
@@ -48,7 +47,7 @@ from dustless.store._types import (
     WorkLeft,
 )
 
-__all__ = ["PgWork", "site_lock_key"]
+__all__ = ["PgWork"]
 
 Rows = list[tuple[Any, ...]]
 
@@ -96,12 +95,6 @@ FROM host_work WHERE queued > 0 OR owner IS NOT NULL
 _HEARTBEAT = "UPDATE workers SET seen_at = greatest(seen_at, %s) WHERE name = %s"
 
 
-def site_lock_key(site: str) -> int:
-    """The advisory lock of a site: 32 bits of its SHA-1 (two sites may share one; that
-    only makes them wait for each other)."""
-    return int.from_bytes(hashlib.sha1(site.encode("utf-8")).digest()[:4], "big", signed=True)
-
-
 class PgWork:
     """Admission, leases, robots.txt and workers; ``PostgresCrawlStore`` sets ``_db``."""
 
@@ -119,23 +112,18 @@ class PgWork:
         seed_rows = [
             (u.url, u.identity, url_hash(u.identity), u.host, u.parent_id, batch) for u in cands
         ]
-        out: list[Admitted] = []
 
-        def send(conn: Conn) -> Read[int]:
+        def send(conn: Conn) -> Read[AdmitResult]:
             if totals:
                 conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, LOCK_TOTALS))
-            keys = sorted({site_lock_key(s) for s in names})
-            conn.execute(
-                "SELECT count(pg_advisory_xact_lock(%s, k)) FROM unnest(%s::int[]) AS k",
-                (LOCK_SITES, keys),
-            )
+            conn.execute(LOCK_MANY, (LOCK_SITES, sorted({lock_key(s) for s in names})))
             # 004 §2: every outside link is a candidate seed; a new one becomes a seed row.
             new_seeds = conn.execute(
                 "INSERT INTO seeds (url, identity, url_hash, host, discovered_from, "
                 "created_batch) SELECT * FROM unnest(%b::text[], %b::text[], %b::bigint[], "
                 "%b::text[], %b::bigint[], %b::int[]) ON CONFLICT (identity) DO NOTHING "
                 "RETURNING 1",
-                _cols(seed_rows, 6),
+                columns(seed_rows, 6),
             )
             seed_ids = conn.execute(
                 "SELECT identity, id FROM seeds WHERE identity = ANY(%b::text[])",
@@ -174,7 +162,7 @@ class PgWork:
                 "priority, state) SELECT *, 'queued' FROM unnest(%b::text[], %b::text[], "
                 "%b::text[], %b::int[], %b::text[], %b::bigint[], %b::bigint[], %b::int[]) "
                 "ON CONFLICT (identity) DO NOTHING RETURNING identity, id",
-                _cols(url_rows, 8),
+                columns(url_rows, 8),
             )
             site_rows = sorted(
                 (name, s.seed_id, s.pages - before.get(name, 0))
@@ -185,12 +173,12 @@ class PgWork:
                 "INSERT INTO sites AS s (site, seed_id, pages) SELECT * FROM "
                 "unnest(%s::text[], %s::bigint[], %s::bigint[]) "
                 "ON CONFLICT (site) DO UPDATE SET pages = s.pages + excluded.pages",
-                _cols(site_rows, 3),
+                columns(site_rows, 3),
             )
 
-            def read() -> int:
+            def read() -> AdmitResult:
                 ids = {identity: int(i) for identity, i in inserted.fetchall()}
-                out.clear()
+                out: list[Admitted] = []
                 for v, u in zip(verdicts, urls, strict=True):
                     if v.verdict is not Verdict.QUEUED:
                         out.append(v)
@@ -198,12 +186,11 @@ class PgWork:
                         out.append(Admitted(v.verdict, ids.pop(u.identity), v.seed_id, v.depth))
                     else:  # another worker stored it meanwhile (a URL of another site)
                         out.append(Admitted(Verdict.KNOWN))
-                return len(new_seeds.fetchall())
+                return AdmitResult(out, len(new_seeds.fetchall()))
 
             return read
 
-        added = self._db.exchange(send)
-        return AdmitResult(list(out), added)
+        return self._db.exchange(send)
 
     def rebuild_sites(self, site_of_host: Callable[[str], str]) -> int:
         if self._db.rows("SELECT 1 FROM sites LIMIT 1"):
@@ -234,7 +221,7 @@ class PgWork:
         self._db.rows(
             "INSERT INTO sites (site, seed_id, pages) SELECT * FROM "
             "unnest(%s::text[], %s::bigint[], %s::bigint[]) ON CONFLICT (site) DO NOTHING",
-            _cols(rows, 3),
+            columns(rows, 3),
         )
         return len(sites)
 
@@ -258,7 +245,7 @@ class PgWork:
                     "ON CONFLICT (url_id, batch) DO UPDATE SET lastmod = excluded.lastmod, "
                     "changefreq = excluded.changefreq, source_id = excluded.source_id "
                     "RETURNING (SELECT identity FROM urls WHERE id = d.url_id)",
-                    _cols(
+                    columns(
                         [(d.identity, d.batch, d.lastmod, d.changefreq, d.source_id) for d in rows],
                         5,
                     ),
@@ -354,7 +341,7 @@ class PgWork:
             "unnest(%s::text[], %s::int[], %s::bytea[], %s::float8[]) ON CONFLICT (origin) "
             "DO UPDATE SET status = excluded.status, body = excluded.body, "
             "fetched_at = excluded.fetched_at",
-            _cols([(r.origin, r.status, r.body, r.fetched_at) for _, r in last], 4),
+            columns([(r.origin, r.status, r.body, r.fetched_at) for _, r in last], 4),
         )
 
     # -- WARC commit marks -----------------------------------------------------------------------
@@ -404,11 +391,3 @@ class PgWork:
             (ids,),
         )
         return {int(i): name for i, name in rows}
-
-
-def _cols(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
-    cols: list[list[Any]] = [[] for _ in range(width)]
-    for row in rows:
-        for col, value in zip(cols, row, strict=True):
-            col.append(value)
-    return cols

@@ -123,7 +123,8 @@ class CrawlStore(Protocol):
     def work_left(self, now: float, alive_within: float | None = None) -> WorkLeft:
         """What remains to be crawled anywhere (this worker's own leases not counted); with
         ``alive_within``, also how many workers were seen that recently (the fair share of
-        hosts is the hosts with work over the workers alive). A heartbeat of this worker."""
+        hosts is the hosts with work over the workers alive). On a shared store it is also this
+        worker's heartbeat (one process alone on SQLite needs none)."""
 
     def claim_queued(
         self, limit: int, *, hosts: Sequence[str] | None = None, per_host: int | None = None

@@ -11,6 +11,7 @@ from dustless.store._types import FetchRecord, FetchRow, StoredURL, URLState, Wa
 
 __all__ = [
     "FETCH_COLS",
+    "FETCH_COLUMNS",
     "FETCH_INSERT",
     "MAX_PARAMS",
     "STATES",
@@ -62,13 +63,18 @@ def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         yield items[i : i + size]
 
 
+# The columns ``fetch_params`` gives values for, in its order (both stores insert by it).
+FETCH_COLUMNS = (
+    "url_id", "batch", "fetched_at", "state", "status", "mime", "size_raw", "size_stored",
+    "elapsed", "connect_time", "ttfb", "content_sha1", "revisit_of", "links_h", "links_a",
+    "links_f", "links_internal", "links_external", "location", "etag", "last_modified",
+    "warc_file", "warc_offset", "warc_length", "warc_record_id", "req_file", "req_offset",
+    "req_length", "error", "links_before", "links_after", "worker", "content_fp",
+    "source_state", "canonical",
+)  # fmt: skip
 FETCH_INSERT = (
-    "INSERT INTO fetches (url_id, batch, fetched_at, state, status, mime, size_raw, "
-    "size_stored, elapsed, connect_time, ttfb, content_sha1, revisit_of, links_h, links_a, "
-    "links_f, links_internal, links_external, location, etag, last_modified, warc_file, "
-    "warc_offset, warc_length, warc_record_id, req_file, req_offset, req_length, error, "
-    "links_before, links_after, worker, content_fp, source_state, canonical) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    f"INSERT INTO fetches ({', '.join(FETCH_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(FETCH_COLUMNS))})"
 )
 
 

@@ -11,21 +11,18 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
 
-from dustless.kinds import LinkKind
-from dustless.store._learn_types import LearnedRuleRow, MergeRow
+from dustless.store._learn_types import (
+    MERGE_COLS,
+    RULE_COLS,
+    LearnedRuleRow,
+    MergeRow,
+    merge_params,
+    merge_row,
+)
 from dustless.store._rows import URL_COLS, chunks, url_row
 from dustless.store._types import StoredURL
 
 __all__ = ["SQLiteLearn"]
-
-_RULE_COLS = (
-    "host, element, spec, support, pairs, differ, evidence, learned_at, learned_fetches, "
-    "worker, retracted_at, reason, id"
-)
-_MERGE_COLS = (
-    "rule_id, base, url, host, site, depth, kind, seed_id, parent_id, external, url_id, checked"
-)
-_KINDS = {k.value: k for k in LinkKind}
 
 
 def _marks(n: int) -> str:
@@ -83,9 +80,7 @@ class SQLiteLearn:
 
     def learned_rules(self) -> list[LearnedRuleRow]:
         with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_RULE_COLS} FROM learned_rules ORDER BY id"
-            ).fetchall()
+            rows = self._db.execute(f"SELECT {RULE_COLS} FROM learned_rules ORDER BY id").fetchall()
         return [LearnedRuleRow(*r) for r in rows]
 
     # -- merges ------------------------------------------------------------------------------
@@ -93,25 +88,9 @@ class SQLiteLearn:
         if merges:
             with self._lock:
                 self._write().executemany(
-                    f"INSERT INTO learned_merges ({_MERGE_COLS}) "
+                    f"INSERT INTO learned_merges ({MERGE_COLS}) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    [
-                        (
-                            m.rule_id,
-                            m.base,
-                            m.url,
-                            m.host,
-                            m.site,
-                            m.depth,
-                            m.kind.value,
-                            m.seed_id,
-                            m.parent_id,
-                            int(m.external),
-                            m.url_id,
-                            int(m.checked),
-                        )
-                        for m in merges
-                    ],
+                    [merge_params(m) for m in merges],
                 )
 
     def merges_of(self, rule_ids: Iterable[int]) -> list[MergeRow]:
@@ -119,27 +98,11 @@ class SQLiteLearn:
         with self._lock:
             for part in chunks(list(dict.fromkeys(rule_ids)), 900):
                 for r in self._db.execute(
-                    f"SELECT {_MERGE_COLS} FROM learned_merges "
+                    f"SELECT {MERGE_COLS} FROM learned_merges "
                     f"WHERE rule_id IN ({_marks(len(part))}) ORDER BY rowid",
                     part,
                 ):
-                    rule_id, base, url, host, site, depth = r[:6]
-                    out.append(
-                        MergeRow(
-                            rule_id,
-                            base,
-                            url,
-                            host,
-                            site,
-                            depth,
-                            _KINDS[r[6]],
-                            r[7],
-                            r[8],
-                            bool(r[9]),
-                            r[10],
-                            bool(r[11]),
-                        )
-                    )
+                    out.append(merge_row(r))
         return out
 
     def drop_merges(self, rule_ids: Iterable[int]) -> None:

@@ -33,7 +33,7 @@ from dustless.store._types import (
     WorkLeft,
 )
 
-__all__ = ["SQLiteWork", "decide"]  # decide: the pure half, in _admit.py
+__all__ = ["SQLiteWork"]
 
 
 def _marks(n: int) -> str:

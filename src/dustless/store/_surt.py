@@ -128,12 +128,11 @@ def surt_key(url: str) -> str:
     if len(path) > 1 and path.endswith(b"/"):
         path = path[:-1]
     if query:
-        lowered = query.lower()
-        marked = b"sid" in lowered or b"sessionid" in lowered or b"cfid" in lowered
+        query = query.lower()  # (the session patterns ignore case)
+        marked = b"sid" in query or b"sessionid" in query or b"cfid" in query
         for pattern in _QUERY_SESSION if marked else ():
             if qm := pattern.match(query):
                 query = qm.group(1) + (qm.group(2) or b"")
-        query = query.lower()
         if len(query) > 1:
             query = _sorted_query(query)
     key = b",".join(reversed(host.split(b".")))

@@ -49,6 +49,7 @@ __all__ = [
     "explain",
     "get_policy",
     "host_of",
+    "hostname_of",
     "normalize",
     "resolve",
     "safebrowsing_canonicalize",
@@ -70,6 +71,15 @@ def authority_of(url: str) -> str:
         if 0 <= pos < end:
             end = pos
     return url[start:end].rpartition("@")[2]
+
+
+def hostname_of(authority: str) -> str:
+    """The host of an ``authority_of`` result: the port left out, an IPv6 literal kept in
+    its brackets."""
+    if authority.startswith("["):
+        return authority[: authority.find("]") + 1]
+    colon = authority.rfind(":")
+    return authority[:colon] if colon >= 0 else authority
 
 
 def host_of(url: str | bytes) -> str:
