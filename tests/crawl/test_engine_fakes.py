@@ -124,10 +124,12 @@ def test_links_are_followed_once_and_the_crawl_ends(tmp_path, open_store):
     assert {s for s in states(store).values()} == {"OK"}
 
 
-def test_pages_whose_links_the_crawl_waits_for_are_handled_at_once(tmp_path, open_store):
-    # A shared store handles finished pages in batches worth a round trip; a batch must not
-    # wait for company when the crawl waits for its links (a chain of pages, one host) or
-    # when nothing else is in flight. Held half a second a page, this chain took 5 s.
+def test_pages_whose_links_the_crawl_waits_for_are_not_held_long(tmp_path, open_store):
+    # A shared store handles finished pages in batches worth a round trip; a batch waits
+    # for company only briefly when the crawl waits for its links (a chain of pages, one
+    # host), and not at all when nothing else is in flight. Held half a second a page, this
+    # chain took 5 s (and on both stores, links waiting for the rate-limited admission were
+    # taken at the next commit: a page a second).
     chain = [f"http://a.test/{i}" for i in range(10)]
     web = {
         "http://a.test/robots.txt": ROBOTS_ALL,
@@ -139,11 +141,13 @@ def test_pages_whose_links_the_crawl_waits_for_are_handled_at_once(tmp_path, ope
     started = time.monotonic()
     _store, fetcher, result = crawl(
         tmp_path, web, chain[0], "http://b.test/slow", store=open_store(),
-        slow={"http://b.test/slow": 3.0}, max_depth=20,
+        slow={"http://b.test/slow": 6.0}, max_depth=20,
     )  # fmt: skip
     assert result.finished
-    assert fetcher.asked_at[chain[-1]] - started < 2.0  # the chain while the slow page is out
-    assert time.monotonic() - started < 4.5
+    # The chain while the slow page is out: each page held briefly at most (0.3 s), not
+    # the half second a batch waits for company when other work is at hand.
+    assert fetcher.asked_at[chain[-1]] - started < 4.0
+    assert time.monotonic() - started < 7.5
 
 
 def test_robots_txt_is_per_scheme_host_and_port(tmp_path, open_store):

@@ -145,3 +145,33 @@ def test_spellings_survive_a_restart_and_a_late_spelling_is_tried(tmp_path: Path
     sp.note([good])
     assert [c.url for c in adm.admitted] == ["http://a.test/pubs/x.html"]
     store.close()
+
+
+def test_a_restart_reads_the_spellings_of_many_identities_at_once(tmp_path: Path) -> None:
+    # A resume (or a worker joining a shared crawl) decides every identity with kept
+    # spellings; one read serves them all (on PostgreSQL one per identity was a round trip
+    # each: 200 for a joining worker of a 200-host crawl).
+    store = SQLiteStore(tmp_path / "c")
+    store.start_batch("{}", 1.0)
+    bases = [f"http://a.test/p{i}.html" for i in range(5)]
+    store.add_urls(
+        [NewURL(b.upper().replace("HTTP://A.TEST", "http://a.test"), b, "a.test", 1) for b in bases]
+    )
+    ids = dict(store.query("SELECT identity, id FROM urls"))
+    # p0..p3 failed (404), p4 was fetched: only the failed ones need a next spelling.
+    store.record_fetches(
+        [FetchRecord(ids[b], 2.0, "code", status=404) for b in bases[:4]]
+        + [FetchRecord(ids[bases[4]], 2.0, "OK", status=200)]
+    )
+    store.add_spellings([(b, b) for b in bases], limit=3)
+    store.commit()
+    config = CrawlConfig(seeds=("http://a.test/",))
+    sp = Spellings(store, Discovery(config, Normalizer("standard + lowercase-path")), tries=3)
+    adm = _Admission()
+    sp.admission = adm  # type: ignore[assignment]
+    reads = []
+    real = store.spelling_rows
+    store.spelling_rows = lambda names: reads.append(len(names)) or real(names)  # type: ignore[method-assign]
+    sp.resume()
+    assert len(reads) == 1
+    assert sorted(c.url for c in adm.admitted) == sorted(bases[:4])

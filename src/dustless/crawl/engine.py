@@ -86,6 +86,10 @@ _IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold
 # most this long, or until this many pages have come.
 _HOLD_SECONDS = 0.5
 _HOLD_PAGES = 128
+# ... but only this long while nothing can start until a fetch out ends or the waiting pages
+# are handled (their links may be the next work: a chain of pages is not held a half second
+# a page), and not at all when the slots are idle for want of those links.
+_HOLD_STALLED = 0.3
 _EAGER_FLUSH = 0.02  # seconds between two admissions made because slots were idle
 
 
@@ -206,9 +210,9 @@ class Crawler:
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
         self._done_since = 0.0  # when the oldest of _done finished (many machines: _take_done)
-        # Free slots and nothing ready to start: what is waiting to be handled holds the
-        # links that would fill them (many machines: no batch is held then, _held_for).
-        self._starved = False
+        # Many machines: how long finished fetches may wait for company (_held_for), as the
+        # last look for work found it (_start_ready).
+        self._hold = _HOLD_SECONDS
         # Many machines: per host, the fetches that ended and are not in the DB yet (waiting
         # to be handled, or handled since the last commit). Such a host is not given away:
         # its URL is in flight in the DB, and had this worker died, the next owner would
@@ -327,8 +331,11 @@ class Crawler:
             now = clock()
             if now - self._last_commit >= interval:
                 self._commit(now)
-            if now >= self._next_maintain:  # (usually done by the commit just before)
-                self._maintain(now)
+            if now >= self._next_maintain:
+                # The lease round is due before the next commit: commit now, so that the
+                # commit's writes ride with the round's exchange (one round trip, not two)
+                # and the two clocks stay in step.
+                self._commit(now)
             wait: float = interval
             if self._stop:
                 if not self._tasks and not self._done:
@@ -369,14 +376,12 @@ class Crawler:
             or self._stop
             or len(self._done) >= _HOLD_PAGES
             or now >= self._next_maintain  # a lease round next: settle what is waiting
-            # No company can come (nothing in flight), or the crawl waits for these pages'
-            # links (free slots, nothing ready): holding would only stall it (it cost a
-            # second at each crawl's start and end: bench/crawl_scale.py's peer run).
+            # No company can come (nothing in flight): holding would only stall the crawl
+            # (it cost a second at each crawl's start and end: crawl_scale.py's peer run).
             or not self._tasks
-            or self._starved
         ):
             return None
-        left = self._done_since + _HOLD_SECONDS - now
+        left = self._done_since + self._hold - now
         return left if left > 0 else None
 
     def _take_done(self, now: float) -> list[asyncio.Task[Any]]:
@@ -413,7 +418,7 @@ class Crawler:
             return math.inf  # handle what is waiting first
         hosts = self.hosts
         wall = self.wall()
-        self._starved = False
+        self._hold = _HOLD_SECONDS
         while len(self._tasks) < concurrency:
             r = hosts.next(now, wall)
             if r is None or isinstance(r, float):
@@ -423,12 +428,13 @@ class Crawler:
                     # Links wait for the next admission (at most every _EAGER_FLUSH): come
                     # back for them then, not at the next commit (a chain of pages crawled
                     # one a second otherwise).
-                    self._starved = True
+                    self._hold = 0.0
                     soon = max(0.0, self._next_eager - now)
                     return soon if r is None else min(r, soon)
-                # Nothing ready, and no host's clock will make one ready (inf: what is left
-                # waits for fetches out or pages not yet handled).
-                self._starved = r is None or r == math.inf
+                # Nothing queued here (None): the waiting pages' links are the only work, so
+                # they are not held. Nothing ready until a fetch out ends or a page is
+                # handled (inf): held briefly. Else a host's clock runs: the usual hold.
+                self._hold = 0.0 if r is None else _HOLD_STALLED if r == math.inf else self._hold
                 return r
             if isinstance(r, Denied):
                 self._open[r.page.host] += 1

@@ -29,8 +29,10 @@ from typing import TYPE_CHECKING
 from dustless.crawl.discover import Candidate, Discovery
 from dustless.frontier import QueuedURL
 from dustless.states import NetState
-from dustless.store import CrawlStore
+from dustless.store import CrawlStore, StoredURL
 from dustless.url import authority_of
+
+_RESUME_BATCH = 1000  # identities whose spellings a resume reads at once
 
 if TYPE_CHECKING:
     from dustless.crawl.admission import Admission
@@ -161,20 +163,31 @@ class Spellings:
         that have none queued get their next spelling queued (or wait for one)."""
         if not self.enabled:
             return
-        for base in self.store.spelling_bases():
-            rows = self.store.spelling_rows(self._names(base))
-            if not rows or any(u.state.value != "done" or s is None for u, s, _ in rows):
-                continue  # still queued, or never fetched: nothing to decide yet
-            if not all(no_document(NetState(s), status) for _, s, status in rows if s):
-                continue
-            last = rows[-1][0]
-            item = QueuedURL(
-                last.url,
-                last.host,
-                last.depth,
-                seed_id=last.seed_id or 0,
-                kind=last.kind,
-                url_id=last.id,
-                identity=last.identity,
-            )
-            self._queue(item, self._next(item, base))
+        bases = self.store.spelling_bases()
+        for start in range(0, len(bases), _RESUME_BATCH):
+            # The rows of many identities in one read (a shared store: one round trip, not
+            # one an identity), then each identity's own, in id order.
+            part = bases[start : start + _RESUME_BATCH]
+            owner = {name: base for base in part for name in self._names(base)}
+            rows_of: dict[str, list[tuple[StoredURL, str | None, int | None]]] = {}
+            for row in self.store.spelling_rows(list(owner)):
+                rows_of.setdefault(owner[row[0].identity], []).append(row)
+            for base in part:
+                self._resume_one(base, rows_of.get(base, []))
+
+    def _resume_one(self, base: str, rows: list[tuple[StoredURL, str | None, int | None]]) -> None:
+        if not rows or any(u.state.value != "done" or s is None for u, s, _ in rows):
+            return  # still queued, or never fetched: nothing to decide yet
+        if not all(no_document(NetState(s), status) for _, s, status in rows if s):
+            return
+        last = rows[-1][0]
+        item = QueuedURL(
+            last.url,
+            last.host,
+            last.depth,
+            seed_id=last.seed_id or 0,
+            kind=last.kind,
+            url_id=last.id,
+            identity=last.identity,
+        )
+        self._queue(item, self._next(item, base))

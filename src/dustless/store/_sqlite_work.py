@@ -388,14 +388,17 @@ class SQLiteWork:
         return tried, kept
 
     def spelling_rows(self, names: Sequence[str]) -> list[tuple[StoredURL, str | None, int | None]]:
+        rows: list[Any] = []
         with self._lock:
-            rows = self._db.execute(
-                f"SELECT {URL_COLS}, (SELECT f.state FROM fetches f WHERE f.url_id = u.id "
-                "ORDER BY f.id DESC LIMIT 1), (SELECT f.status FROM fetches f "
-                "WHERE f.url_id = u.id ORDER BY f.id DESC LIMIT 1) "
-                f"FROM urls u WHERE u.identity IN ({_marks(len(names))}) ORDER BY u.id",
-                list(names),
-            ).fetchall()
+            for part in chunks(list(names), MAX_PARAMS):
+                rows += self._db.execute(
+                    f"SELECT {URL_COLS}, (SELECT f.state FROM fetches f WHERE f.url_id = u.id "
+                    "ORDER BY f.id DESC LIMIT 1), (SELECT f.status FROM fetches f "
+                    "WHERE f.url_id = u.id ORDER BY f.id DESC LIMIT 1) "
+                    f"FROM urls u WHERE u.identity IN ({_marks(len(part))}) ORDER BY u.id",
+                    part,
+                ).fetchall()
+        rows.sort(key=lambda r: r[0])  # by id across the parts
         return [(url_row(r[:10]), r[10], r[11]) for r in rows]
 
     def spelling_bases(self) -> list[str]:
