@@ -199,6 +199,21 @@ def test_status_shows_workers_leases_and_the_queue(
     _, err = again.communicate(timeout=60)
     assert again.returncode == 2
     assert b"--resume" in err
+    # A worker started with the others but last, after the crawl ended: nothing left to do,
+    # and no second crawl started. Other seeds in a finished crawl's DB: refused.
+    late = _worker(web, tmp_path / "w2", pg_db, "w2")
+    _, err = late.communicate(timeout=60)
+    assert late.returncode == 0, err.decode()
+    assert b"before this worker joined: nothing left to do" in err
+    other = subprocess.run(
+        [sys.executable, "-m", "dustless", "crawl", str(tmp_path / "w3"), "http://other.test/",
+         "--db", pg_db, "--quiet"],
+        capture_output=True, timeout=60,
+    )  # fmt: skip
+    assert other.returncode == 2
+    assert b"start a new crawl in a new database" in other.stderr
+    with psycopg.connect(pg_db) as conn:
+        assert conn.execute("SELECT count(*) FROM crawls").fetchone() == (1,)
 
 
 def _documents(store: CrawlStore, truth: dict[str, str]) -> set[str]:

@@ -35,12 +35,13 @@ __all__ = [
 
 
 class CrawlFinished(InvalidOption):
-    """``--resume`` of a crawl that has finished; ``repaired``: its missing
-    ``seeds.out.txt`` was written from the DB (then there is nothing wrong to report)."""
+    """``--resume`` of a crawl that has finished, or a worker that came after its end;
+    ``repaired``: nothing wrong to report (its missing ``seeds.out.txt`` was written from
+    the DB, or a late worker of the crawl found no work left): the command succeeds."""
 
-    def __init__(self, out: Path, repaired: bool) -> None:
+    def __init__(self, out: Path, repaired: bool, *, why: str | None = None) -> None:
         what = "wrote its missing seeds.out.txt" if repaired else "nothing to resume"
-        super().__init__(f"the crawl in {out} has finished: {what}")
+        super().__init__(why or f"the crawl in {out} has finished: {what}")
         self.repaired = repaired
 
 

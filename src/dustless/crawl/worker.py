@@ -69,15 +69,25 @@ def _remember(out: Path, name: str, where: str) -> None:
     os.replace(tmp, out / WORKER_FILE)
 
 
-def _why_not_joined(batches: list[Batch]) -> str:
-    if batches:
-        return (
-            f"the crawl in the DB has finished (batch {batches[-1].number}): "
-            "start a new crawl in a new database"
+def _not_joined(batches: list[Batch], config: CrawlConfig, out: Path) -> InvalidOption:
+    """Why there was no batch to join: no crawl yet and no seeds to start one; or the crawl
+    has ended — before this worker came (it gave no seeds, or the crawl's own: workers
+    started together, this one last), or it is another crawl's DB."""
+    if not batches:
+        return InvalidOption(
+            "no seeds: the DB holds no crawl to join; give seed URLs after the directory, "
+            "or --seeds FILE"
         )
-    return (
-        "no seeds: the DB holds no crawl to join; give seed URLs after the directory, "
-        "or --seeds FILE"
+    last = batches[-1]
+    if not config.seeds or config.seeds == CrawlConfig.from_json(last.config).seeds:
+        return CrawlFinished(
+            out, True,
+            why=f"the crawl in the DB finished (batch {last.number}) before this worker "
+            "joined: nothing left to do",
+        )  # fmt: skip
+    return InvalidOption(
+        f"the crawl in the DB has finished (batch {last.number}): start a new crawl in a "
+        "new database"
     )
 
 
@@ -115,7 +125,7 @@ def open_worker(
             # under its lock (a batch may end between a read here and the start).
             got = store.start_or_join(config.to_json(), now, may_start=bool(config.seeds))
             if got is None:
-                raise InvalidOption(_why_not_joined(store.batches()))
+                raise _not_joined(store.batches(), config, out)
             batch, joined = got
         if resume or joined:
             # The crawl's own settings (the seeds are in the DB already); this worker's
