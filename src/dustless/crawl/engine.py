@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from dustless.crawl.admission import Admission
+from dustless.crawl.conditional import conditional_batch
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
@@ -54,7 +55,6 @@ from dustless.errors import StoreError
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
 from dustless.kinds import SOURCE_KINDS
-from dustless.recrawl._validators import conditional_batch
 from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
 from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter

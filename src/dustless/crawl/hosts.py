@@ -25,8 +25,8 @@ import sys
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
+from dustless.crawl.conditional import Validator, validators_for
 from dustless.frontier import Frontier, HostState, Politeness, QueuedURL, Ready
-from dustless.recrawl._validators import Validator, validators_for
 from dustless.robots import (
     RobotsCache,
     RobotsOutcome,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dustless.crawl.conditional import Validator
 from dustless.crawl.discover import Candidate, Discovery
 from dustless.crawl.record import Stored
 from dustless.crawl.redirect import same_identity
@@ -25,7 +26,6 @@ from dustless.extract import (
 from dustless.fetch import FetchResult
 from dustless.frontier import QueuedURL
 from dustless.kinds import DOCUMENT_KINDS, LinkKind
-from dustless.recrawl._validators import Validator
 from dustless.states import NetState
 from dustless.store import FetchRecord, URLLabel
 

@@ -22,13 +22,14 @@ import sys
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TextIO
-
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
+from typing import TYPE_CHECKING, TextIO
 
 from dustless.kinds import LinkKind
+
+if TYPE_CHECKING:  # rich is imported for a live display on a terminal only: its import
+    # is a noticeable part of a crawl's start (python -X importtime)
+    from rich.live import Live
+    from rich.text import Text
 
 __all__ = [
     "RATE_WINDOW",
@@ -296,6 +297,8 @@ class _Lines:
     lines: tuple[str, ...]
 
     def __rich__(self) -> Text:
+        from rich.text import Text
+
         return Text("\n".join(self.lines), no_wrap=True, overflow="ellipsis")
 
 
@@ -324,6 +327,9 @@ class Progress:
         self._last_report: float | None = None
         self._live: Live | None = None
         if self.live:
+            from rich.console import Console
+            from rich.live import Live
+
             self._live = Live(console=Console(file=stream), auto_refresh=False, transient=False)
 
     def __enter__(self) -> Progress:

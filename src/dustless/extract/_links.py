@@ -113,10 +113,17 @@ def _select(node: LexborNode | None, query: str) -> list[LexborNode]:
     return [] if node is None else engine.find(query, node)
 
 
-def _resolve_fn() -> ResolveFn:
-    from dustless.url import resolve  # WHATWG URL parsing against a base, in the url package
+_RESOLVE: list[ResolveFn] = []
 
-    return resolve
+
+def _resolve_fn() -> ResolveFn:
+    """WHATWG URL parsing against a base, from the url package: imported at the first call
+    (not with this module), then kept, since an import statement per page is not free."""
+    if not _RESOLVE:
+        from dustless.url import resolve
+
+        _RESOLVE.append(resolve)
+    return _RESOLVE[0]
 
 
 def parse_refresh(content: str) -> str | None:

@@ -8,6 +8,7 @@ crawl engine. See ``docs/recrawl.md``.
 
 from __future__ import annotations
 
+from dustless.crawl.conditional import Validator, conditional_batch, recrawl_info, validators_for
 from dustless.recrawl._plan import (
     SCHEDULES,
     PageState,
@@ -17,8 +18,7 @@ from dustless.recrawl._plan import (
     page_states,
     plan_recrawl,
 )
-from dustless.recrawl._start import RecrawlStart, open_recrawl, recrawl_info
-from dustless.recrawl._validators import Validator, conditional_batch, validators_for
+from dustless.recrawl._start import RecrawlStart, open_recrawl
 
 __all__ = [
     "SCHEDULES",

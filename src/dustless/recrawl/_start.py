@@ -30,6 +30,7 @@ from typing import Any
 
 from dustless.analysis._changes_db import read_histories
 from dustless.analysis._crawlreader import open_crawl
+from dustless.crawl.conditional import RECRAWL_KEY, recrawl_info
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
@@ -38,7 +39,6 @@ from dustless.store import DB_NAME, PROBE_KIND, CrawlStore, SQLiteStore, URLStat
 __all__ = ["DAY", "RecrawlStart", "open_recrawl", "recrawl_info"]
 
 DAY = 86_400.0
-RECRAWL_KEY = "recrawl"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +62,6 @@ def _load(text: str) -> dict[str, Any]:
 
 def _iso(t: float) -> str:
     return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="seconds")
-
-
-def recrawl_info(config: str) -> dict[str, Any] | None:
-    """The ``"recrawl"`` object of a batch's config JSON; ``None`` for a first crawl."""
-    info = _load(config).get(RECRAWL_KEY)
-    return info if isinstance(info, dict) else None
 
 
 def open_recrawl(

@@ -58,6 +58,12 @@ def _json(text: str) -> str:
 
 def cdx_timestamp(warc_date: str) -> str:
     """WARC-Date (W3C ISO 8601) → the 14 digits ``YYYYMMDDhhmmss`` of CDX files."""
+    d = warc_date
+    if len(d) >= 19 and d[4] == d[7] == "-" and d[10] == "T" and d[13] == d[16] == ":":
+        # The full form (every date the writer makes): its digits where they always are.
+        digits = d[:4] + d[5:7] + d[8:10] + d[11:13] + d[14:16] + d[17:19]
+        if digits.isdigit():
+            return digits
     digits = "".join(c for c in warc_date[:19] if c.isdigit())
     return (digits + "00000000000000")[:14]
 

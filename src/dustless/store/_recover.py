@@ -17,8 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from warcio.archiveiterator import ArchiveIterator
-
 from dustless.errors import StoreCorrupt
 from dustless.store._types import WarcRef
 
@@ -152,6 +150,10 @@ class WarcRecord:
 
 
 def _record_at(f: io.BufferedReader, name: str, offset: int) -> WarcRecord:
+    # Imported here, by the readers (export, analysis): a crawl only writes records, and
+    # warcio is a noticeable part of its start (python -X importtime).
+    from warcio.archiveiterator import ArchiveIterator
+
     f.seek(offset)
     it = ArchiveIterator(f, check_digests=False)
     try:

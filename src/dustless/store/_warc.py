@@ -388,7 +388,8 @@ class WarcWriter:
         sha = payload_sha1 or hashlib.sha1(payload).hexdigest()
         digest = sha1_digest(sha)
         date = warc_date(fetched_at)
-        fields = [("WARC-Date", date), ("WARC-Target-URI", _target(url))]
+        target = _target(url)
+        fields = [("WARC-Date", date), ("WARC-Target-URI", target)]
         if ip:
             fields.append(("WARC-IP-Address", ip))
         fields.append(("WARC-Payload-Digest", digest))
@@ -399,10 +400,10 @@ class WarcWriter:
         else:
             status, mime = str(status_mime[0]), status_mime[1] or "unk"
         self._entries.append(
-            CdxjEntry(_target(url), cdx_timestamp(date), mime, status, digest, resp.length,
+            CdxjEntry(target, cdx_timestamp(date), mime, status, digest, resp.length,
                       resp.offset, resp.file)
         )  # fmt: skip
-        req = self._write_request(url, request, date, resp.record_id) if request else None
+        req = self._write_request(target, request, date, resp.record_id) if request else None
         return ResponseRefs(resp, req, digest, sha)
 
     def write_revisit(
@@ -424,7 +425,8 @@ class WarcWriter:
         self._maybe_roll()
         digest = sha1_digest(payload_sha1)
         date = warc_date(fetched_at)
-        fields = [("WARC-Date", date), ("WARC-Target-URI", _target(url))]
+        target = _target(url)
+        fields = [("WARC-Date", date), ("WARC-Target-URI", target)]
         if ip:
             fields.append(("WARC-IP-Address", ip))
         fields += [
@@ -439,17 +441,18 @@ class WarcWriter:
         resp = self._append(*_record("revisit", fields, _HTTP_RESPONSE, block))
         status, _ = http_status_mime(http_head)
         self._entries.append(
-            CdxjEntry(_target(url), cdx_timestamp(date), "warc/revisit", status, digest,
+            CdxjEntry(target, cdx_timestamp(date), "warc/revisit", status, digest,
                       resp.length, resp.offset, resp.file)
         )  # fmt: skip
-        req = self._write_request(url, request, date, resp.record_id) if request else None
+        req = self._write_request(target, request, date, resp.record_id) if request else None
         return ResponseRefs(resp, req, digest, payload_sha1)
 
-    def _write_request(self, url: str, raw: bytes, date: str, concurrent_to: str) -> WarcRef:
-        # The request as sent, byte for byte (WARC 1.1 §6.4).
+    def _write_request(self, target: str, raw: bytes, date: str, concurrent_to: str) -> WarcRef:
+        # The request as sent, byte for byte (WARC 1.1 §6.4). ``target``: the response's
+        # WARC-Target-URI (``_target`` of its URL).
         fields = [
             ("WARC-Date", date),
-            ("WARC-Target-URI", _target(url)),
+            ("WARC-Target-URI", target),
             ("WARC-Concurrent-To", concurrent_to),
         ]
         return self._append(*_record("request", fields, _HTTP_REQUEST, raw))

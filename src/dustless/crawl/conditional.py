@@ -7,19 +7,35 @@ body (§15.4.5). The recrawl thus learns "unchanged" without a download; the fet
 with the previous copy's content hash, so ``dustless changes`` counts it as a download of
 unchanged content (seed 004 §4 compares contents between batches).
 
+Here, in the crawl package, because the engine sends them; ``dustless.recrawl`` plans the
+batches that use them (and re-exports these names).
+
 Batch-shaped (ARCHITECTURE): validators are looked up for a window of claimed URLs at a
 time with one ``last_fetches`` query, never held for the whole collection.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from dustless.recrawl._start import recrawl_info
 from dustless.store import CrawlStore
 
-__all__ = ["Validator", "conditional_batch", "validators_for"]
+__all__ = ["RECRAWL_KEY", "Validator", "conditional_batch", "recrawl_info", "validators_for"]
+
+RECRAWL_KEY = "recrawl"  # the batch config's object that makes a batch a recrawl
+
+
+def recrawl_info(config: str) -> dict[str, Any] | None:
+    """The ``"recrawl"`` object of a batch's config JSON; ``None`` for a first crawl."""
+    try:
+        data = json.loads(config)
+    except ValueError:
+        return None
+    info = data.get(RECRAWL_KEY) if isinstance(data, dict) else None
+    return info if isinstance(info, dict) else None
 
 
 @dataclass(frozen=True, slots=True)
