@@ -162,6 +162,11 @@ def _record_at(f: io.BufferedReader, name: str, offset: int) -> WarcRecord:
         raise StoreCorrupt(f"no WARC record at {name}:{offset}") from exc
     except Exception as exc:  # warcio raises its own and zlib errors on bad bytes
         raise StoreCorrupt(f"unreadable WARC record at {name}:{offset}: {exc}") from exc
+    record_id = rec.rec_headers.get_header("WARC-Record-ID") or ""
+    if not record_id.startswith("<") or not rec.rec_headers.get_header("WARC-Date"):
+        # WARC 1.1 §5.2/§5.4 make both mandatory. warcio reads on through bytes that are no
+        # record (an offset a few bytes into a gzip member): what it finds there is not one.
+        raise StoreCorrupt(f"no WARC record at {name}:{offset} (no record id or date)")
     payload = rec.raw_stream.read()
     http = rec.http_headers
     status = None
@@ -172,7 +177,7 @@ def _record_at(f: io.BufferedReader, name: str, offset: int) -> WarcRecord:
     length = it.get_record_length() if hasattr(it, "get_record_length") else 0
     return WarcRecord(
         type=rec.rec_type,
-        record_id=rec.rec_headers.get_header("WARC-Record-ID") or "",
+        record_id=record_id,
         target_uri=rec.rec_headers.get_header("WARC-Target-URI"),
         date=rec.rec_headers.get_header("WARC-Date") or "",
         headers=tuple(rec.rec_headers.headers),
