@@ -45,6 +45,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         type(self).requested.add(self.path)
+        if self.path.startswith("/p2?"):
+            # The engine handles a page some time after its fetch (pages are held to be
+            # handled together). A slow /p2 makes it handle the /p0 and /p1 pairs, and learn
+            # from them, before the links of /p2 onwards are admitted: otherwise a fast
+            # client can fetch every /p page first, and nothing is merged that the
+            # retraction could admit again.
+            time.sleep(0.8)
         body = self.pages.get(self.path)
         self.send_response(404 if body is None else 200)
         self.send_header("Content-Type", "text/html; charset=utf-8")

@@ -117,11 +117,14 @@ def test_internal_links_one_level_deeper_and_max_depth():
         seed_id=1,
         party_site="a.test",
     )
-    # /x and /X#f are one identity here: the second spelling is dropped on the page
-    assert [(c.url, c.depth, c.external) for c in cands] == [
-        ("http://a.test/x", 1, False),
-        ("http://b.test/", 1, True),
+    # /x and /X#f are one identity here: the second spelling is no link of its own, only a
+    # repeat that admission notes (Admission.discover), never admitted in the DB
+    assert [(c.url, c.depth, c.external, c.repeat) for c in cands] == [
+        ("http://a.test/x", 1, False, False),
+        ("http://a.test/X", 1, False, True),
+        ("http://b.test/", 1, True, False),
     ]
+    cands = [c for c in cands if not c.repeat]
     assert _admit(store, d, cands) == [
         ("http://a.test/x", 1, "a", 1),
         ("http://b.test/", 0, "s", 2),  # a new party: a seed at depth 0 (004 §2)
@@ -178,3 +181,25 @@ def test_config_round_trips_through_json_and_validates():
             CrawlConfig(**bad)
     with pytest.raises(InvalidOption, match="NAME:IP"):
         CrawlConfig(resolve=("nocolon",)).resolve_map()
+
+
+def test_another_spelling_on_the_same_page_is_passed_on_as_a_repeat():
+    class DropV:  # a normalizer under which ?v= does not matter (as a learned rule would)
+        def normalize(self, url):
+            return url.split("?")[0]
+
+    d = Discovery(CrawlConfig(), DropV())
+    cands = d.links(
+        [("http://a.test/c?v=1", A), ("http://a.test/c?v=1", A), ("http://a.test/c?v=2", A)],
+        depth=1,
+        seed_id=1,
+        party_site="a.test",
+    )
+    # The same link twice is one candidate; another spelling of its identity comes too, as a
+    # repeat: admission notes it (a fallback spelling, a learned rule's merge to undo).
+    assert [(c.url, c.repeat) for c in cands] == [
+        ("http://a.test/c?v=1", False),
+        ("http://a.test/c?v=2", True),
+    ]
+    assert {c.identity for c in cands} == {"http://a.test/c"}
+    assert d.stats.internal == 1  # a repeat is not a link of its own

@@ -19,7 +19,8 @@ at once, ahead of the host's window (§3.4.2).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
 from dustless.crawl.discover import Candidate, Discovery
@@ -94,7 +95,7 @@ class Admission:
         merged: list[AdmitURL] = []
         for c in candidates:
             identity = c.identity
-            if identity in known or identity in old or identity in pending:
+            if c.repeat or identity in known or identity in old or identity in pending:
                 self.discovery.settle_one(c.url)
                 spellings.append((identity, c.url))  # another spelling of a known identity
                 if touched and authority_of(identity) in touched:
@@ -131,6 +132,24 @@ class Admission:
     def same_document(self, c: Candidate, item: QueuedURL) -> None:
         """A redirect target under a derived identity (``crawl/redirect.py``)."""
         self._add(c.admit(item.url_id))
+
+    def rekey(self, hosts: Collection[str], identity: Callable[[AdmitURL], str | None]) -> int:
+        """A learned rule changed the identities on ``hosts``: the links waiting here for
+        the next flush take theirs (``identity``; None keeps one), so the crawl DB sees a
+        link that the rule makes a repeat as one — otherwise a page's links found just
+        before the rule was learned were admitted, and fetched, under their old identity.
+        How many changed."""
+        changed = 0
+        pending = self._pending
+        for i, u in enumerate(pending):
+            if u.host in hosts and not u.given:
+                new = identity(u)
+                if new is not None and new != u.identity:
+                    pending[i] = dataclasses.replace(u, identity=new)
+                    changed += 1
+        if changed:
+            self._pending_ids = {u.identity for u in pending}
+        return changed
 
     def readmit(self, urls: list[AdmitURL]) -> None:
         """URLs a retracted rule had merged: admitted again with the next flush."""

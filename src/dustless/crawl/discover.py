@@ -55,6 +55,10 @@ class Candidate:
     seed_id: int | None  # the finder's party; None for an outside link or a given seed
     external: bool = False
     given: bool = False
+    # Another spelling of an identity the same page linked before: not a link of its own
+    # (link counts leave it out), but admission notes it — a fallback spelling, and a learned
+    # rule's merge that a retraction must be able to undo.
+    repeat: bool = False
 
     def admit(self, parent_id: int | None, priority: int = 0) -> AdmitURL:
         """The request to the crawl DB that admits it (``CrawlStore.admit``)."""
@@ -198,7 +202,7 @@ class Discovery:
         norm = self._norm
         scope = self.scope
         child_depth = depth if redirect else depth + 1
-        seen_here: set[str] = set()
+        seen_here: dict[str, str] = {}  # identity -> the page's first spelling of it
         known, old = self._known, self._old
         for raw, kind in links:
             stats.links += 1
@@ -220,16 +224,28 @@ class Discovery:
                 # Most URLs are their own identity: one string object, not two equal ones,
                 # for the caches of settled URLs and stored identities (half their memory).
                 identity = url
-            if identity in seen_here:
-                continue
-            seen_here.add(identity)
+            first = seen_here.get(identity)
+            if first is not None and first == url:
+                continue  # the same link again
+            if first is None:
+                seen_here[identity] = url
             host = authority_of(url)
             name = hostname_of(host)
+            repeat = first is not None
             if is_internal(scope, party_site, name):
-                stats.internal += 1
-                out.append(Candidate(url, identity, host, party_site, child_depth, kind, seed_id))
+                stats.internal += not repeat
+                out.append(
+                    Candidate(
+                        url, identity, host, party_site, child_depth, kind, seed_id, False,
+                        False, repeat,
+                    )
+                )  # fmt: skip
             else:
-                stats.external += 1
+                stats.external += not repeat
                 site = site_of(name, scope)
-                out.append(Candidate(url, identity, host, site, child_depth, kind, None, True))
+                out.append(
+                    Candidate(
+                        url, identity, host, site, child_depth, kind, None, True, False, repeat
+                    )
+                )
         return out

@@ -316,6 +316,11 @@ class Learning:
         polled = self.store.shared and self._poll()
         if changes.retracted or learned.learned:
             self._store(learned.learned, changes.retracted)
+        if self._merges:
+            # Before any retraction: what a retracted rule merged since the last commit is
+            # admitted again with the rest (it was left merged for good when written after).
+            merges, self._merges = self._merges, []
+            self.store.add_merges(merges)
         if changes.retracted or learned.learned or polled:
             self._install()
             for r in changes.retracted:
@@ -326,7 +331,7 @@ class Learning:
         if self._rekeys:
             changes_, self._rekeys = self._rekeys, []
             self.store.rekey_urls(changes_)
-        if self._merges:
+        if self._merges:  # the re-keyed hosts' queued URLs merged just now
             merges, self._merges = self._merges, []
             self.store.add_merges(merges)
 
@@ -424,6 +429,14 @@ class Learning:
             spellings.append((apply(base), url))
         if kept and self.hosts is not None:
             self.hosts.give_back(kept)
+        # 3. The links waiting for admission: admitted under the new identities.
+        if self.admission is not None:
+
+            def rekeyed(u: AdmitURL) -> str | None:
+                base = self._key(u.url) if " " not in u.identity else None
+                return None if base is None else apply(base)
+
+            self.admission.rekey(set(fetch_hosts), rekeyed)
         if merged:
             store.set_url_state(merged, URLState.MERGED)
         if spellings and self.spellings is not None:

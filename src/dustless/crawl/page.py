@@ -142,8 +142,8 @@ def page_outcome(
     internal = external = 0
     if found:
         cands = discovery.links(found, depth=item.depth, seed_id=seed_id, party_site=party_site)
-        external = sum(1 for c in cands if c.external)
-        internal = len(cands) - external
+        external = sum(1 for c in cands if c.external and not c.repeat)
+        internal = sum(1 for c in cands if not c.external and not c.repeat)
         links += cands
     body = r.body
     fetch = FetchRecord(

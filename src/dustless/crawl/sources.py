@@ -358,9 +358,8 @@ class Sources:
             seed_id=item.seed_id or None,
             party_site=d.site_of_host(item.host),
         )
-        external = sum(1 for c in cands if c.external)
-        reader.external += external
-        reader.internal += len(cands) - external
+        reader.external += sum(1 for c in cands if c.external and not c.repeat)
+        reader.internal += sum(1 for c in cands if not c.external and not c.repeat)
         if cands:
             self.admission.discover(cands, item)
         if dated:
