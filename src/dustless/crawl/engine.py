@@ -11,7 +11,8 @@ the loop through one future; no task ever waits on another.
 
 A fetch's end starts its host's politeness clock at once (``_task_done``), not when its page
 has been handled: with no delay the host's next request overlaps the handling of the last
-page, and fetching runs ahead of the CPU-bound handling, by at most ``_BACKLOG_PAGES`` pages.
+page, and fetching runs ahead of the CPU-bound handling, by at most as many pages as
+fetches run at once (``_backlog_pages``).
 
 Sitemaps and feeds (``--sitemaps``, ``--feeds``) are URLs of their own kinds in the same
 queues; their bodies stream through a parser whose entries are admitted as they arrive
@@ -73,9 +74,10 @@ _TROUBLE = frozenset(
         NetState.hSht,
     }
 )
-# Fetched pages waiting to be handled: past either bound no new fetch starts. Fetching
-# ahead of the CPU-bound handling measured ~25 % faster than lock-step (bench/crawl_peers.py);
-# the bounds keep memory small and what a kill -9 repeats to about half a second of work.
+# Fetched pages waiting to be handled: past either bound (or ``Crawler._backlog_pages``) no
+# new fetch starts. Fetching ahead of the CPU-bound handling is faster than lock-step
+# (bench/crawl_peers.py); the bounds keep memory small and what a kill -9 repeats to about
+# half a second of work.
 _BACKLOG_BYTES = 64 * 1024 * 1024
 _BACKLOG_PAGES = 1000
 _NOT_STORED = Stored(None, None, None, None, False)
@@ -209,6 +211,12 @@ class Crawler:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
+        # Fetched pages waiting to be handled, at most: as many as fetches run at once.
+        # Further ahead, a page's links and what learning draws from it come hundreds of
+        # fetches late (a fast fetch on a fast server outran handling by ~500 pages, and
+        # a learning crawl fetched the duplicates its rules were about to merge). A shared
+        # store holds pages to batch its queries (_held_for): there the wide bound stays.
+        self._backlog_pages = _BACKLOG_PAGES if store.shared else max(1, c.concurrency)
         self._done_since = 0.0  # when the oldest of _done finished (many machines: _take_done)
         # Many machines: how long finished fetches may wait for company (_held_for), as the
         # last look for work found it (_start_ready).
@@ -414,7 +422,11 @@ class Crawler:
 
     def _start_ready(self, now: float, concurrency: int) -> float | None:
         """Start fetches for ready items; the seconds until the next one, None when idle."""
-        if self._backlog_bytes > _BACKLOG_BYTES or len(self._done) > _BACKLOG_PAGES:
+        if (
+            self._backlog_bytes > _BACKLOG_BYTES
+            or len(self._done) > _BACKLOG_PAGES
+            or len(self._done) >= self._backlog_pages
+        ):
             return math.inf  # handle what is waiting first
         hosts = self.hosts
         wall = self.wall()
