@@ -1,9 +1,8 @@
-"""The connection goes where the policy allowed; a caller's own session still works."""
+"""The connection goes where the policy allowed; a caller's own connection pool still works."""
 
-import aiohttp
 from aiohttp import web
 
-from dustless.fetch import AddressPolicy, Fetcher, FetchLimits, NetState, Resolver
+from dustless.fetch import AddressPolicy, Fetcher, FetchLimits, HttpPool, NetState, Resolver
 
 FAST = FetchLimits(stall_timeout=0.3, connect_timeout=0.3, total_timeout=5.0)
 
@@ -27,7 +26,7 @@ async def test_dns_rebinding_is_refused_at_connect(raw_server, make_fetcher):
     assert server.requests == []
 
 
-async def test_a_callers_session_is_used_and_left_open(web_server, raw_server):
+async def test_a_callers_pool_is_used_and_left_open(web_server, raw_server):
     async def page(request):
         return web.Response(text="<p>", content_type="text/html")
 
@@ -39,10 +38,9 @@ async def test_a_callers_session_is_used_and_left_open(web_server, raw_server):
         await release.wait()
 
     quiet = await raw_server(silent)
-    async with aiohttp.ClientSession() as session:
-        fetcher = Fetcher(
-            Resolver(), FAST, AddressPolicy(trusted_hosts=["127.0.0.1"]), session=session
-        )
+    pool = HttpPool(limit=4)
+    try:
+        fetcher = Fetcher(Resolver(), FAST, AddressPolicy(trusted_hosts=["127.0.0.1"]), pool)
         ok = await fetcher.fetch(f"http://127.0.0.1:{port}/")
         assert ok.state is NetState.OK
         assert ok.body == b"<p>"
@@ -51,10 +49,16 @@ async def test_a_callers_session_is_used_and_left_open(web_server, raw_server):
         # The policy is still applied before any connection.
         assert (await fetcher.fetch("http://10.0.0.1/")).state is NetState.filtered
         await fetcher.close()
-        assert not session.closed
+        assert not pool.closed
+        again = await Fetcher(
+            Resolver(), FAST, AddressPolicy(trusted_hosts=["127.0.0.1"]), pool
+        ).fetch(f"http://127.0.0.1:{port}/")
+        assert again.body == b"<p>"
+    finally:
+        await pool.close()
 
 
-async def test_fetcher_as_context_manager_closes_its_session(web_server):
+async def test_fetcher_as_context_manager_closes_its_pool(web_server):
     async def page(request):
         return web.Response(text="x", content_type="text/plain")
 
@@ -65,4 +69,4 @@ async def test_fetcher_as_context_manager_closes_its_session(web_server):
         result = await fetcher.fetch(f"http://a.test:{port}/")
         assert result.state is NetState.code
         assert result.mime == "text/plain"
-    assert fetcher._session is None
+    assert fetcher.closed

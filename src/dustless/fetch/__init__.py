@@ -1,7 +1,7 @@
 """The HTTP client edge: DNS cache, address policy, limits and network states (I/O).
 
 Everything the remote side can do wrong ends as a ``FetchResult`` with a ``NetState`` (seed 004
-Fig. 3); aiohttp's and the OS's exceptions are translated here and never leave the package.
+Fig. 3); the parser's and the OS's exceptions are translated here and never leave the package.
 
 Public names::
 
@@ -9,14 +9,15 @@ Public names::
     FetchLimits, FetchResult, BodySink             # values in and out; a streamed body
     Resolver, parse_resolve                        # DNS cache, --resolve NAME:IP
     AddressPolicy, is_special_address              # --allow-ip/--deny-ip, private ranges
-    Fetcher, make_session                          # aiohttp, streaming, limits
+    Fetcher, HttpPool                              # HTTP/1.1, kept-alive connections, limits
     RobotsFetch, fetch_robots                      # robots.txt by RFC 9309's fetch rules
 """
 
 from dustless.fetch._address import AddressPolicy, is_special_address
-from dustless.fetch._client import Fetcher, make_session
+from dustless.fetch._client import Fetcher
 from dustless.fetch._decode import ACCEPT_ENCODING
 from dustless.fetch._dns import Resolver, normalize_host, parse_resolve
+from dustless.fetch._http import HttpPool
 from dustless.fetch._result import DEFAULT_USER_AGENT, BodySink, FetchLimits, FetchResult
 from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
 from dustless.states import STATE_TABLE, NetState, Stage, StateInfo, advance
@@ -30,6 +31,7 @@ __all__ = [
     "FetchLimits",
     "FetchResult",
     "Fetcher",
+    "HttpPool",
     "NetState",
     "Resolver",
     "RobotsFetch",
@@ -38,7 +40,6 @@ __all__ = [
     "advance",
     "fetch_robots",
     "is_special_address",
-    "make_session",
     "normalize_host",
     "parse_resolve",
 ]

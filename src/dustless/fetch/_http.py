@@ -1,0 +1,436 @@
+"""The fetcher's HTTP/1.1 transport: kept-alive connections, one request at a time on each.
+
+Written here instead of taking aiohttp's client (ARCHITECTURE records that choice; this is
+its measured change). The crawler uses HTTP as a bare transport: no cookies, no redirects,
+no proxies, no automatic decompression, no retries. For that, aiohttp's client did about
+four times the CPU a request needs (``bench/http_client_cost.py`` prints both), and a page's
+request was the largest single cost of the crawl. What is left is small and standard:
+
+* parsing is llhttp's, through ``httptools`` (uvicorn's binding), with the same leniencies
+  aiohttp's own llhttp build turns on for responses: header values with odd bytes, a bare LF
+  ending a line, spaces after a chunk size — what real servers send;
+* connections come from asyncio (``loop.create_connection``, TLS by the ``ssl`` module, SNI
+  named by the URL's host while the socket goes to the address our resolver checked);
+* a pool keeps idle connections per (scheme, host, port), at most ``limit`` open in all.
+
+Every fault raises an ``HttpFault`` subclass that names the stage it struck (connect, head,
+body), so the fetcher can give seed 004's state without guessing from messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import cast
+
+import httptools
+
+__all__ = [
+    "BodyFault",
+    "ConnectFault",
+    "Connection",
+    "HeadFault",
+    "HttpFault",
+    "HttpPool",
+    "Response",
+]
+
+# A response body buffered beyond this pauses reading until the fetcher takes it (the
+# fetcher reads as data comes, so this only matters for a consumer slower than the network).
+_HIGH_WATER = 256 * 1024
+# An idle kept-alive connection older than this is not reused (servers close theirs after
+# 5–15 s; aiohttp's default was 15 s). It is closed when next met, or when the pool is full.
+_KEEP_IDLE = 15.0
+# llhttp's limit on header lines is none; aiohttp's was 128: a head of more is hostile.
+_MAX_FIELDS = 128
+
+
+class HttpFault(Exception):
+    """A remote fault. ``stage``: ``connect``, ``head`` or ``body``; ``kind`` says more."""
+
+    stage = "head"
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class ConnectFault(HttpFault):
+    """No connection: ``refused`` (any socket or TLS error), ``timeout``, ``no-address``,
+    ``address-refused`` (the address policy, checked again at connect)."""
+
+    stage = "connect"
+
+
+class HeadFault(HttpFault):
+    """No complete response head: ``timeout`` (nothing for the stall time), ``closed`` (the
+    server closed before a complete head), ``reset`` (an error on the socket), ``not-http``
+    (no HTTP status line), ``malformed``."""
+
+    stage = "head"
+
+
+class BodyFault(HttpFault):
+    """The body did not arrive whole: ``timeout``, ``closed`` (cut short), ``malformed``."""
+
+    stage = "body"
+
+
+class Response:
+    """The head of a final (non-1xx) response, as received."""
+
+    __slots__ = ("headers", "reason", "status", "version")
+
+    def __init__(
+        self, status: int, version: str, reason: bytes, headers: list[tuple[bytes, bytes]]
+    ) -> None:
+        self.status = status
+        self.version = version  # "1.1", "1.0"
+        self.reason = reason
+        self.headers = headers  # (name, value) bytes, in order, repeats kept
+
+    def raw_head(self) -> bytes:
+        """Status line and fields as received (values without their surrounding spaces),
+        ending with the empty line: the WARC response record's HTTP head."""
+        reason = b" " + self.reason if self.reason else b""
+        first = b"HTTP/%s %d%s" % (self.version.encode("ascii"), self.status, reason)
+        lines = [first]
+        lines.extend(name + b": " + value for name, value in self.headers)
+        return b"\r\n".join(lines) + b"\r\n\r\n"
+
+
+class Connection(asyncio.Protocol):
+    """One TCP (or TLS) connection to one origin; the parser's callbacks land here."""
+
+    def __init__(self, pool: HttpPool, key: tuple[str, str, int], max_head: int) -> None:
+        self._pool = pool
+        self.key = key
+        self._max_head = max_head
+        self._loop = asyncio.get_running_loop()
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self.idle_since = 0.0
+        self._parser = httptools.HttpResponseParser(self)
+        # Aiohttp's response parser has these on too (outside its debug mode).
+        self._parser.set_dangerous_leniencies(
+            lenient_headers=True,
+            lenient_optional_cr_before_lf=True,
+            lenient_spaces_after_chunk_size=True,
+        )
+        self._waiter: asyncio.Future[None] | None = None
+        self._paused = False
+        self._busy = False  # between send() and the pool's release
+        self._begin()
+
+    def _begin(self) -> None:
+        """The state of one exchange (``send`` starts one)."""
+        self._reason = b""
+        self._fields: list[tuple[bytes, bytes]] = []
+        self._field_bytes = 0
+        self._head: Response | None = None
+        self._head_bytes = 0
+        self._chunks: deque[bytes] = deque()
+        self._buffered = 0
+        self._complete = False
+        self._until_close = False
+        self._keep_alive = False
+        self._fault: HttpFault | None = None
+
+    # -- asyncio.Protocol -----------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # A stream transport (uvloop's are not asyncio.Transport subclasses, but the same API).
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        if not self._busy:  # bytes nobody asked for, on an idle connection: not reusable
+            self.close()
+            return
+        if self._head is None:
+            self._head_bytes += len(data)
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._fail("malformed", "the server switched protocols (101/Upgrade)")
+        except httptools.HttpParserError as exc:
+            message = str(exc) or type(exc).__name__
+            if self._head is not None:
+                kind = "malformed"
+            elif "Expected HTTP/" in message:
+                kind = "not-http"  # no status line at all: SSH, HTML, … (llhttp's words)
+            else:
+                kind = "malformed"
+            self._fail(kind, f"{type(exc).__name__}: {message}")
+        if self._head is None and self._fault is None and self._head_bytes > self._max_head:
+            self._fail("malformed", f"response head over {self._max_head} bytes")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._pool._forget(self)
+        if self._complete or self._fault is not None:
+            self._wake()
+            return
+        if exc is None and self._head is not None and self._until_close:
+            self._complete = True  # RFC 9112 §6.3 (8): the body ends where the connection does
+        elif self._head is None:
+            if exc is None:
+                self._fault = HeadFault("closed", "the server closed before a complete head")
+            else:
+                self._fault = HeadFault("reset", f"{type(exc).__name__}: {exc}")
+        else:
+            what = "closed" if exc is None else f"{type(exc).__name__}: {exc}"
+            self._fault = BodyFault("closed", f"the body was cut short ({what})")
+        self._wake()
+
+    # -- llhttp callbacks (httptools) -------------------------------------------------------
+    def on_message_begin(self) -> None:
+        if self._complete:  # bytes after the answer: the connection is not reused
+            raise ValueError("data after the complete response")
+        self._reason = b""  # a final answer after an interim one: its own status and fields
+        self._fields = []
+        self._field_bytes = 0
+
+    def on_status(self, status: bytes) -> None:
+        self._reason += status
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if self._head is not None:
+            return  # a trailer field of a chunked body (RFC 9112 §7.1.2): not the head's
+        # llhttp drops the spaces before a value, not those after (RFC 9110 §5.5).
+        value = value.rstrip(b" \t")
+        if b"\x00" in value:
+            raise ValueError("a NUL byte in a header value")  # as aiohttp: a broken head
+        self._fields.append((name, value))
+        if len(self._fields) > _MAX_FIELDS:
+            raise ValueError(f"more than {_MAX_FIELDS} header fields")
+        # The head's size so far, counted as it is parsed: a head that arrives in one read
+        # is measured before it is taken (data_received measures one still coming).
+        self._field_bytes += len(name) + len(value) + 4
+        if self._field_bytes > self._max_head:
+            raise ValueError(f"response head over {self._max_head} bytes")
+
+    def on_headers_complete(self) -> None:
+        status = self._parser.get_status_code()
+        if 100 <= status < 200:
+            return  # an interim answer (100 Continue, 103 Early Hints): the final one follows
+        self._head = Response(status, self._parser.get_http_version(), self._reason, self._fields)
+        # No length and not chunked: the body is what comes until the server closes.
+        framed = any(
+            low == b"content-length" or (low == b"transfer-encoding" and b"chunked" in v.lower())
+            for low, v in ((name.lower(), value) for name, value in self._fields)
+        )
+        self._until_close = not framed and status not in (204, 304)
+        self._wake()
+
+    def on_body(self, body: bytes) -> None:
+        self._chunks.append(body)
+        self._buffered += len(body)
+        if self._buffered > _HIGH_WATER and not self._paused and self.transport is not None:
+            self._paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def on_message_complete(self) -> None:
+        if self._head is None:
+            return  # the end of an interim answer
+        self._complete = True
+        self._keep_alive = self._parser.should_keep_alive()
+        self._wake()
+
+    # -- the exchange -------------------------------------------------------------------------
+    def _fail(self, kind: str, message: str) -> None:
+        if self._fault is None:
+            cls = HeadFault if self._head is None else BodyFault
+            self._fault = cls(kind, message)
+        self._wake()
+        self.close()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def _wait(self, stall: float) -> None:
+        waiter = self._waiter = self._loop.create_future()
+        try:
+            async with asyncio.timeout(stall):
+                await waiter
+        finally:
+            self._waiter = None
+
+    async def send(self, request: bytes, stall: float) -> Response:
+        """Write ``request`` and wait for the final response's head (at most ``stall``
+        seconds without anything arriving)."""
+        assert self.transport is not None
+        self._begin()
+        self._busy = True
+        self.transport.write(request)
+        while self._head is None:
+            if self._fault is not None:
+                raise self._fault
+            before = self._head_bytes
+            try:
+                await self._wait(stall)
+            except TimeoutError:
+                if self._head_bytes == before and self._head is None:
+                    raise HeadFault("timeout", f"no response head within {stall:g} s") from None
+        return self._head
+
+    async def read(self, stall: float) -> bytes:
+        """The next piece of the body; ``b""`` once it is complete."""
+        while True:
+            if self._chunks:
+                chunk = self._chunks.popleft()
+                self._buffered -= len(chunk)
+                if self._paused and self._buffered <= _HIGH_WATER // 4 and self.transport:
+                    self._paused = False
+                    self.transport.resume_reading()
+                return chunk
+            if self._complete:
+                return b""
+            if self._fault is not None:
+                raise self._fault
+            try:
+                await self._wait(stall)
+            except TimeoutError:
+                if not self._chunks and not self._complete and self._fault is None:
+                    raise BodyFault("timeout", f"no data for {stall:g} s") from None
+
+    @property
+    def reusable(self) -> bool:
+        """The exchange ended cleanly and the server keeps the connection (RFC 9112 §9.3)."""
+        return self._complete and self._keep_alive and not self.closed and not self._chunks
+
+    def close(self) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.close()
+        self.closed = True
+        self._pool._forget(self)
+
+
+class HttpPool:
+    """Kept-alive connections per (scheme, host, port); at most ``limit`` open in all."""
+
+    def __init__(
+        self,
+        *,
+        limit: int = 100,
+        verify_tls: bool | ssl.SSLContext = True,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limit = max(1, limit)
+        self._verify = verify_tls
+        self._ssl: ssl.SSLContext | None = None
+        self._clock = clock
+        self._idle: dict[tuple[str, str, int], list[Connection]] = {}
+        self._open: set[Connection] = set()
+        self._slots: deque[asyncio.Future[None]] = deque()  # waiting for a free slot
+        self.closed = False
+
+    def _context(self) -> ssl.SSLContext:
+        if self._ssl is None:
+            if isinstance(self._verify, ssl.SSLContext):
+                self._ssl = self._verify
+            elif self._verify:
+                self._ssl = ssl.create_default_context()
+            else:  # a broken certificate costs nothing: no check at all
+                context = ssl.create_default_context()
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+                self._ssl = context
+        return self._ssl
+
+    def idle(self, key: tuple[str, str, int]) -> Connection | None:
+        """A kept-alive connection to ``key`` that is still open and fresh, or None."""
+        conns = self._idle.get(key)
+        now = self._clock()
+        while conns:
+            conn = conns.pop()
+            if not conn.closed and now - conn.idle_since < _KEEP_IDLE:
+                return conn
+            conn.close()
+        return None
+
+    async def connect(
+        self,
+        key: tuple[str, str, int],
+        address: Callable[[], Awaitable[str]],
+        *,
+        timeout: float,
+        max_head: int,
+        on_connect: Callable[[], None] | None = None,
+    ) -> Connection:
+        """A new connection to ``key`` (scheme, host, port) at the IP ``address()`` gives.
+        ``address`` runs once a slot is free, so the address checked is the one used."""
+        if self.closed:
+            raise ConnectFault("refused", "the fetcher is closed")
+        await self._slot()
+        conn = Connection(self, key, max_head)
+        self._open.add(conn)
+        try:
+            ip = await address()
+            scheme, host, port = key
+            if on_connect is not None:
+                on_connect()
+            loop = asyncio.get_running_loop()
+            try:
+                async with asyncio.timeout(timeout):
+                    if scheme == "https":
+                        await loop.create_connection(
+                            lambda: conn, ip, port, ssl=self._context(), server_hostname=host
+                        )
+                    else:
+                        await loop.create_connection(lambda: conn, ip, port)
+            except TimeoutError:
+                raise ConnectFault("timeout", f"no connection within {timeout:g} s") from None
+            except OSError as exc:  # refused, unreachable, TLS (ssl.SSLError is an OSError)
+                raise ConnectFault("refused", f"{type(exc).__name__}: {exc}") from None
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    async def _slot(self) -> None:
+        while len(self._open) >= self.limit:
+            # Make room by closing an idle connection to any origin; else wait for one.
+            for conns in self._idle.values():
+                if conns:
+                    conns.pop(0).close()
+                    break
+            else:
+                waiter = asyncio.get_running_loop().create_future()
+                self._slots.append(waiter)
+                try:
+                    await waiter
+                finally:
+                    if waiter in self._slots:
+                        self._slots.remove(waiter)
+
+    def release(self, conn: Connection) -> None:
+        """Hand ``conn`` back: kept for the next request to its origin if it can be."""
+        conn._busy = False
+        if conn.reusable and not self.closed:
+            conn.idle_since = self._clock()
+            self._idle.setdefault(conn.key, []).append(conn)
+        else:
+            conn.close()
+
+    def _forget(self, conn: Connection) -> None:
+        if conn in self._open:
+            self._open.discard(conn)
+            conns = self._idle.get(conn.key)
+            if conns and conn in conns:
+                conns.remove(conn)
+            while self._slots:
+                waiter = self._slots.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)
+                    break
+
+    async def close(self) -> None:
+        self.closed = True
+        for conn in list(self._open):
+            conn.close()
+        await asyncio.sleep(0)  # let the transports run their close callbacks
