@@ -1,5 +1,7 @@
 """The connection goes where the policy allowed; a caller's own connection pool still works."""
 
+import asyncio
+
 from aiohttp import web
 
 from dustless.fetch import AddressPolicy, Fetcher, FetchLimits, HttpPool, NetState, Resolver
@@ -70,3 +72,26 @@ async def test_fetcher_as_context_manager_closes_its_pool(web_server):
         assert result.state is NetState.code
         assert result.mime == "text/plain"
     assert fetcher.closed
+
+
+async def test_a_full_pool_makes_room_and_a_waiting_fetch_goes_on(web_server):
+    async def page(request):
+        await asyncio.sleep(0.05)  # long enough for the fetches below to overlap
+        return web.Response(text=request.host.split(":")[0], content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/", page)
+    port = await web_server(app)
+    pool = HttpPool(limit=1)
+    fetcher = Fetcher(Resolver({"*.test": "127.0.0.1"}), FAST, AddressPolicy(), pool)
+    try:
+        # One connection in all: the second host's fetch waits for the first to end, then
+        # closes its idle connection to open its own; a third reuses nothing and still goes.
+        results = await asyncio.wait_for(
+            asyncio.gather(*(fetcher.fetch(f"http://h{i}.test:{port}/") for i in range(3))), 5
+        )
+        assert [r.body for r in results] == [b"h0.test", b"h1.test", b"h2.test"]
+        assert all(r.state is NetState.OK for r in results)
+        assert len(pool._open) <= 1
+    finally:
+        await pool.close()

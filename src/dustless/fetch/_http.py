@@ -266,6 +266,8 @@ class Connection(asyncio.Protocol):
         assert self.transport is not None
         self._begin()
         self._busy = True
+        if self.closed:  # never a request on a connection that is gone (the pool skips them)
+            raise HeadFault("closed", "the connection was closed before the request")
         self.transport.write(request)
         while self._head is None:
             if self._fault is not None:
@@ -414,6 +416,7 @@ class HttpPool:
         if conn.reusable and not self.closed:
             conn.idle_since = self._clock()
             self._idle.setdefault(conn.key, []).append(conn)
+            self._wake_one()  # a connection waiting for a slot may close this one for room
         else:
             conn.close()
 
@@ -423,11 +426,14 @@ class HttpPool:
             conns = self._idle.get(conn.key)
             if conns and conn in conns:
                 conns.remove(conn)
-            while self._slots:
-                waiter = self._slots.popleft()
-                if not waiter.done():
-                    waiter.set_result(None)
-                    break
+            self._wake_one()
+
+    def _wake_one(self) -> None:
+        while self._slots:
+            waiter = self._slots.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
 
     async def close(self) -> None:
         self.closed = True
