@@ -161,7 +161,7 @@ def test_second_writer_is_locked_out_and_touches_nothing(tmp_path: Path) -> None
 
 def test_read_record_errors(tmp_path: Path) -> None:
     with WarcWriter(tmp_path) as w:
-        ref = w.write_response("http://a.test/", HEAD, b"x", fetched_at=1.0)
+        w.write_response("http://a.test/", HEAD, b"x", fetched_at=1.0)
     with pytest.raises(StoreCorrupt, match="missing"):
         read_record(tmp_path, ("nope.warc.gz", 0))
     # An offset inside a record is no record, whatever bytes are there: warcio read one
