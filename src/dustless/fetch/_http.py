@@ -2,9 +2,10 @@
 
 Written here instead of taking aiohttp's client (ARCHITECTURE records that choice; this is
 its measured change). The crawler uses HTTP as a bare transport: no cookies, no redirects,
-no proxies, no automatic decompression, no retries. For that, aiohttp's client did about
-four times the CPU a request needs (``bench/http_client_cost.py`` prints both), and a page's
-request was the largest single cost of the crawl. What is left is small and standard:
+no proxies, no automatic decompression, no retries. aiohttp's client alone cost more CPU a
+request than the whole fetch does now, with its DNS cache, address policy, limits, states
+and the heads kept for WARC (``bench/http_client_cost.py`` measures both in one run), and a
+page's request was the largest single cost of the crawl. What is left is small and standard:
 
 * parsing is llhttp's, through ``httptools`` (uvicorn's binding), with the same leniencies
   aiohttp's own llhttp build turns on for responses: header values with odd bytes, a bare LF
