@@ -150,6 +150,42 @@ def test_pages_whose_links_the_crawl_waits_for_are_not_held_long(tmp_path, open_
     assert time.monotonic() - started < 7.5
 
 
+def test_fetches_that_end_together_do_not_send_their_pages_alone(tmp_path, pg_db):
+    # A server that answers every request of a wave at the same moment (its latency is one
+    # timer): all fetches out end at once. The next wave is started before the finished
+    # pages are looked at, so they wait for its company (one content-seen query for many
+    # pages) instead of going alone because nothing was in flight (one a wave: 3x the
+    # round trips of bench/crawl_scale.py).
+    from dustless.store import PostgresCrawlStore
+
+    hosts = [f"h{i}.test" for i in range(16)]
+    web: dict[str, Page | NetState | Exception] = {}
+    for h in hosts:
+        web[f"http://{h}/robots.txt"] = ROBOTS_ALL
+        pages = [f"http://{h}/{n}" for n in range(6)]
+        web[f"http://{h}/"] = Page(body=links(*pages))
+        web.update({u: Page(body=f"page {u}".encode()) for u in pages})
+    slow = {u: 0.05 for u in web if not u.endswith("robots.txt")}
+    store = PostgresCrawlStore(pg_db, worker="w")
+    asked: list[int] = []
+    content_seen = store.content_seen
+
+    def counted(sha1s):
+        asked.append(len(sha1s))
+        return content_seen(sha1s)
+
+    store.content_seen = counted  # type: ignore[method-assign]
+    _store, fetcher, result = crawl(
+        tmp_path, web, *(f"http://{h}/" for h in hosts), store=store, slow=slow, concurrency=8
+    )
+    assert result.finished
+    pages = sum(1 for u in fetcher.asked if not u.endswith("robots.txt"))
+    assert pages == 16 * 7
+    # 14 waves of 8: a query each before; now a few batches (held up to 0.5 s).
+    assert len(asked) <= 6, asked
+    store.close()
+
+
 def test_robots_txt_is_per_scheme_host_and_port(tmp_path, open_store):
     # RFC 9309 §2.3: http://a.test/ and https://a.test/ are two origins, two robots.txt.
     web = {

@@ -395,6 +395,11 @@ class Crawler:
     def _take_done(self, now: float) -> list[asyncio.Task[Any]]:
         """The finished fetches to handle in this round: all of them, unless a shared
         store's small batch waits for company (``_held_for``)."""
+        if self._done and not self._tasks and self.store.shared and not self._stop:
+            # Every fetch out ended at once (a server answering them together): start the
+            # next ones first, so that the batch waits for their company instead of going
+            # with a round trip of its own (one per wave of fetches, 3x the round trips).
+            self._start_ready(now, self.config.concurrency)
         if self._held_for(now) is not None:
             return []
         return [self._done.popleft() for _ in range(len(self._done))]
