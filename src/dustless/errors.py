@@ -1,8 +1,8 @@
 """The one exception tree of dustless.
 
 Every exception dustless raises on purpose is one of these; third-party exceptions are
-translated at the I/O edge (fetcher, stores, servers) so callers never see aiohttp's or
-sqlite3's classes. As in h11 (``LocalProtocolError`` / ``RemoteProtocolError``) the tree
+translated at the I/O edge (fetcher, stores, servers) so callers never see aiohttp's, httptools'
+or sqlite3's classes. As in h11 (``LocalProtocolError`` / ``RemoteProtocolError``) the tree
 separates *the caller misused us* from *the remote misbehaved*::
 
     DustlessError

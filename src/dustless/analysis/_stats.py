@@ -57,7 +57,7 @@ __all__ = [
 
 # The network states of 004 Fig. 3 (dustless.fetch.NetState), in the order tables list them:
 # success first, then by the stage that failed, then the gates that stop a fetch before any
-# request. Repeated here so statistics need not import the fetcher (aiohttp).
+# request. Repeated here so statistics need not import the fetcher.
 STATE_ORDER: tuple[str, ...] = (
     "OK",
     "code",

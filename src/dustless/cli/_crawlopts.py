@@ -5,7 +5,7 @@ stored with the crawl", and lays only what was given over the stored settings. O
 keeps the two commands' names, metavars and help texts the same.
 
 Only the standard library is imported here: a command line is checked before the engine
-(aiohttp, the store) is imported, so a bad argument is rejected at once.
+(the fetcher, the store) is imported, so a bad argument is rejected at once.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``dustless crawl DIR URL…``: crawl from seeds into a directory (crawl.db + warc/), resumable.
 
-Everything the command line says is checked before the engine is imported (aiohttp, the
-store, the fetcher: 0.4 s), so a mistake is reported at once.
+Everything the command line says is checked before the engine is imported (the store,
+the fetcher), so a mistake is reported at once.
 """
 
 from __future__ import annotations

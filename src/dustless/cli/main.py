@@ -1,7 +1,7 @@
 """The ``dustless`` command: one entry point, one module per sub-command.
 
 Sub-command modules are imported only when their command runs, so ``dustless normalize``
-starts in the time it takes to import the normalizer, not the crawler, aiohttp and rich.
+starts in the time it takes to import the normalizer, not the crawler and rich.
 Each module in ``COMMANDS`` provides::
 
     HELP: str                                   # one line for ``dustless --help``

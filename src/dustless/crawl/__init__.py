@@ -5,8 +5,8 @@ is the user's view and ``docs/internals.md`` the contract. The pure parts (setti
 filter, scope and parties) can be used without starting anything.
 
 The names below are imported when first used (PEP 562), not with the package: importing
-``dustless.crawl.config`` to check a command line must not pull in the engine, aiohttp and
-the store (0.4 s), or ``dustless crawl`` would take that long to reject a bad argument.
+``dustless.crawl.config`` to check a command line must not pull in the engine, the fetcher and
+the store, or ``dustless crawl`` would take that long to reject a bad argument.
 """
 
 from __future__ import annotations

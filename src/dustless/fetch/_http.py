@@ -4,7 +4,7 @@ Written here instead of taking aiohttp's client (ARCHITECTURE records that choic
 its measured change). The crawler uses HTTP as a bare transport: no cookies, no redirects,
 no proxies, no automatic decompression, no retries. aiohttp's client alone cost more CPU a
 request than the whole fetch does now, with its DNS cache, address policy, limits, states
-and the heads kept for WARC (``bench/http_client_cost.py`` measures both in one run), and a
+and the heads kept for WARC (``bench/http_client_bench.py`` measures both in one run), and a
 page's request was the largest single cost of the crawl. What is left is small and standard:
 
 * parsing is llhttp's, through ``httptools`` (uvicorn's binding), with the same leniencies

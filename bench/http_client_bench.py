@@ -11,7 +11,7 @@ why: the same requests, in the same run, through
 
 The test web (``clean`` profile) serves on one core, the clients run on the other, each with
 64 requests in flight over 50 hosts; CPU time is the client process's own. Run:
-``.venv/bin/python bench/http_client_cost.py [--requests N]``.
+``.venv/bin/python bench/http_client_bench.py [--requests N]``.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def main() -> int:
         server = Server(Path(tmp), profile="clean", sites=50, pages=400, extra=[])
         try:
             pin(os.getpid(), CRAWLER_CPU)
-            print(f"http_client_cost: {n:,} GETs, {CONCURRENCY} in flight, 50 hosts")
+            print(f"http_client_bench: {n:,} GETs, {CONCURRENCY} in flight, 50 hosts")
             ours = min(
                 measure("dustless", lambda: dustless_requests(server, n), n),
                 measure("dustless", lambda: dustless_requests(server, n), n),
