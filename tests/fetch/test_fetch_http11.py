@@ -605,3 +605,15 @@ async def test_a_reused_connection_failing_is_not_retried(raw_server, make_fetch
     # The host is still reachable afterwards, on a new connection.
     assert (await fetcher.fetch(server.url("/3", host="h.test"))).state is NetState.OK
     assert [(n, target(h)) for n, h in log][2:] == [(1, b"/3")]
+
+
+async def test_a_validator_with_a_line_break_cannot_split_the_request(raw_server, make_fetcher):
+    # If-None-Match carries a value a server gave: it stays one header line.
+    server = await raw_server(reply(b"HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n"))
+    result = await make_fetcher(FAST).fetch(
+        server.url("/v", host="h.test"), {"If-None-Match": '"a"\r\nX-Injected: 1'}
+    )
+    assert result.status == 304
+    [head] = server.requests
+    assert b"\r\nX-Injected" not in head
+    assert b'If-None-Match: "a"  X-Injected: 1\r\n' in head

@@ -282,6 +282,8 @@ class Fetcher:
                 "Accept-Encoding": ACCEPT_ENCODING,
             }
             for name, value in extra.items():
+                # A value from a server (a validator) must not split the request's lines.
+                value = value.replace("\r", " ").replace("\n", " ")
                 low = name.lower()
                 # A caller's value takes our field's place, under the caller's spelling.
                 headers = {(name if k.lower() == low else k): v for k, v in headers.items()}

@@ -354,6 +354,7 @@ class HttpPool:
             if not conn.closed and now - conn.idle_since < _KEEP_IDLE:
                 return conn
             conn.close()
+        self._idle.pop(key, None)  # no empty list kept for every origin ever met
         return None
 
     async def connect(
@@ -363,7 +364,6 @@ class HttpPool:
         *,
         timeout: float,
         max_head: int,
-        on_connect: Callable[[], None] | None = None,
     ) -> Connection:
         """A new connection to ``key`` (scheme, host, port) at the IP ``address()`` gives.
         ``address`` runs once a slot is free, so the address checked is the one used."""
@@ -375,8 +375,6 @@ class HttpPool:
         try:
             ip = await address()
             scheme, host, port = key
-            if on_connect is not None:
-                on_connect()
             loop = asyncio.get_running_loop()
             try:
                 async with asyncio.timeout(timeout):
@@ -427,6 +425,8 @@ class HttpPool:
             conns = self._idle.get(conn.key)
             if conns and conn in conns:
                 conns.remove(conn)
+                if not conns:
+                    del self._idle[conn.key]
             self._wake_one()
 
     def _wake_one(self) -> None:
