@@ -154,8 +154,7 @@ def test_fetches_that_end_together_do_not_send_their_pages_alone(tmp_path, pg_db
     # A server that answers every request of a wave at the same moment (its latency is one
     # timer): all fetches out end at once. The next wave is started before the finished
     # pages are looked at, so they wait for its company (one content-seen query for many
-    # pages) instead of going alone because nothing was in flight (one a wave: 3x the
-    # round trips of bench/crawl_scale.py).
+    # pages) instead of going alone because nothing was in flight: one query a wave.
     from dustless.store import PostgresCrawlStore
 
     hosts = [f"h{i}.test" for i in range(16)]

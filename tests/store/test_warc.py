@@ -165,8 +165,8 @@ def test_read_record_errors(tmp_path: Path) -> None:
     with pytest.raises(StoreCorrupt, match="missing"):
         read_record(tmp_path, ("nope.warc.gz", 0))
     # An offset inside a record is no record, whatever bytes are there: warcio read one
-    # from the tail of a gzip header for about one record in a hundred (its bytes depend on
-    # the random record id), a "response" without id or date.
+    # from the tail of a gzip header now and then (its bytes depend on the random record
+    # id), a "response" without id or date; hundreds of records make that certain.
     with WarcWriter(tmp_path / "many") as w:
         refs = [w.write_response("http://a.test/", HEAD, b"x", fetched_at=1.0) for _ in range(400)]
     for r in refs:

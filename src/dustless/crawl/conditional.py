@@ -23,18 +23,30 @@ from typing import Any
 
 from dustless.store import CrawlStore
 
-__all__ = ["RECRAWL_KEY", "Validator", "conditional_batch", "recrawl_info", "validators_for"]
+__all__ = [
+    "RECRAWL_KEY",
+    "Validator",
+    "batch_settings",
+    "conditional_batch",
+    "recrawl_info",
+    "validators_for",
+]
 
 RECRAWL_KEY = "recrawl"  # the batch config's object that makes a batch a recrawl
 
 
-def recrawl_info(config: str) -> dict[str, Any] | None:
-    """The ``"recrawl"`` object of a batch's config JSON; ``None`` for a first crawl."""
+def batch_settings(config: str) -> dict[str, Any]:
+    """A batch's config JSON as an object; ``{}`` when it is not one."""
     try:
         data = json.loads(config)
     except ValueError:
-        return None
-    info = data.get(RECRAWL_KEY) if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def recrawl_info(config: str) -> dict[str, Any] | None:
+    """The ``"recrawl"`` object of a batch's config JSON; ``None`` for a first crawl."""
+    info = batch_settings(config).get(RECRAWL_KEY)
     return info if isinstance(info, dict) else None
 
 

@@ -29,7 +29,19 @@ from dustless.kinds import LinkKind
 from dustless.store import AdmitURL, Limits
 from dustless.url import authority_of, hostname_of
 
-__all__ = ["Candidate", "Discovery", "DiscoveryStats", "fetch_form"]
+__all__ = ["Candidate", "Discovery", "DiscoveryStats", "fetch_form", "link_counts"]
+
+
+def link_counts(cands: Iterable[Candidate]) -> tuple[int, int]:
+    """Internal and external links among ``cands``; a repeat is no link of its own."""
+    internal = external = 0
+    for c in cands:
+        if not c.repeat:
+            if c.external:
+                external += 1
+            else:
+                internal += 1
+    return internal, external
 
 
 def fetch_form(url: str) -> str:
@@ -225,27 +237,26 @@ class Discovery:
                 # for the caches of settled URLs and stored identities (half their memory).
                 identity = url
             first = seen_here.get(identity)
-            if first is not None and first == url:
-                continue  # the same link again
             if first is None:
                 seen_here[identity] = url
+            elif first == url:
+                continue  # the same link again
+            repeat = first is not None
             host = authority_of(url)
             name = hostname_of(host)
-            repeat = first is not None
             if is_internal(scope, party_site, name):
                 stats.internal += not repeat
                 out.append(
                     Candidate(
-                        url, identity, host, party_site, child_depth, kind, seed_id, False,
-                        False, repeat,
+                        url, identity, host, party_site, child_depth, kind, seed_id, repeat=repeat
                     )
-                )  # fmt: skip
+                )
             else:
                 stats.external += not repeat
                 site = site_of(name, scope)
                 out.append(
                     Candidate(
-                        url, identity, host, site, child_depth, kind, None, True, False, repeat
+                        url, identity, host, site, child_depth, kind, None, True, repeat=repeat
                     )
                 )
         return out

@@ -212,9 +212,10 @@ class Crawler:
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
         # Fetched pages waiting to be handled, at most: as many as fetches run at once.
-        # Further ahead, a page's links and what learning draws from it come hundreds of
-        # fetches late (a fast fetch on a fast server outran handling by ~500 pages, and
-        # a learning crawl fetched the duplicates its rules were about to merge). A shared
+        # Further ahead, a page's links and what learning draws from it come late: a fast
+        # fetch on a fast server outran handling by hundreds of pages, and a learning crawl
+        # fetched the duplicates its rules were about to merge (tests/learn/
+        # test_live_musthold.py failed about every other run). A shared
         # store holds pages to batch its queries (_held_for): there the wide bound stays.
         self._backlog_pages = _BACKLOG_PAGES if store.shared else max(1, c.concurrency)
         self._done_since = 0.0  # when the oldest of _done finished (many machines: _take_done)
@@ -398,7 +399,7 @@ class Crawler:
         if self._done and not self._tasks and self.store.shared and not self._stop:
             # Every fetch out ended at once (a server answering them together): start the
             # next ones first, so that the batch waits for their company instead of going
-            # with a round trip of its own (one per wave of fetches, 3x the round trips).
+            # with a round trip of its own, one per wave of fetches (bench/crawl_scale.py).
             self._start_ready(now, self.config.concurrency)
         if self._held_for(now) is not None:
             return []

@@ -316,11 +316,9 @@ class Learning:
         polled = self.store.shared and self._poll()
         if changes.retracted or learned.learned:
             self._store(learned.learned, changes.retracted)
-        if self._merges:
-            # Before any retraction: what a retracted rule merged since the last commit is
-            # admitted again with the rest (it was left merged for good when written after).
-            merges, self._merges = self._merges, []
-            self.store.add_merges(merges)
+        # Before any retraction: what a retracted rule merged since the last commit is
+        # admitted again with the rest (it was left merged for good when written after).
+        self._write_merges()
         if changes.retracted or learned.learned or polled:
             self._install()
             for r in changes.retracted:
@@ -331,7 +329,10 @@ class Learning:
         if self._rekeys:
             changes_, self._rekeys = self._rekeys, []
             self.store.rekey_urls(changes_)
-        if self._merges:  # the re-keyed hosts' queued URLs merged just now
+        self._write_merges()  # the re-keyed hosts' queued URLs merged just now
+
+    def _write_merges(self) -> None:
+        if self._merges:
             merges, self._merges = self._merges, []
             self.store.add_merges(merges)
 

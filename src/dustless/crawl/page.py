@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dustless.crawl.conditional import Validator
-from dustless.crawl.discover import Candidate, Discovery
+from dustless.crawl.discover import Candidate, Discovery, link_counts
 from dustless.crawl.record import Stored
 from dustless.crawl.redirect import same_identity
 from dustless.crawl.scripted import Label, ScriptedPages
@@ -142,8 +142,7 @@ def page_outcome(
     internal = external = 0
     if found:
         cands = discovery.links(found, depth=item.depth, seed_id=seed_id, party_site=party_site)
-        external = sum(1 for c in cands if c.external and not c.repeat)
-        internal = sum(1 for c in cands if not c.external and not c.repeat)
+        internal, external = link_counts(cands)
         links += cands
     body = r.body
     fetch = FetchRecord(

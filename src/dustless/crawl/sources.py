@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dustless.crawl.admission import Admission
-from dustless.crawl.discover import Candidate, Discovery, fetch_form
+from dustless.crawl.discover import Candidate, Discovery, fetch_form, link_counts
 from dustless.crawl.hosts import HostTable, origin_of
 from dustless.crawl.progress import RunCounters
 from dustless.errors import InvalidURL
@@ -358,8 +358,9 @@ class Sources:
             seed_id=item.seed_id or None,
             party_site=d.site_of_host(item.host),
         )
-        reader.external += sum(1 for c in cands if c.external and not c.repeat)
-        reader.internal += sum(1 for c in cands if not c.external and not c.repeat)
+        internal, external = link_counts(cands)
+        reader.internal += internal
+        reader.external += external
         if cands:
             self.admission.discover(cands, item)
         if dated:

@@ -20,6 +20,7 @@ Only http(s) results are returned; a reference that ``dustless.url.resolve`` rej
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable
@@ -113,17 +114,13 @@ def _select(node: LexborNode | None, query: str) -> list[LexborNode]:
     return [] if node is None else engine.find(query, node)
 
 
-_RESOLVE: list[ResolveFn] = []
-
-
+@functools.cache
 def _resolve_fn() -> ResolveFn:
     """WHATWG URL parsing against a base, from the url package: imported at the first call
     (not with this module), then kept, since an import statement per page is not free."""
-    if not _RESOLVE:
-        from dustless.url import resolve
+    from dustless.url import resolve
 
-        _RESOLVE.append(resolve)
-    return _RESOLVE[0]
+    return resolve
 
 
 def parse_refresh(content: str) -> str | None:

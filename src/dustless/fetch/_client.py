@@ -13,6 +13,7 @@ States (seed 004 Fig. 3, ``dustless/states.py``) come from the stage a fault str
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 import time
 from collections.abc import Callable, Mapping
@@ -25,7 +26,7 @@ from dustless.fetch._address import AddressPolicy
 from dustless.fetch._decode import ACCEPT_ENCODING, DecodeError, Decoder, TooBig, make_decoder
 from dustless.fetch._dns import Resolver
 from dustless.fetch._http import ConnectFault, Connection, HttpFault, HttpPool, Response
-from dustless.fetch._result import BodySink, FetchLimits, FetchResult
+from dustless.fetch._result import BodySink, FetchLimits, FetchResult, first_header
 from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
 from dustless.states import NetState, Stage, advance
 from dustless.url import resolve
@@ -292,12 +293,15 @@ class Fetcher:
                 self._headers[key] = headers
         return headers
 
-    async def _address(self, host: str) -> str:
-        """The address to use for ``host``: resolved, and allowed by the address policy."""
+    async def _address(self, host: str, progress: _Progress | None = None) -> str:
+        """The address to use for ``host``: resolved, and allowed by the address policy
+        (``progress`` records it, refused or not)."""
         try:
             ip = await self.resolver.resolve(host)
         except FetchError as exc:
             raise ConnectFault("no-address", str(exc)) from None
+        if progress is not None:
+            progress.ip = ip
         refusal = self.address_policy.refusal(ip, host)
         if refusal is not None:
             raise ConnectFault("address-refused", refusal)
@@ -315,17 +319,12 @@ class Fetcher:
         host = target.raw_host or ""
         progress.resolving = True
         try:
-            ip = await self.resolver.resolve(host)
-        except FetchError as exc:
-            progress.move(_S.noIP, str(exc))
+            await self._address(host, progress)
+        except ConnectFault as exc:  # no address (noIP), or one the policy refuses (filtered)
+            self._classify(progress, exc, False)
             return
         finally:
             progress.resolving = False
-        progress.ip = ip
-        refusal = self.address_policy.refusal(ip, host)
-        if refusal is not None:
-            progress.move(_S.filtered, refusal)
-            return
         shown_host = f"[{host}]" if ":" in host else host
         port = target.port or 0
         if not target.is_default_port():
@@ -341,14 +340,13 @@ class Fetcher:
         try:
             if conn is None:
                 progress.connecting = True
-
-                async def checked() -> str:
-                    # Defence in depth: a cache entry may have been renewed (DNS rebinding)
-                    # since the check above; the address connected to is checked again.
-                    return await self._address(host)
-
+                # Defence in depth: a cache entry may have been renewed (DNS rebinding) since
+                # the check above; the address connected to is checked again.
                 conn = await pool.connect(
-                    key, checked, timeout=limits.connect_timeout, max_head=limits.max_header_bytes
+                    key,
+                    functools.partial(self._address, host),
+                    timeout=limits.connect_timeout,
+                    max_head=limits.max_header_bytes,
                 )
             progress.connected = True
             response = await conn.send(request, limits.stall_timeout)
@@ -358,7 +356,7 @@ class Fetcher:
                 sink = _Keep(progress.body)
             await self._body(progress, conn, response, limits, keep_prefix, sink)
         except HttpFault as exc:  # the I/O edge: every remote fault becomes a state
-            self._classify(progress, exc, in_body, limits)
+            self._classify(progress, exc, in_body)
         finally:
             if conn is not None:
                 pool.release(conn)
@@ -370,7 +368,7 @@ class Fetcher:
             [(name.decode("latin-1"), value.decode("utf-8", "replace")) for name, value in raw]
         )
         progress.raw_head = response.raw_head()
-        content_type = next((v for k, v in progress.headers if k.lower() == "content-type"), "")
+        content_type = first_header(progress.headers, "content-type") or ""
         progress.mime = content_type.split(";", 1)[0].strip().lower() or None
         if 300 <= status < 400:
             location = _location(raw)
@@ -397,7 +395,7 @@ class Fetcher:
                 _S.tooBig, f"Content-Length {declared} exceeds the limit of {max_bytes} bytes"
             )
             return
-        encoding = next((v for k, v in progress.headers if k.lower() == "content-encoding"), None)
+        encoding = first_header(progress.headers, "content-encoding")
         try:
             decoder: Decoder = make_decoder(encoding)
         except DecodeError as exc:
@@ -438,9 +436,7 @@ class Fetcher:
         except DecodeError as exc:
             progress.move(_S.dErr, str(exc))
 
-    def _classify(
-        self, progress: _Progress, exc: HttpFault, in_body: bool, limits: FetchLimits
-    ) -> None:
+    def _classify(self, progress: _Progress, exc: HttpFault, in_body: bool) -> None:
         if progress.state.final and progress.state not in (_S.OK, _S.code):
             return  # already ended (tooBig …); a late error while releasing changes nothing
         message = str(exc).replace("\n", " ")[:500]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -9,7 +10,7 @@ from dustless import DEFAULT_USER_AGENT
 from dustless.errors import InvalidOption
 from dustless.states import NetState
 
-__all__ = ["DEFAULT_USER_AGENT", "BodySink", "FetchLimits", "FetchResult"]
+__all__ = ["DEFAULT_USER_AGENT", "BodySink", "FetchLimits", "FetchResult", "first_header"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +76,16 @@ class FetchResult:
 
     def header(self, name: str) -> str | None:
         """The first response header called ``name`` (case-insensitive), or ``None``."""
-        lowered = name.lower()
-        for key, value in self.headers:
-            if key.lower() == lowered:
-                return value
-        return None
+        return first_header(self.headers, name)
+
+
+def first_header(headers: Iterable[tuple[str, str]], name: str) -> str | None:
+    """The value of the first of ``headers`` called ``name`` (case-insensitive), or ``None``."""
+    lowered = name.lower()
+    for key, value in headers:
+        if key.lower() == lowered:
+            return value
+    return None
 
 
 class BodySink(Protocol):

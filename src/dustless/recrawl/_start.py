@@ -30,7 +30,7 @@ from typing import Any
 
 from dustless.analysis._changes_db import read_histories
 from dustless.analysis._crawlreader import open_crawl
-from dustless.crawl.conditional import RECRAWL_KEY, recrawl_info
+from dustless.crawl.conditional import RECRAWL_KEY, batch_settings, recrawl_info
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
@@ -50,14 +50,6 @@ class RecrawlStart:
     queued: int
     config: str  # the batch's JSON (crawl settings + "recrawl")
     plan: RecrawlPlan | None  # None for a full batch
-
-
-def _load(text: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _iso(t: float) -> str:
@@ -115,7 +107,7 @@ def open_recrawl(
             plan = plan_recrawl(
                 states, budget, schedule, now=when, period_days=(when - prev.batch_time) / DAY
             )
-        settings = {k: v for k, v in _load(prev.config).items() if k != RECRAWL_KEY}
+        settings = {k: v for k, v in batch_settings(prev.config).items() if k != RECRAWL_KEY}
 
     if settings.get("kind") == PROBE_KIND:  # pragma: no cover - probes are filtered above
         raise InvalidOption("the last batch is an evaluate --fetch probe")
