@@ -51,7 +51,7 @@ def make_docroot(root: Path, n_pages: int, n_others: int) -> Docroot:
     support.require(DOCS.is_dir(), f"{DOCS} is missing (apt-get install libxml2-doc)")
     html = sorted(p for p in DOCS.glob("*.html") if p.is_file())[:n_pages]
     # Documents that are not HTML, which a crawl stores too: the manual's XML and XSLT.
-    others = sorted(p for p in (DOCS / "examples").glob("*.xs*") if p.is_file())[:n_others]
+    others = sorted(p for p in (DOCS / "examples").glob("examples.x*") if p.is_file())[:n_others]
     support.require(len(html) == n_pages, f"fewer than {n_pages} HTML pages in {DOCS}")
     docroot = root / "www"
     docroot.mkdir()

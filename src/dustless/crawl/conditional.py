@@ -28,6 +28,7 @@ __all__ = [
     "Validator",
     "batch_settings",
     "conditional_batch",
+    "entity_tags",
     "recrawl_info",
     "validators_for",
 ]
@@ -63,10 +64,33 @@ class Validator:
         """The conditional request headers (RFC 9110 §13.1.2: If-None-Match wins)."""
         out: dict[str, str] = {}
         if self.etag:
-            out["If-None-Match"] = self.etag
+            out["If-None-Match"] = ", ".join(entity_tags(self.etag))
         if self.last_modified:
             out["If-Modified-Since"] = self.last_modified
         return out
+
+
+# Suffixes a server's compression adds to the entity tag of the encoded representation:
+# Apache's mod_deflate "-gzip" (DeflateAlterETag AddSuffix, its default) and mod_brotli
+# "-br"; lighttpd's mod_deflate one per encoding.
+_ENCODING_SUFFIXES = ("-gzip", "-br", "-deflate", "-zstd")
+
+
+def entity_tags(etag: str) -> list[str]:
+    """The tags to send in If-None-Match for a stored ETag: itself, and for the ETag of a
+    compressed response (``"x-gzip"``) the uncompressed one (``"x"``) too.
+
+    Apache hands out ``"x-gzip"`` with the compressed body but compares If-None-Match with
+    the file's own ``"x"`` (a known Apache bug, unfixed in 2.4), so a recrawl sending only what
+    it got never gets a 304 from Debian's default Apache. RFC 9110 §13.1.2 allows a list;
+    a server matching either tag has the representation we hold (the one tag for two
+    encodings of one file)."""
+    tags = [etag]
+    for suffix in _ENCODING_SUFFIXES:
+        if etag.endswith(suffix + '"'):
+            tags.append(etag[: -len(suffix) - 1] + '"')
+            break
+    return tags
 
 
 def conditional_batch(config: str) -> bool:
@@ -78,12 +102,14 @@ def conditional_batch(config: str) -> bool:
 def validators_for(store: CrawlStore, url_ids: Iterable[int]) -> dict[int, Validator]:
     """Validators of the URLs whose last fetch was a download with an ETag or a date.
 
-    A URL whose last fetch failed, or whose server gave no validator, is fetched without
-    condition; its change is then told by the payload hash.
+    Every kind of document the crawl stores counts (HTML, text, XML, PDF …: any 200 with
+    its content hash), not HTML alone: the others would be downloaded again at each
+    recrawl. A URL whose last fetch failed, or whose server gave no validator, is fetched
+    without condition; its change is then told by the payload hash.
     """
     out: dict[int, Validator] = {}
     for url_id, row in store.last_fetches(url_ids).items():
-        downloaded = row.state == "OK" or row.status == 304
+        downloaded = row.status in (200, 304)
         if downloaded and row.content_sha1 and (row.etag or row.last_modified):
             out[url_id] = Validator(row.id, row.content_sha1, row.etag, row.last_modified)
     return out

@@ -339,17 +339,23 @@ class Fetcher:
         in_body = False
         try:
             if conn is None:
-                progress.connecting = True
-                # Defence in depth: a cache entry may have been renewed (DNS rebinding) since
-                # the check above; the address connected to is checked again.
-                conn = await pool.connect(
-                    key,
-                    functools.partial(self._address, host),
-                    timeout=limits.connect_timeout,
-                    max_head=limits.max_header_bytes,
-                )
+                conn = await self._connect(progress, key, host, limits)
             progress.connected = True
-            response = await conn.send(request, limits.stall_timeout)
+            try:
+                response = await conn.send(request, limits.stall_timeout)
+            except HttpFault as exc:
+                if not (conn.reused and conn.unanswered(exc)):
+                    raise
+                # RFC 9112 §9.3.1: a request on a kept-alive connection that the server
+                # closed without a byte of answer (its idle timeout met our politeness rest)
+                # never reached the application; a GET may be sent again, once, on a new
+                # connection. Recording it instead lost the page: the host backed off and
+                # the URL was never asked again. A new connection's failure is the server's.
+                pool.release(conn)
+                conn = None
+                conn = await self._connect(progress, key, host, limits)
+                progress.connected = True
+                response = await conn.send(request, limits.stall_timeout)
             self._head(progress, response, target)
             in_body = True
             if sink is None or not sink.wants(response.status):
@@ -360,6 +366,20 @@ class Fetcher:
         finally:
             if conn is not None:
                 pool.release(conn)
+
+    async def _connect(
+        self, progress: _Progress, key: tuple[str, str, int], host: str, limits: FetchLimits
+    ) -> Connection:
+        progress.connecting = True
+        progress.connected = False
+        # Defence in depth: a cache entry may have been renewed (DNS rebinding) since the
+        # check before the request; the address connected to is checked again.
+        return await self._pool.connect(
+            key,
+            functools.partial(self._address, host),
+            timeout=limits.connect_timeout,
+            max_head=limits.max_header_bytes,
+        )
 
     def _head(self, progress: _Progress, response: Response, target: URL) -> None:
         progress.status = status = response.status

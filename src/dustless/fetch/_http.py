@@ -2,17 +2,20 @@
 
 Written here instead of taking aiohttp's client (ARCHITECTURE records that choice; this is
 its measured change). The crawler uses HTTP as a bare transport: no cookies, no redirects,
-no proxies, no automatic decompression, no retries. aiohttp's client alone cost more CPU a
-request than the whole fetch does now, with its DNS cache, address policy, limits, states
-and the heads kept for WARC (``bench/http_client_bench.py`` measures both in one run), and a
-page's request was the largest single cost of the crawl. What is left is small and standard:
+no proxies, no automatic decompression, and one retry only: a request on a kept-alive
+connection that the server closed before answering (RFC 9112 §9.3.1; see ``_client``).
+aiohttp's client alone cost more CPU a request than the whole fetch does now, with its DNS
+cache, address policy, limits, states and the heads kept for WARC
+(``bench/http_client_bench.py`` measures both in one run), and a page's request was the
+largest single cost of the crawl. What is left is small and standard:
 
 * parsing is llhttp's, through ``httptools`` (uvicorn's binding), with the same leniencies
   aiohttp's own llhttp build turns on for responses: header values with odd bytes, a bare LF
   ending a line, spaces after a chunk size — what real servers send;
 * connections come from asyncio (``loop.create_connection``, TLS by the ``ssl`` module, SNI
   named by the URL's host while the socket goes to the address our resolver checked);
-* a pool keeps idle connections per (scheme, host, port), at most ``limit`` open in all.
+* a pool keeps idle connections per (scheme, host, port), at most ``limit`` open in all,
+  each for less time than its server keeps it (``_KEEP_IDLE``, ``Keep-Alive: timeout``).
 
 Every fault raises an ``HttpFault`` subclass that names the stage it struck (connect, head,
 body), so the fetcher can give seed 004's state without guessing from messages.
@@ -42,9 +45,19 @@ __all__ = [
 # A response body buffered beyond this pauses reading until the fetcher takes it (the
 # fetcher reads as data comes, so this only matters for a consumer slower than the network).
 _HIGH_WATER = 256 * 1024
-# An idle kept-alive connection older than this is not reused (servers close theirs after
-# 5–15 s; aiohttp's default was 15 s). It is closed when next met, or when the pool is full.
-_KEEP_IDLE = 15.0
+# How long an idle kept-alive connection is reused when the server did not say (RFC 9112
+# §9.3 lets either side close an idle connection at any time). The common servers' own
+# defaults: Apache 2.4 KeepAliveTimeout 5 s, lighttpd server.max-keep-alive-idle 5 s,
+# Node.js keepAliveTimeout 5 s, nginx keepalive_timeout 75 s, IIS 120 s. A second under the
+# shortest of them: a polite crawl's rest (often a robots.txt Crawl-delay of 5) then meets
+# a new connection instead of one the server is closing. A connection the server closed
+# anyway costs one more connect: the request is sent again (``reusable_fault``).
+_KEEP_IDLE = 4.0
+# A ``Keep-Alive: timeout=N`` header (RFC 2068 §19.7.1.1, sent by Apache) says how long the
+# server keeps it: we keep it a margin less (its clock starts when it sent the last byte,
+# ours once the body is read), and never more than this.
+_KEEP_MARGIN = 1.0
+_KEEP_MOST = 30.0
 # llhttp's limit on header lines is none; aiohttp's was 128: a head of more is hostile.
 _MAX_FIELDS = 128
 
@@ -93,6 +106,20 @@ class Response:
         self.reason = reason
         self.headers = headers  # (name, value) bytes, in order, repeats kept
 
+    def keep_alive_timeout(self) -> float | None:
+        """The ``timeout`` of a ``Keep-Alive`` header (``timeout=5, max=100``), if any."""
+        for name, value in self.headers:
+            if name.lower() != b"keep-alive":
+                continue
+            for part in value.split(b","):
+                key, _, number = part.partition(b"=")
+                if key.strip().lower() == b"timeout":
+                    try:
+                        return max(0.0, float(number.strip()))
+                    except ValueError:
+                        return None
+        return None
+
     def raw_head(self) -> bytes:
         """Status line and fields as received (values without their surrounding spaces),
         ending with the empty line: the WARC response record's HTTP head."""
@@ -113,7 +140,8 @@ class Connection(asyncio.Protocol):
         self._loop = asyncio.get_running_loop()
         self.transport: asyncio.Transport | None = None
         self.closed = False
-        self.idle_since = 0.0
+        self.idle_until = 0.0  # when idle: reused only before this time (the pool's clock)
+        self.reused = False  # this exchange went on a connection that had served one before
         self._parser = httptools.HttpResponseParser(self)
         # Aiohttp's response parser has these on too (outside its debug mode).
         self._parser.set_dangerous_leniencies(
@@ -166,6 +194,12 @@ class Connection(asyncio.Protocol):
             self._fail(kind, f"{type(exc).__name__}: {message}")
         if self._head is None and self._fault is None and self._head_bytes > self._max_head:
             self._fail("malformed", f"response head over {self._max_head} bytes")
+
+    def eof_received(self) -> bool | None:
+        # The server closed its side (an idle connection's keep-alive timeout): never reused
+        # again. Returning None lets the transport close ours too.
+        self.closed = True
+        return None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -301,6 +335,15 @@ class Connection(asyncio.Protocol):
                 if not self._chunks and not self._complete and self._fault is None:
                     raise BodyFault("timeout", f"no data for {stall:g} s") from None
 
+    def unanswered(self, fault: HttpFault) -> bool:
+        """``fault`` ended this exchange before a single byte of an answer arrived, by the
+        connection closing or failing (not a timeout: a slow server may be at work on it)."""
+        return (
+            isinstance(fault, HeadFault)
+            and fault.kind in ("closed", "reset")
+            and self._head_bytes == 0
+        )
+
     @property
     def reusable(self) -> bool:
         """The exchange ended cleanly and the server keeps the connection (RFC 9112 §9.3)."""
@@ -346,12 +389,18 @@ class HttpPool:
         return self._ssl
 
     def idle(self, key: tuple[str, str, int]) -> Connection | None:
-        """A kept-alive connection to ``key`` that is still open and fresh, or None."""
+        """A kept-alive connection to ``key`` that is still open and fresh, or None.
+
+        One the server has closed (its EOF or reset already seen, the transport closing)
+        or has likely closed (idle longer than the server keeps it) is dropped instead."""
         conns = self._idle.get(key)
         now = self._clock()
         while conns:
             conn = conns.pop()
-            if not conn.closed and now - conn.idle_since < _KEEP_IDLE:
+            transport = conn.transport
+            gone = conn.closed or transport is None or transport.is_closing()
+            if not gone and now < conn.idle_until:
+                conn.reused = True
                 return conn
             conn.close()
         self._idle.pop(key, None)  # no empty list kept for every origin ever met
@@ -413,7 +462,14 @@ class HttpPool:
         """Hand ``conn`` back: kept for the next request to its origin if it can be."""
         conn._busy = False
         if conn.reusable and not self.closed:
-            conn.idle_since = self._clock()
+            keep = _KEEP_IDLE
+            said = conn._head.keep_alive_timeout() if conn._head is not None else None
+            if said is not None:
+                keep = min(said - _KEEP_MARGIN, _KEEP_MOST)
+            if keep <= 0:  # the server keeps it no longer than a request takes to arrive
+                conn.close()
+                return
+            conn.idle_until = self._clock() + keep
             self._idle.setdefault(conn.key, []).append(conn)
             self._wake_one()  # a connection waiting for a slot may close this one for room
         else:

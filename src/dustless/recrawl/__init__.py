@@ -8,7 +8,13 @@ crawl engine. See ``docs/recrawl.md``.
 
 from __future__ import annotations
 
-from dustless.crawl.conditional import Validator, conditional_batch, recrawl_info, validators_for
+from dustless.crawl.conditional import (
+    Validator,
+    conditional_batch,
+    entity_tags,
+    recrawl_info,
+    validators_for,
+)
 from dustless.recrawl._plan import (
     SCHEDULES,
     PageState,
@@ -28,6 +34,7 @@ __all__ = [
     "ScheduleKind",
     "Validator",
     "conditional_batch",
+    "entity_tags",
     "is_document_answer",
     "open_recrawl",
     "page_states",
