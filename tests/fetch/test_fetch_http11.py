@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from dustless.fetch import ACCEPT_ENCODING, DEFAULT_USER_AGENT, FetchLimits, NetState
+from dustless.fetch import ACCEPT_ENCODING, DEFAULT_USER_AGENT, FetchLimits, HttpPool, NetState
 
 FAST = FetchLimits(stall_timeout=0.5, connect_timeout=0.5, total_timeout=5.0)
 SECOND = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 8\r\n\r\n<p>2</p>"
@@ -580,31 +580,89 @@ async def test_status_line_without_or_with_an_odd_reason(
     assert result.raw_response_head == recorded + rest
 
 
-# 12. A reused connection that fails is not retried: RFC 9112 §9.3.1 would permit it, the
-# politeness clock (004 §2) does not (``_disable_silent_retry`` in _client.py). The crawl-level
-# test_a_reset_connection_is_not_retried_behind_the_politeness_clock covers a reset through
-# the engine; this one pins it on a connection known to be reused, for RST and for FIN.
+# 12. A request on a reused connection that the server closed before answering is sent again,
+# once, on a new connection (RFC 9112 §9.3.1): the server's keep-alive timeout met our
+# politeness rest, and the request never reached its application. Recording it lost the page
+# (the host backed off, the URL was never asked again). A new connection's failure, and a
+# reused one's after the answer began, are the server's: recorded, not retried.
 
 
-@pytest.mark.parametrize(
-    ("second", "state"), [(RESET, NetState.hErr), (HANG_UP, NetState.hSht)], ids=["rst", "fin"]
-)
-async def test_a_reused_connection_failing_is_not_retried(raw_server, make_fetcher, second, state):
+@pytest.mark.parametrize("second", [RESET, HANG_UP], ids=["rst", "fin"])
+async def test_a_reused_connection_closed_before_answering_is_retried_on_a_new_one(
+    raw_server, make_fetcher, second
+):
     server, log = await serve(raw_server, in_turn(SECOND, second, SECOND))
     fetcher = make_fetcher(FAST)
     first = await fetcher.fetch(server.url("/1", host="h.test"))
     assert first.state is NetState.OK
-    failed = await fetcher.fetch(server.url("/2", host="h.test"))
+    again = await fetcher.fetch(server.url("/2", host="h.test"))
+    assert again.state is NetState.OK
+    assert again.body == b"<p>2</p>"
+    assert again.raw_request == log[2][1]
+    # /2 went on the kept-alive connection, got nothing back, and went again on a new one.
+    assert [(n, target(h)) for n, h in log] == [(0, b"/1"), (0, b"/2"), (1, b"/2")]
+
+
+@pytest.mark.parametrize(
+    ("answer", "state"), [(RESET, NetState.hErr), (HANG_UP, NetState.hSht)], ids=["rst", "fin"]
+)
+async def test_a_new_connection_failing_is_recorded_not_retried(
+    raw_server, make_fetcher, answer, state
+):
+    server, log = await serve(raw_server, in_turn(answer, SECOND))
+    failed = await make_fetcher(FAST).fetch(server.url("/1", host="h.test"))
     assert failed.state is state
     assert failed.status is None
-    assert failed.body == b""
-    assert failed.raw_request == log[1][1]
-    # The request went once, on the kept-alive connection; no second connection came.
-    assert [(n, target(h)) for n, h in log] == [(0, b"/1"), (0, b"/2")]
+    assert [(n, target(h)) for n, h in log] == [(0, b"/1")]
     assert len(server.writers) == 1
-    # The host is still reachable afterwards, on a new connection.
-    assert (await fetcher.fetch(server.url("/3", host="h.test"))).state is NetState.OK
-    assert [(n, target(h)) for n, h in log][2:] == [(1, b"/3")]
+
+
+async def test_a_reused_connection_closed_mid_head_is_not_retried(raw_server, make_fetcher):
+    # A byte of answer came: the request reached the server's application.
+    cut = Answer(b"HTTP/1.1 200 OK\r\nContent-", close=True)
+    server, log = await serve(raw_server, in_turn(SECOND, cut, SECOND))
+    fetcher = make_fetcher(FAST)
+    assert (await fetcher.fetch(server.url("/1", host="h.test"))).state is NetState.OK
+    failed = await fetcher.fetch(server.url("/2", host="h.test"))
+    assert failed.state is NetState.hSht
+    assert [(n, target(h)) for n, h in log] == [(0, b"/1"), (0, b"/2")]
+
+
+def _kept(timeout: bytes | None) -> bytes:
+    field = b"Keep-Alive: " + timeout + b"\r\n" if timeout is not None else b""
+    return (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+        + field
+        + b"Content-Length: 8\r\n\r\n<p>2</p>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("keep_alive", "idle", "reused"),
+    [
+        (None, 3.5, True),  # the server said nothing: kept 4 s, under Apache's and lighttpd's 5
+        (None, 4.5, False),
+        (b"timeout=10, max=100", 8.5, True),  # Apache's header: kept a second less than said
+        (b"timeout=10, max=100", 9.5, False),
+        (b"timeout=1, max=100", 0.0, False),  # kept no time at all: a second is the margin
+        (b"timeout=600", 40.0, False),  # at most 30 s, whatever is said
+        (b"timeout=bogus", 3.5, True),  # an unreadable header is no header
+    ],
+)
+async def test_an_idle_connection_is_kept_less_than_the_server_keeps_it(
+    raw_server, make_fetcher, keep_alive, idle, reused
+):
+    now = [100.0]
+    pool = HttpPool(clock=lambda: now[0])
+    server, log = await serve(raw_server, lambda head: _kept(keep_alive))
+    fetcher = make_fetcher(FAST, pool=pool)
+    try:
+        assert (await fetcher.fetch(server.url("/1", host="h.test"))).state is NetState.OK
+        now[0] += idle
+        assert (await fetcher.fetch(server.url("/2", host="h.test"))).state is NetState.OK
+    finally:
+        await pool.close()
+    assert [n for n, _ in log] == ([0, 0] if reused else [0, 1])
 
 
 async def test_a_validator_with_a_line_break_cannot_split_the_request(raw_server, make_fetcher):

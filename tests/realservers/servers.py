@@ -56,7 +56,8 @@ def make_docroot(root: Path, n_pages: int, n_others: int) -> Docroot:
     docroot = root / "www"
     docroot.mkdir()
     for src in (*html, *others):
-        shutil.copy2(src, docroot / src.name)  # the mtime too: Apache makes a fresh file's ETag weak
+        # The mtime too: Apache makes the ETag of a file changed this second weak.
+        shutil.copy2(src, docroot / src.name)
     (docroot / "robots.txt").write_text(f"User-agent: *\nCrawl-delay: {KEEP_ALIVE}\n")
     for path in (root, docroot, *docroot.iterdir()):  # the workers run as nobody when root
         path.chmod(0o755 if path.is_dir() else 0o644)
@@ -126,9 +127,7 @@ AddOutputFilterByType DEFLATE text/html text/plain text/xml application/xml
 
 
 def _lighttpd(root: Path, port: int, docroot: Path) -> list[str]:
-    user = (
-        'server.username = "nobody"\nserver.groupname = "nogroup"' if os.geteuid() == 0 else ""
-    )
+    user = 'server.username = "nobody"\nserver.groupname = "nogroup"' if os.geteuid() == 0 else ""
     conf = root / "lighttpd.conf"
     conf.write_text(f"""
 server.modules = ("mod_deflate")

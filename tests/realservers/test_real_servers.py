@@ -23,9 +23,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from realservers.servers import KEEP_ALIVE, Docroot, make_docroot, running
 
 from dustless.cli.main import main
+from realservers.servers import KEEP_ALIVE, Docroot, make_docroot, running
 
 NAMES = ("nginx", "apache", "lighttpd")
 PAGES, OTHERS = 14, 2  # real HTML pages and other documents: few, each one costs a 1 s rest
@@ -79,4 +79,4 @@ def test_a_recrawl_of_the_unchanged_server_gets_its_304s(crawled, name):
     wanted = [bases[name] + path for path in docroot.pages + docroot.others]
     statuses = [(got.get(url) or ("", None))[1] for url in wanted]
     not_modified = statuses.count(304)
-    assert not_modified >= 0.95 * len(wanted), f"{name}: {dict(zip(wanted, statuses))}"
+    assert not_modified >= 0.95 * len(wanted), f"{name}: {dict(zip(wanted, statuses, strict=True))}"
