@@ -2,6 +2,7 @@
 
 import datetime
 import ssl
+from dataclasses import replace
 
 from aiohttp import web
 
@@ -83,3 +84,48 @@ async def test_https_to_the_resolved_address_with_sni(tmp_path):
             assert "certificate" in refused.error.lower()
     finally:
         await runner.cleanup()
+
+
+async def test_ca_file_trusts_a_private_ca_besides_the_system_store(tmp_path):
+    # --ca-file: the crawl's fetcher (crawl.net.make_fetcher) trusts the PEM file's CA too.
+    from dustless.crawl.config import CrawlConfig
+    from dustless.crawl.net import make_fetcher
+
+    cert_path, key_path = _self_signed(tmp_path, "secure.test")
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_ctx.load_cert_chain(cert_path, key_path)
+
+    async def page(request):
+        return web.Response(text="<html>private</html>", content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/", page)
+    runner = web.AppRunner(app, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=server_ctx)
+    await site.start()
+    url = f"https://secure.test:{runner.addresses[0][1]}/"
+    config = CrawlConfig(seeds=(url,), resolve=("secure.test:127.0.0.1",))
+    try:
+        async with make_fetcher(replace(config, ca_file=str(cert_path))) as fetcher:
+            result = await fetcher.fetch(url)
+            assert result.state is NetState.OK
+            assert result.body == b"<html>private</html>"
+        async with make_fetcher(config) as without:
+            assert (await without.fetch(url)).state is NetState.cErr
+    finally:
+        await runner.cleanup()
+
+
+def test_an_unreadable_ca_file_is_one_line_before_anything_starts(tmp_path, capsys):
+    from dustless.cli.main import main
+
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a certificate\n")
+    for path in (tmp_path / "missing.pem", junk):
+        out = tmp_path / "out"
+        assert main(["crawl", "http://a.test/", "--out", str(out), "--ca-file", str(path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"dustless crawl: error: --ca-file {path}: ")
+        assert "\n" not in err
+        assert not out.exists()

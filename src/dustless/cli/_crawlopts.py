@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +58,7 @@ class Setting:
     metavar: str | None = None  # None: a flag
     type: Callable[[str], Any] | None = None
     repeat: bool = False  # append: each use adds one value
+    show_default: bool = True  # "(default …)" in crawl's help
 
     @property
     def option(self) -> str:
@@ -125,6 +127,13 @@ CRAWL_SETTINGS: tuple[Setting, ...] = (
     Setting("deny_ip", "never connect to these addresses; repeatable", "CIDR", repeat=True),
     Setting("allow_private", "allow loopback, private and link-local addresses"),
     Setting(
+        "ca_file",
+        "also trust the CA certificates of this PEM file (a private CA), besides the system's",
+        "PATH",
+        os.path.abspath,  # stored with the crawl: a recrawl may run from elsewhere
+        show_default=False,
+    ),
+    Setting(
         "sitemaps",
         "read each host's sitemaps (robots.txt Sitemap: lines, else /sitemap.xml) and crawl "
         "the pages they list (link kind l); lastmod feeds recrawl and changes",
@@ -164,7 +173,7 @@ def add_crawl_settings(
         if defaults is not None:
             value = getattr(defaults, s.field)
             kwargs["default"] = list(value) if s.repeat else value
-            if s.metavar is not None and not s.repeat:
+            if s.metavar is not None and not s.repeat and s.show_default:
                 default = f"default {_default_text(value)}"
                 # "… (cTim)" becomes "… (cTim; default 10)", not "(cTim) (default 10)".
                 if help_text.endswith(")"):

@@ -304,6 +304,7 @@ def config_from(
         allow_ip=tuple(args.allow_ip),
         deny_ip=tuple(args.deny_ip),
         allow_private=args.allow_private,
+        ca_file=args.ca_file,
         sitemaps=args.sitemaps,
         feeds=args.feeds,
         sitemap_depth=args.sitemap_depth,

@@ -49,6 +49,7 @@ class CrawlConfig:
     allow_ip: tuple[str, ...] = ()
     deny_ip: tuple[str, ...] = ()
     allow_private: bool = False
+    ca_file: str | None = None  # --ca-file: a PEM bundle of CAs trusted besides the system's
     max_bytes: int = 2 * 1024 * 1024  # seed 004 §3's limits: 2 MiB, 5 s without data
     stall_timeout: float = 5.0
     connect_timeout: float = 10.0

@@ -12,12 +12,21 @@ CIDR ranges (004 §2 decided per seed by IP address: "시드 수행 결정").
 from __future__ import annotations
 
 import ipaddress
+import ssl
 from collections.abc import Mapping
 from typing import Protocol
 
 from dustless.crawl.config import CrawlConfig
 from dustless.errors import InvalidOption
-from dustless.fetch import AddressPolicy, BodySink, Fetcher, FetchLimits, FetchResult, Resolver
+from dustless.fetch import (
+    AddressPolicy,
+    BodySink,
+    Fetcher,
+    FetchLimits,
+    FetchResult,
+    Resolver,
+    tls_context,
+)
 from dustless.url import authority_of, hostname_of
 
 __all__ = ["Fetcher", "Fetches", "make_fetcher", "seed_ips"]
@@ -85,4 +94,12 @@ def make_fetcher(config: CrawlConfig) -> Fetcher:
         total_timeout=config.total_timeout,
         user_agent=config.user_agent,
     )
-    return Fetcher(Resolver(resolve), limits, policy, max_connections=config.concurrency)
+    verify: bool | ssl.SSLContext = True
+    if config.ca_file is not None:
+        try:
+            verify = tls_context(config.ca_file)
+        except ValueError as exc:
+            raise InvalidOption(str(exc)) from None
+    return Fetcher(
+        Resolver(resolve), limits, policy, max_connections=config.concurrency, verify_tls=verify
+    )

@@ -10,6 +10,7 @@ Public names::
     Resolver, parse_resolve                        # DNS cache, --resolve NAME:IP
     AddressPolicy, is_special_address              # --allow-ip/--deny-ip, private ranges
     Fetcher, HttpPool                              # HTTP/1.1, kept-alive connections, limits
+    tls_context                                    # --ca-file: a private CA trusted too
     RobotsFetch, fetch_robots                      # robots.txt by RFC 9309's fetch rules
 """
 
@@ -17,7 +18,7 @@ from dustless.fetch._address import AddressPolicy, is_special_address
 from dustless.fetch._client import Fetcher
 from dustless.fetch._decode import ACCEPT_ENCODING
 from dustless.fetch._dns import Resolver, normalize_host, parse_resolve
-from dustless.fetch._http import HttpPool
+from dustless.fetch._http import HttpPool, tls_context
 from dustless.fetch._result import DEFAULT_USER_AGENT, BodySink, FetchLimits, FetchResult
 from dustless.fetch._robots_fetch import RobotsFetch, fetch_robots
 from dustless.states import STATE_TABLE, NetState, Stage, StateInfo, advance
@@ -42,4 +43,5 @@ __all__ = [
     "is_special_address",
     "normalize_host",
     "parse_resolve",
+    "tls_context",
 ]

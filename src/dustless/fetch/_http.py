@@ -40,6 +40,7 @@ __all__ = [
     "HttpFault",
     "HttpPool",
     "Response",
+    "tls_context",
 ]
 
 # A response body buffered beyond this pauses reading until the fetcher takes it (the
@@ -354,6 +355,18 @@ class Connection(asyncio.Protocol):
             self.transport.close()
         self.closed = True
         self._pool._forget(self)
+
+
+def tls_context(ca_file: str) -> ssl.SSLContext:
+    """Certificates checked against the system's CAs and those of the PEM file ``ca_file``
+    (a private CA: ``--ca-file``). ``ValueError`` names what is wrong with the file."""
+    context = ssl.create_default_context()
+    try:
+        context.load_verify_locations(cafile=ca_file)
+    except OSError as exc:  # missing, unreadable; ssl.SSLError (an OSError): not PEM certs
+        reason = exc.strerror or getattr(exc, "reason", None) or str(exc)
+        raise ValueError(f"--ca-file {ca_file}: {reason}") from None
+    return context
 
 
 class HttpPool:
