@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from dustless.cli._crawlopts import add_crawl_settings, add_progress_options, positive_seconds
 from dustless.cli._input import InputError, content_lines, numbered_lines
-from dustless.cli._source import check_db_url
+from dustless.cli._source import check_db_reachable, check_db_url
 from dustless.errors import InvalidOption, InvalidURL
 
 if TYPE_CHECKING:
@@ -343,6 +343,7 @@ def run(args: argparse.Namespace) -> int:
     db = _check_db(args)
     if args.status:
         assert db is not None
+        check_db_reachable(db)
         from dustless.cli._status import print_status
 
         return print_status(db)
@@ -364,6 +365,8 @@ def run(args: argparse.Namespace) -> int:
         # With --db and no seeds: this worker joins the open crawl (refused if none is).
         config = config_from(args, seeds, typed)
 
+    if db is not None:
+        check_db_reachable(db)  # the last argument to check, for it takes a connection
     # The command line is sound: only now the engine.
     from dustless.cli._outcome import crawl_outcome
     from dustless.crawl.progress import Progress

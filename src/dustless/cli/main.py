@@ -158,6 +158,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Options may come between positional arguments (`crawl DIR --delay 0 URL`); argparse
     # allows that only outside sub-commands.
     args = parser.parse_args(args_in[1:]) if grouped else parser.parse_intermixed_args(args_in[1:])
+    # "dustless rules learn: error: …", as argparse names it in its own refusals.
+    action = getattr(args, "action", None) if grouped else None
+    if isinstance(action, str):
+        name = f"{name} {action}"
     try:
         return module.run(args)
     except UsageError as exc:
