@@ -106,6 +106,11 @@ def crawl_source(
             raise UsageError("give the crawl directory DIR, or --db postgresql://…")
         if getattr(args, "worker_dir", None):
             raise InvalidOption("--worker-dir needs --db postgresql://… (a shared crawl)")
+        from dustless.analysis._crawlreader import worker_dir_message
+
+        worker = worker_dir_message(directory, how="add" if dir_with_db else "instead, give")
+        if worker is not None:
+            raise UsageError(worker)
         return CrawlSource(Path(directory))
     check_db_url(db, "the crawl is DIR/crawl.db")
     if directory is not None and not dir_with_db:
