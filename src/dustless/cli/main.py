@@ -49,7 +49,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "report": ("dustless.cli.report", "self-contained HTML report with charts"),
     "rules": ("dustless.cli.rules", "learn and show URL rules (pattern scripts, DustBuster)"),
-    "export": ("dustless.cli.export", "export crawled documents as files with crawl-info XML"),
+    "export": (
+        "dustless.cli.export",
+        "export a crawl as files with crawl-info XML, or as one WACZ archive",
+    ),
     "recrawl": (
         "dustless.cli.recrawl",
         "refresh a crawled collection: one more batch, full or under a budget",
