@@ -44,3 +44,30 @@ def test_normalize_accepts_a_byte_order_mark_as_crawl_seeds_does(cli, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0] == b"http://a.test/x"
+
+
+def test_the_reports_true_fp_fn_columns_have_a_legend(crawled, cli):
+    proc = cli("report", str(crawled), "-o", "-")
+    assert proc.returncode == 0, proc.stderr
+    html = proc.stdout.decode("utf-8")
+    assert "<th>true FP</th>" in html or "true FP</th>" in html
+    assert "true FP: of the pairs of URLs of different resources" in html
+    assert "true FN: of the pairs of URLs of one resource, the share it keeps apart" in html
+
+
+def test_the_crawl_summary_says_1_page_not_1_pages(small_web, cli, tmp_path):
+    proc = cli(
+        "crawl", str(tmp_path / "one"), small_web.seeds[0], *small_web.resolve_args,
+        "--delay", "0", "--max-pages", "1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    summary = next(line for line in proc.stderr.splitlines() if line.startswith("finished: "))
+    assert summary.startswith("finished: 1 page, 0 revisits, "), summary
+
+
+def test_plural_and_thousands():
+    from dustless.cli._text import plural
+
+    assert plural(1, "page") == "1 page"
+    assert plural(0, "page") == "0 pages"
+    assert plural(12345, "seed directory", "seed directories") == "12,345 seed directories"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from dustless.cli._crawlopts import add_crawl_settings, add_progress_options, positive_seconds
 from dustless.cli._input import InputError, content_lines, numbered_lines
 from dustless.cli._source import check_db_reachable, check_db_url
+from dustless.cli._text import plural
 from dustless.errors import InvalidOption, InvalidURL
 
 if TYPE_CHECKING:
@@ -393,7 +394,8 @@ def run(args: argparse.Namespace) -> int:
         s = result.stats
         print(
             f"{'finished' if result.finished else 'interrupted (continue with --resume)'}: "
-            f"{s.fetched:,} pages, {s.revisits:,} revisits, {s.discovered:,} new URLs; "
+            f"{plural(s.fetched, 'page')}, {plural(s.revisits, 'revisit')}, "
+            f"{plural(s.discovered, 'new URL')}; "
             f"states: {s.summary()}",
             file=sys.stderr,
         )
@@ -403,7 +405,8 @@ def run(args: argparse.Namespace) -> int:
             names = ", ".join(sorted(s.refused_hosts)[:3])
             more = f" and {len(s.refused_hosts) - 3} more" if len(s.refused_hosts) > 3 else ""
             print(
-                f"refused by the address policy: {len(s.refused_hosts)} host(s) ({names}{more}) "
+                f"refused by the address policy: {plural(len(s.refused_hosts), 'host')} "
+                f"({names}{more}) "
                 "on loopback/private/link-local addresses, their URLs recorded as filtered; "
                 "to crawl them add --allow-private, --allow-ip CIDR or --resolve NAME:IP",
                 file=sys.stderr,
