@@ -97,6 +97,7 @@ def test_per_factor_redundancy_matches_the_truth_on_alias_and_dynamic_sites(
     web = field.web
     hosts = [web.site("iis", www="alias-links"), web.site("dynamic")]
     hosts += ["www." + h for h in hosts]
+    hosts = [f"{h}:{web.port}" for h in hosts]  # a host as every command names it
     compared = 0
     for host in hosts:
         est, tru = _host_rows(estimate, host), _host_rows(truth, host)
@@ -107,7 +108,7 @@ def test_per_factor_redundancy_matches_the_truth_on_alias_and_dynamic_sites(
             compared += 1
     assert compared >= 10
     # The www twins are one site: the truth and the near estimate say so, not SHA-1 (finding 2).
-    alias = web.site("iis", www="alias-links")
+    alias = f"{web.site('iis', www='alias-links')}:{web.port}"
     assert _host_rows(truth, alias)["www", "none"]["redundancy_rate"] == pytest.approx(0.5)
     assert _host_rows(estimate, alias)["www", "none"]["redundancy_rate"] == pytest.approx(0.5)
     exact = _evaluate(capsys, str(field.std), "--content", "exact", "--truth", field.truth)
@@ -178,18 +179,20 @@ def test_the_site_policy_crawl_keeps_every_resource_and_few_duplicates(
     web = field.web
     iis, apache = web.site("iis", www="alias-links"), web.site("apache")
     dyn, other = web.site("dynamic"), web.site("php", www="different")
+    # Identities keep the port (the host as every command names it); redirects name a host.
+    port = f":{web.port}"
     sites = {
         m.split('"')[1]: block
         for block in xml.split("<site ")[1:]
         for m in [block[block.index("<identity value=") :]]
     }
-    assert 'step="lowercase-path"' in sites[iis]
-    assert apache not in sites or 'step="lowercase-path"' not in sites[apache]
+    assert 'step="lowercase-path"' in sites[iis + port]
+    assert apache + port not in sites or 'step="lowercase-path"' not in sites[apache + port]
     # The alias twins fold into one host; the unrelated www site does not.
-    assert f'hostRedirect to="{iis}"' in sites["www." + iis]
-    assert f'hostRedirect to="{dyn}"' in sites["www." + dyn]
-    assert "www." + other not in sites
-    assert "hostRedirect" not in sites.get(other, "")
+    assert f'hostRedirect to="{iis}"' in sites["www." + iis + port]
+    assert f'hostRedirect to="{dyn}"' in sites["www." + dyn + port]
+    assert "www." + other + port not in sites
+    assert "hostRedirect" not in sites.get(other + port, "")
 
     ruled = _crawl(web, field.tmp / "site-policy", rules=(str(policy),))
     truth = parse_truth(Path(field.truth).read_text().splitlines(keepends=True))

@@ -88,7 +88,7 @@ def test_a_broken_file_is_one_line_with_its_line_number(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert r.stdout == ""
     [line] = r.stderr.splitlines()
-    assert line.startswith(f"dustless rules: error: {bad}:4: ")
+    assert line.startswith(f"dustless rules show: error: {bad}:4: ")
     assert "support" in line
 
 
@@ -107,7 +107,7 @@ def test_bad_input_is_one_line_and_exit_2(crawl: Path, tmp_path: Path, args, mes
     r = dustless(*argv)
     assert r.returncode == 2
     [line] = r.stderr.splitlines()
-    assert line.startswith("dustless rules: error: ")
+    assert line.startswith(f"dustless {argv[0]} {argv[1]}: error: ")
     assert message in line
 
 

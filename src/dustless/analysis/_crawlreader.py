@@ -40,6 +40,7 @@ __all__ = [
     "CrawlDB",
     "CrawlReader",
     "open_crawl",
+    "worker_dir_message",
 ]
 
 # Tables a crawl DB has since the store's first migration (store/_schema.py, V1).
@@ -266,6 +267,44 @@ def open_crawl(
     return open_sqlite_crawl(directory)
 
 
+# A worker's directory of a crawl on PostgreSQL holds this file (dustless.crawl.worker's
+# WORKER_FILE; not imported: that module brings in the PostgreSQL store).
+_WORKER_FILE = "worker.json"
+
+
+def _db_url_hint(where: str) -> str:
+    """``--db``'s URL for the DB a worker file names as ``host:port/dbname``, with ``USER``
+    for the user: the file keeps neither user nor password, so a directory copied or archived
+    with its WARC files carries no credentials, and guessing a role could read with another's
+    rights."""
+    hostport, sep, dbname = where.rpartition("/")
+    host, colon, port = hostport.rpartition(":")
+    if not sep or not colon or not host or not port.isdigit():
+        return "postgresql://USER@HOST/DBNAME"
+    if host.startswith("/"):  # a Unix socket directory
+        return f"postgresql://USER@/{dbname}?host={host}&port={port}"
+    return f"postgresql://USER@{host}:{port}/{dbname}"
+
+
+def worker_dir_message(directory: str | Path, *, how: str = "read it with") -> str | None:
+    """What to say of ``directory`` when it is a worker's directory of a crawl shared on
+    PostgreSQL (it has ``worker.json``, no ``crawl.db``): the crawl is in that DB, so
+    ``--db`` is the way to it. ``None`` for any other directory."""
+    d = Path(directory)
+    path = d / _WORKER_FILE
+    if not path.is_file() or (d / DB_NAME).exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        worker, where = str(data["worker"]), str(data["db"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"{d}: a worker's directory of a crawl shared on PostgreSQL: {how} --db URL"
+    return (
+        f"{d} is the directory of worker {worker!r} of a crawl shared on PostgreSQL "
+        f"({where}): {how} --db {_db_url_hint(where)}"
+    )
+
+
 def open_sqlite_crawl(directory: str | Path) -> CrawlDB:
     """Open a crawl directory read-only; one clear :class:`InvalidOption` when it is not one."""
     d = Path(directory)
@@ -275,7 +314,8 @@ def open_sqlite_crawl(directory: str | Path) -> CrawlDB:
         raise InvalidOption(f"{d}: not a directory (give the crawl's --out directory)")
     db_path = d / DB_NAME
     if not db_path.is_file():
-        raise InvalidOption(f"{d}: not a crawl directory (no {DB_NAME})")
+        worker = worker_dir_message(d)
+        raise InvalidOption(worker or f"{d}: not a crawl directory (no {DB_NAME})")
     try:
         db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
         # Statistics build one temporary table of the counted fetches: keep it on disk (the

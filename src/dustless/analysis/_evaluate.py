@@ -52,7 +52,7 @@ from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
 from dustless.analysis._stats import GATE_STATES
 from dustless.errors import InvalidOption, InvalidURL
-from dustless.url import authority_of, hostname_of
+from dustless.url import authority_of
 
 __all__ = [
     "DISAGREEMENT",
@@ -294,8 +294,10 @@ def _truth_views(
 
 
 def _host(key: str) -> str:
-    """The host name of a set's key (a URL in its standard form): no userinfo, no port."""
-    return hostname_of(authority_of(key))
+    """The host of a set's key (a URL in its standard form): ``host[:port]``, no userinfo —
+    as ``stats``, the crawl DB and the learned rules name a host, so two sites that differ
+    only by their port are two rows, and a row names the host the other commands show."""
+    return authority_of(key)
 
 
 def _method_rows(

@@ -38,6 +38,7 @@ _NOT_WRITTEN = frozenset({"remove-fragment", "uppercase-path"})
 def site_policy_rules(ev: Evaluation) -> RuleSet:
     """A ``dustless.rules.RuleSet`` for the hosts whose policy merges anything."""
     from dustless.rules import AddSlash, HostRedirect, LearnedRule, NormalizeStep, SiteScript
+    from dustless.url import hostname_of
 
     loss = {
         (r.host, r.factor, r.method): r.coverage_loss_rate
@@ -61,12 +62,14 @@ def site_policy_rules(ev: Evaluation) -> RuleSet:
                     continue
                 if step == "remove-www":
                     # The sets of the www factor are keyed by the bare host.
+                    # host is host[:port]: the identity keeps the port (that site only),
+                    # the redirect names a host (the URL's port stays).
                     by_identity.setdefault("www." + host, []).append(
-                        HostRedirect(host, support=sup, fp_rate=fp)
+                        HostRedirect(hostname_of(host), support=sup, fp_rate=fp)
                     )
                 elif step == "add-www":
                     by_identity.setdefault(host, []).append(
-                        HostRedirect("www." + host, support=sup, fp_rate=fp)
+                        HostRedirect("www." + hostname_of(host), support=sup, fp_rate=fp)
                     )
                 elif step == "add-trailing-slash":
                     by_identity.setdefault(host, []).append(AddSlash(None, support=sup, fp_rate=fp))

@@ -21,7 +21,14 @@ from dustless.errors import InvalidOption, UsageError
 if TYPE_CHECKING:
     from dustless.analysis._crawlreader import CrawlReader
 
-__all__ = ["CrawlSource", "add_source", "check_db_url", "crawl_source", "open_source"]
+__all__ = [
+    "CrawlSource",
+    "add_source",
+    "check_db_reachable",
+    "check_db_url",
+    "crawl_source",
+    "open_source",
+]
 
 
 def check_db_url(db: str, without: str) -> str:
@@ -33,6 +40,24 @@ def check_db_url(db: str, without: str) -> str:
             f"without --db {without}"
         )
     return db
+
+
+def check_db_reachable(db: str) -> None:
+    """One connection to ``--db``, opened and closed before a worker starts: a database that
+    cannot be reached at the start is the command line's mistake (exit 2, ``error:``), as
+    every reading command says through its reader; the engine's own connection errors are
+    store errors (exit 1), for they may also strike in the middle of a crawl."""
+    import psycopg
+
+    from dustless.store._pg_conn import display_dsn, one_line
+
+    try:
+        psycopg.connect(db, connect_timeout=10, application_name="dustless check").close()
+    except psycopg.Error as exc:
+        # display_dsn: host, port and database only; a password in the URL is never shown.
+        raise InvalidOption(
+            f"cannot open the crawl DB on {display_dsn(db)}: {one_line(exc)}"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +106,11 @@ def crawl_source(
             raise UsageError("give the crawl directory DIR, or --db postgresql://…")
         if getattr(args, "worker_dir", None):
             raise InvalidOption("--worker-dir needs --db postgresql://… (a shared crawl)")
+        from dustless.analysis._crawlreader import worker_dir_message
+
+        worker = worker_dir_message(directory, how="add" if dir_with_db else "instead, give")
+        if worker is not None:
+            raise UsageError(worker)
         return CrawlSource(Path(directory))
     check_db_url(db, "the crawl is DIR/crawl.db")
     if directory is not None and not dir_with_db:

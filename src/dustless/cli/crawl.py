@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from dustless.cli._crawlopts import add_crawl_settings, add_progress_options, positive_seconds
 from dustless.cli._input import InputError, content_lines, numbered_lines
-from dustless.cli._source import check_db_url
+from dustless.cli._source import check_db_reachable, check_db_url
+from dustless.cli._text import plural
 from dustless.errors import InvalidOption, InvalidURL
 
 if TYPE_CHECKING:
@@ -344,6 +345,7 @@ def run(args: argparse.Namespace) -> int:
     db = _check_db(args)
     if args.status:
         assert db is not None
+        check_db_reachable(db)
         from dustless.cli._status import print_status
 
         return print_status(db)
@@ -365,6 +367,8 @@ def run(args: argparse.Namespace) -> int:
         # With --db and no seeds: this worker joins the open crawl (refused if none is).
         config = config_from(args, seeds, typed)
 
+    if db is not None:
+        check_db_reachable(db)  # the last argument to check, for it takes a connection
     # The command line is sound: only now the engine.
     from dustless.cli._outcome import crawl_outcome
     from dustless.crawl.progress import Progress
@@ -391,7 +395,8 @@ def run(args: argparse.Namespace) -> int:
         s = result.stats
         print(
             f"{'finished' if result.finished else 'interrupted (continue with --resume)'}: "
-            f"{s.fetched:,} pages, {s.revisits:,} revisits, {s.discovered:,} new URLs; "
+            f"{plural(s.fetched, 'page')}, {plural(s.revisits, 'revisit')}, "
+            f"{plural(s.discovered, 'new URL')}; "
             f"states: {s.summary()}",
             file=sys.stderr,
         )
@@ -401,7 +406,8 @@ def run(args: argparse.Namespace) -> int:
             names = ", ".join(sorted(s.refused_hosts)[:3])
             more = f" and {len(s.refused_hosts) - 3} more" if len(s.refused_hosts) > 3 else ""
             print(
-                f"refused by the address policy: {len(s.refused_hosts)} host(s) ({names}{more}) "
+                f"refused by the address policy: {plural(len(s.refused_hosts), 'host')} "
+                f"({names}{more}) "
                 "on loopback/private/link-local addresses, their URLs recorded as filtered; "
                 "to crawl them add --allow-private, --allow-ip CIDR or --resolve NAME:IP",
                 file=sys.stderr,

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+
+from dustless.cli._text import plural
 
 HELP = "export crawled documents as files with crawl-info XML, or the crawl as one WACZ"
 
@@ -26,10 +29,12 @@ script's labels (seed 002 §3.2).
 --format wacz writes the crawl as one WACZ 1.1.1 file (a ZIP web archivists replay in
 pywb or ReplayWeb.page): its WARC files under archive/, the CDXJ index of their response
 and revisit records as indexes/index.cdxj, every 2xx HTML page in pages/pages.jsonl, and
-datapackage.json with the sha256 of each file (docs/archives.md). OUT must not exist.
+datapackage.json with the sha256 of each file (docs/archives.md). OUT must not exist;
+-o - writes the WACZ to standard output (the summary then goes to stderr).
 
 examples:
   dustless export crawl1 --format wacz -o crawl1.wacz
+  dustless export crawl1 --format wacz -o - | ssh archive 'cat > crawl1.wacz'
   dustless export crawl1 --format files -o crawl1-files
   dustless export crawl1 --format files -o out --script web.xml
   dustless export --db postgresql://crawler@dbhost/crawl --format wacz -o crawl.wacz
@@ -52,7 +57,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="output format (default files)",
     )
     parser.add_argument(
-        "-o", "--output", required=True, metavar="OUT", help="directory (files) or file (wacz)"
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="directory (files) or file (wacz; - for standard output)",
     )
     parser.add_argument(
         "--script",
@@ -65,21 +74,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dustless.cli._source import crawl_source
+    from dustless.errors import InvalidOption
 
     source = crawl_source(args, dest="crawl_dir")
+    to_stdout = args.output == "-"
+    # With the archive on stdout, the summary must not be mixed into it.
+    say = sys.stderr if to_stdout else sys.stdout
     if args.format == "wacz":
         from dustless.export import export_wacz
 
         if args.script:
-            from dustless.errors import InvalidOption
-
             raise InvalidOption("--script applies to --format files only")
-        w = export_wacz(source.directory, Path(args.output), db=source.db, dirs=source.worker_dirs)
+        if to_stdout and sys.stdout.isatty():
+            # As gzip does: a ZIP on a terminal is noise, and likely a forgotten redirection.
+            raise InvalidOption("standard output is a terminal: redirect it (> crawl.wacz)")
+        out = sys.stdout.buffer if to_stdout else Path(args.output)
+        w = export_wacz(source.directory, out, db=source.db, dirs=source.worker_dirs)
         print(
-            f"wrote {w.path}: {w.warcs} WARC files, {w.index_lines} index lines, "
-            f"{w.pages} pages, {w.bytes} bytes"
+            f"wrote {w.path or 'the WACZ to standard output'}: "
+            f"{plural(w.warcs, 'WARC file')}, {plural(w.index_lines, 'index line')}, "
+            f"{plural(w.pages, 'page')}, {plural(w.bytes, 'byte')}",
+            file=say,
         )
         return 0
+    if to_stdout:
+        raise InvalidOption(
+            "--format files writes a directory: -o - (standard output) is for --format wacz"
+        )
     from dustless.export import export_files
     from dustless.rules import RuleSet, load_script
 
@@ -92,8 +113,13 @@ def run(args: argparse.Namespace) -> int:
         source.directory, Path(args.output), rules, db=source.db, dirs=source.worker_dirs
     )
     print(
-        f"exported {summary.documents} documents ({summary.payload_bytes} bytes) "
-        f"in {summary.seed_dirs} seed directories to {args.output}"
-        + (f"; {summary.missing} unreadable WARC records skipped" if summary.missing else "")
+        f"exported {plural(summary.documents, 'document')} "
+        f"({plural(summary.payload_bytes, 'byte')}) "
+        f"in {plural(summary.seed_dirs, 'seed directory', 'seed directories')} to {args.output}"
+        + (
+            f"; {plural(summary.missing, 'unreadable WARC record')} skipped"
+            if summary.missing
+            else ""
+        )
     )
     return 0

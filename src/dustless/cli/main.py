@@ -49,7 +49,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "report": ("dustless.cli.report", "self-contained HTML report with charts"),
     "rules": ("dustless.cli.rules", "learn and show URL rules (pattern scripts, DustBuster)"),
-    "export": ("dustless.cli.export", "export crawled documents as files with crawl-info XML"),
+    "export": (
+        "dustless.cli.export",
+        "export a crawl as files with crawl-info XML, or as one WACZ archive",
+    ),
     "recrawl": (
         "dustless.cli.recrawl",
         "refresh a crawled collection: one more batch, full or under a budget",
@@ -158,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Options may come between positional arguments (`crawl DIR --delay 0 URL`); argparse
     # allows that only outside sub-commands.
     args = parser.parse_args(args_in[1:]) if grouped else parser.parse_intermixed_args(args_in[1:])
+    # "dustless rules learn: error: …", as argparse names it in its own refusals.
+    action = getattr(args, "action", None) if grouped else None
+    if isinstance(action, str):
+        name = f"{name} {action}"
     try:
         return module.run(args)
     except UsageError as exc:

@@ -180,6 +180,10 @@ def _stream(normalizer: Normalizer, stdin: BinaryIO, stdout: BinaryIO, stderr: T
         # Bytes that are not UTF-8 become surrogate escapes, which the normalizer writes %XX:
         # a crawl log's bytes come back as the same bytes, percent-encoded.
         text = b"".join(lines).decode("utf-8", "surrogateescape")
+        if lineno == 0 and text.startswith("\ufeff"):
+            # A byte-order mark (a list saved by Notepad) is no part of the first URL, as
+            # crawl --seeds reads it (cli/_input.py).
+            text = text[1:]
         batch = text.split("\n")
         if batch[-1] == "":
             batch.pop()

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from dustless.cli._text import plural
+
 if TYPE_CHECKING:
     from dustless.recrawl import RecrawlPlan
 
@@ -155,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             what = (
                 _plan_summary(start.queued, args.schedule, start.plan)
                 if start.plan is not None
-                else f"{start.queued} pages"
+                else plural(start.queued, "page")
             )
             print(f"batch {start.batch}: {what}", file=sys.stderr)
     config = CrawlConfig(progress=not args.quiet)
@@ -169,7 +171,8 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"batch {result.batch} "
             f"{'finished' if result.finished else 'interrupted (continue with --resume)'}: "
-            f"{s.fetched} pages, {s.revisits} unchanged payloads, {s.discovered} new URLs",
+            f"{plural(s.fetched, 'page')}, {plural(s.revisits, 'unchanged payload')}, "
+            f"{plural(s.discovered, 'new URL')}",
             file=sys.stderr,
         )
     return 0 if result.finished else 130

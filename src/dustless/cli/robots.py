@@ -54,6 +54,20 @@ def _read(path: str) -> bytes:
         raise InvalidOption(f"cannot read robots.txt file {path!r}: {reason}") from None
 
 
+def _check_url(url: str) -> None:
+    """An absolute URL must parse: robots.txt cuts only its path, so 'http://[bad' answered
+    "allowed" for a URL no crawler can fetch. A path (``/a?b``) is taken as it is."""
+    from dustless.errors import InvalidURL
+    from dustless.url import normalize
+
+    if "://" not in url or url.startswith(("/", "?")):
+        return
+    try:
+        normalize(url, "rfc3986")
+    except InvalidURL as exc:
+        raise InvalidOption(f"URL {url!r}: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     agent: str = args.agent
     if not product_token(agent).strip():
@@ -71,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         body = body[:ROBOTS_MAX_BYTES]
+    for url in args.urls:
+        _check_url(url)
     robots = Robots.parse(body)
     out = sys.stdout
     for url in args.urls:

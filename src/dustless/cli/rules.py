@@ -128,7 +128,7 @@ def _show(path: Path) -> int:
         return _show_crawl(path)
     loaded = load_script(path)
     for w in loaded.warnings:
-        print(f"dustless rules: {w}", file=sys.stderr)  # "FILE:LINE: warning: …"
+        print(f"dustless rules show: {w}", file=sys.stderr)  # "FILE:LINE: warning: …"
     sys.stdout.write(render(loaded.rules))
     return 0
 

@@ -107,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidOption("--day must be ≥ 0")
     if not 0 <= args.port <= 65535:
         raise InvalidOption(f"invalid port {args.port}")
+    if args.truth is not None:
+        _check_truth_path(args.truth)
     cfg = WebConfig(
         seed=args.seed,
         sites=args.sites,
@@ -126,6 +128,17 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InvalidOption(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
     return 0
+
+
+def _check_truth_path(path: Path) -> None:
+    """Where the truth goes, checked before the server starts: the same ``error:`` line
+    (exit 2) as any other bad argument, not the system's words after a start."""
+    if path.is_dir():
+        raise InvalidOption(f"--truth {path}: is a directory; give a file name (truth.tsv)")
+    parent = path.parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "no such directory"
+        raise InvalidOption(f"--truth {path}: {parent}: {what}")
 
 
 def _loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] | None:

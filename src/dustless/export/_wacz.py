@@ -27,7 +27,7 @@ import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from dustless.errors import InvalidOption
 
@@ -46,11 +46,29 @@ _COPY = 1 << 20
 
 @dataclass(frozen=True, slots=True)
 class WaczSummary:
-    path: Path
+    path: Path | None  # None: written to a stream (``export -o -``)
     warcs: int
     index_lines: int
     pages: int
     bytes: int
+
+
+class _Counting:
+    """A write-only stream (standard output) that counts what passes. It has no ``tell``,
+    so ``zipfile`` writes each member's sizes after its data (APPNOTE 4.3.9, data
+    descriptor): a pipe cannot be sought back into."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self.size = 0
+
+    def write(self, data: bytes) -> int:
+        self._raw.write(data)
+        self.size += len(data)
+        return len(data)
+
+    def flush(self) -> None:
+        self._raw.flush()
 
 
 def _iso(ts: float) -> str:
@@ -113,13 +131,14 @@ def _page_lines(reader: CrawlReader) -> Iterator[bytes]:
 
 def export_wacz(
     crawl_dir: Path | None,
-    out: Path,
+    out: Path | BinaryIO,
     *,
     title: str | None = None,
     db: str | None = None,
     dirs: Mapping[str, Path] | None = None,
 ) -> WaczSummary:
-    """Write ``out`` (a new ``.wacz`` file) from the crawl in ``crawl_dir``.
+    """Write ``out`` (a new ``.wacz`` file, or a binary stream such as standard output)
+    from the crawl in ``crawl_dir``.
 
     ``db`` (``postgresql://…``): the crawl workers share there; each worker's directory
     holds its WARC files and their index (``dirs``: worker name -> its directory on this
@@ -130,9 +149,12 @@ def export_wacz(
 
     if db is None and (crawl_dir is None or not (crawl_dir / DB_NAME).exists()):
         raise InvalidOption(f"{crawl_dir} holds no crawl (no {DB_NAME})")
-    if out.exists():
+    if isinstance(out, Path) and out.exists():
         raise InvalidOption(f"{out} exists; choose another -o")
-    tmp = out.with_name(out.name + ".tmp")
+    # A file is written beside its name and renamed when whole, so a crash leaves no
+    # truncated .wacz; a stream gets the bytes as they come.
+    sink = _Counting(out) if not isinstance(out, Path) else None
+    tmp = out.with_name(out.name + ".tmp") if isinstance(out, Path) else None
     resources: list[dict[str, object]] = []
     lines = pages = 0
     with open_crawl(crawl_dir, db=db, dirs=dirs) as reader, contextlib.ExitStack() as stack:
@@ -154,7 +176,8 @@ def export_wacz(
                     # Only the bytes the index covers: a crawl still writing may have more.
                     warcs.append((p, index.ends.get(p.name, 0)))
         warcs.sort(key=lambda w: w[0].name)
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+        target = tmp if tmp is not None else cast(BinaryIO, sink)
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
             for p, end in warcs:
                 resources.append(_add(z, f"archive/{p.name}", _file_chunks(p, end)))
 
@@ -188,6 +211,11 @@ def export_wacz(
             _add(z, "datapackage.json", [data])
             digest = {"path": "datapackage.json", "hash": "sha256:" + _sha256(data)}
             _add(z, "datapackage-digest.json", [json.dumps(digest, indent=2).encode()])
+    if sink is not None:
+        sink.flush()
+        return WaczSummary(None, len(warcs), lines, pages, sink.size)
+    assert tmp is not None
+    assert isinstance(out, Path)
     os.replace(tmp, out)
     return WaczSummary(out, len(warcs), lines, pages, out.stat().st_size)
 

@@ -125,6 +125,18 @@ def evaluation_sections(ev: Evaluation) -> list[Section]:
             (False, False, *([True] * 12)),
         ),
     ]
+    blocks.append(
+        Paragraph(
+            # Without the truth these columns are dashes; with it, say what they count (the
+            # terms of docs/evaluation.md), for "FP" alone reads as a rate of the whole crawl.
+            "true FP: of the pairs of URLs of different resources inside the method's "
+            "candidate sets, the share it merges; true FN: of the pairs of URLs of one "
+            "resource, the share it keeps apart; wrong / merged: of the pairs it merges, the "
+            "share that are different resources. All three are measured against the truth "
+            "(--truth FILE, e.g. the test web's truth.tsv); '–' without it.",
+            note=True,
+        )
+    )
     if ev.estimated:
         blocks.append(
             Paragraph(
