@@ -271,6 +271,7 @@ class Crawler:
                 self.learning.commit()  # what the last pages taught, kept with them
             self.admission.flush()
             self.sources.write()  # the dates of the URLs just admitted
+            self._record_leftovers()
             self.record.write()
             # Every fetch has ended and is in the rows just written: what is still claimed
             # is the unstarted windows, which go back to the queue with the leases.
@@ -611,6 +612,12 @@ class Crawler:
         for url_id in self.hosts.block(block):
             self._record_state(url_id, block.state, block.error)
 
+    def _record_leftovers(self) -> None:
+        """URLs queued for a blocked host after its block end as its first ones did."""
+        for block, ids in self.hosts.leftovers():
+            for url_id in ids:
+                self._record_state(url_id, block.state, block.error)
+
     def _record_state(self, url_id: int, state: NetState, error: str | None = None) -> None:
         self.record.state(url_id, self.wall(), state, error)
         self.stats.count_state(state.value)
@@ -721,6 +728,7 @@ class Crawler:
             self.learning.commit()  # new rules first: the pending links get them
         self.admission.flush()
         self.sources.write()
+        self._record_leftovers()
         lease_round = now >= self._next_maintain
         # Many machines: the lease round right after a commit, when every fetch handled is
         # in the DB, so that it may give any host without a request out to a worker that has
