@@ -9,13 +9,23 @@ forever: the crawl showed "N queued, 0 in flight" and never ended.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import sqlite3
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from crawl.conftest import run_cli
+from crawl.test_engine_fakes import ROBOTS_ALL, FakeFetcher, Page, crawl, links, states
+from dustless.crawl import CrawlConfig
+from dustless.crawl.engine import Crawler
+from dustless.crawl.hosts import HostTable
+from dustless.errors import InternalError
+from dustless.states import NetState
+from dustless.store import SQLiteStore, WarcWriter
 
 _PAGES = 30
 _OTHERS = ("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5")
@@ -108,3 +118,63 @@ def test_links_to_a_blocked_host_after_its_block_end_recorded(
     assert len(others) >= _PAGES  # the links came in all along the chain
     assert set(others) <= set(last)  # every one of them ends with a fetch row
     assert {last[u] for u in others} == {blocked_state}
+
+
+def test_a_blocked_hosts_later_links_end_recorded_on_both_stores(tmp_path, open_store):
+    # b.test is refused by the address policy when its robots.txt is asked; every page of
+    # the chain on a.test links to it again, after its block. On PostgreSQL the crawl is one
+    # worker of a shared crawl: the lease rounds give b.test back and take it again.
+    chain = [f"http://a.test/{i}" for i in range(8)]
+    web: dict = {
+        "http://a.test/robots.txt": ROBOTS_ALL,
+        "http://b.test/robots.txt": NetState.filtered,
+        **{
+            u: Page(body=links(nxt, f"http://b.test/{i}"))
+            for i, (u, nxt) in enumerate(itertools.pairwise(chain))
+        },
+        chain[-1]: Page(body=b"end"),
+    }
+    store = open_store()
+    done: list = []
+    thread = threading.Thread(
+        target=lambda: done.append(crawl(tmp_path, web, chain[0], store=store, max_depth=20)),
+        daemon=True,
+    )
+    thread.start()
+    thread.join(timeout=60)
+    assert done, "the crawl did not end"
+    _store, fetcher, result = done[0]
+    assert result.finished
+    got = states(store)
+    assert {got[f"http://b.test/{i}"] for i in range(len(chain) - 1)} == {"filtered"}
+    assert not any(u.startswith("http://b.test/") and "robots" not in u for u in fetcher.asked)
+    assert store.work_left(time.time()).queued_hosts == 0
+
+
+def test_a_stuck_crawl_ends_with_an_error_instead_of_waiting_forever(tmp_path, monkeypatch):
+    # The safety net: a bug that leaves URLs queued with nothing in flight and nothing due
+    # (here, the host table never claims a URL) stops the crawl with one clear error.
+    monkeypatch.setattr(HostTable, "refill", lambda self, force=False: False)
+    web = {"http://a.test/robots.txt": ROBOTS_ALL, "http://a.test/": Page(body=b"x")}
+    store = SQLiteStore(":memory:")
+    config = CrawlConfig(seeds=("http://a.test/",), delay=0.0, progress=False)
+    batch = store.start_batch(config.to_json(), time.time())
+    warc = WarcWriter(tmp_path / "warc")
+    crawler = Crawler(config, store, FakeFetcher(web), warc, batch=batch, strict=True)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(crawler.run())
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            warc.close()
+            store.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout=60)
+    assert errors, "the crawl waited forever"
+    assert isinstance(errors[0], InternalError)
+    assert "the crawl is stuck" in str(errors[0])

@@ -52,13 +52,13 @@ from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
 from dustless.crawl.sources import SourceReader, Sources, SourceSwitch, site_switch
 from dustless.crawl.spellings import Spellings
-from dustless.errors import StoreError
+from dustless.errors import InternalError, StoreError
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
 from dustless.kinds import SOURCE_KINDS
 from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
-from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter
+from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter, WorkLeft
 
 __all__ = ["CrawlResult", "Crawler", "strict_mode"]
 
@@ -93,6 +93,7 @@ _HOLD_PAGES = 128
 # a page), and not at all when the slots are idle for want of those links.
 _HOLD_STALLED = 0.3
 _EAGER_FLUSH = 0.02  # seconds between two admissions made because slots were idle
+_STUCK_ROUNDS = 4  # idle rounds in a row with queued work and nothing to do: a stuck crawl
 
 
 def strict_mode() -> bool:
@@ -234,6 +235,10 @@ class Crawler:
         self._last_progress = 0.0
         self._next_maintain = -math.inf
         self._robots_in_flight = 0  # robots.txt requests out: their hosts' pages wait
+        # The safety net (``_stuck_check``): idle rounds in a row that found nothing to do.
+        self._idle_rounds = 0
+        self._idle_mark = 0
+        self._stuck: str | None = None
         self._next_eager = -math.inf
 
     # -- the loop ---------------------------------------------------------------------------
@@ -266,7 +271,7 @@ class Crawler:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.fetcher.close()
         try:
-            finished = self._stop == 0
+            finished = self._stop == 0 and self._stuck is None
             if self.learning is not None:
                 self.learning.commit()  # what the last pages taught, kept with them
             self.admission.flush()
@@ -282,6 +287,8 @@ class Crawler:
             for sig in installed:
                 signal.signal(sig, previous[sig])
         self.stats.interrupted = not finished
+        if self._stuck is not None:
+            raise InternalError(self._stuck)
         return CrawlResult(self.batch.number, self.stats, finished)
 
     def request_stop(self) -> None:
@@ -425,7 +432,32 @@ class Crawler:
         left = hosts.last_left or self.store.work_left(wall)
         if left.queued_hosts == 0 and left.leased_elsewhere == 0 and not hosts.held():
             return None
+        if self._stuck_check(left):
+            return None  # run() raises once everything is written
         return _IDLE_POLL
+
+    def _stuck_check(self, left: WorkLeft) -> bool:
+        """The safety net: alone on its store (no other worker can bring or take work),
+        with nothing in flight, nothing due at any time and nothing claimable, yet URLs
+        queued — round after round (a host just leased and found empty is let go at the
+        next) — the crawl would wait forever. That is a bug of ours: say so and stop
+        (resumable), never hang. A dead run's leases (``leased_elsewhere``) expire: wait."""
+        if self.store.shared or left.leased_elsewhere:
+            self._idle_rounds = 0
+            return False
+        st = self.stats
+        mark = st.fetched + st.robots_fetched + st.sources_fetched
+        if mark != self._idle_mark:
+            self._idle_mark, self._idle_rounds = mark, 0
+        self._idle_rounds += 1
+        if self._idle_rounds < _STUCK_ROUNDS:
+            return False
+        self._stuck = (
+            f"the crawl is stuck: {left.queued_hosts + self.hosts.held()} host(s) have queued "
+            "URLs but nothing is in flight or due (a bug of dustless); stopped, "
+            "resumable with --resume"
+        )
+        return True
 
     def _start_ready(self, now: float, concurrency: int) -> float | None:
         """Start fetches for ready items; the seconds until the next one, None when idle."""
