@@ -1,5 +1,6 @@
 import http.server
 import json
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -182,3 +183,43 @@ def test_progress_lines_off_a_terminal(tmp_path, ch, testweb_factory):
     assert "pages/s now" in reports[0]
     assert all(len(line) <= 80 for line in proc.stderr.splitlines() if "pages/s" in line)
     assert "finished: 8 pages" in proc.stderr
+
+
+class _V6Server(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+def test_resolve_to_a_bracketed_ipv6_address(tmp_path, ch):
+    # `--resolve NAME:[IPv6]` was split at its last colon by the CLI ("'1]' is not an IP
+    # address"); one parser (the fetcher's) reads it everywhere.
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<html><body>over IPv6</body></html>"
+            self.send_response(200 if self.path == "/" else 404)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = _V6Server(("::1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        out = tmp_path / "c"
+        proc = ch.run_cli(
+            "crawl", str(out), f"http://h.test:{port}/", "--resolve", "h.test:[::1]",
+            "--quiet", "--delay", "0",
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert proc.returncode == 0, proc.stderr
+    with sqlite3.connect(out / "crawl.db") as db:
+        got = db.execute(
+            "SELECT f.state FROM fetches f JOIN urls u ON u.id = f.url_id WHERE u.url = ?",
+            (f"http://h.test:{port}/",),
+        ).fetchall()
+    assert got == [("OK",)]
