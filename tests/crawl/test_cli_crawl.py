@@ -5,6 +5,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -223,3 +224,19 @@ def test_resolve_to_a_bracketed_ipv6_address(tmp_path, ch):
             (f"http://h.test:{port}/",),
         ).fetchall()
     assert got == [("OK",)]
+
+
+def test_a_seed_refusing_connections_is_reported_within_seconds(tmp_path, ch):
+    # Nothing listens on the port: every connection is refused. The crawl used to back off
+    # 5 s, 10 s, 20 s, 40 s (~77 s) before its one-line error; a given seed's host that
+    # never answered is tried a few times quickly instead.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: refused from now on
+    started = time.monotonic()
+    proc = ch.run_cli("crawl", str(tmp_path / "c"), f"http://127.0.0.1:{port}/", "--quiet")
+    took = time.monotonic() - started
+    assert proc.returncode == 1, proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("dustless crawl: the seed could not be fetched")
+    assert took < 30, took  # ~2 s; generous for a loaded machine, far from 77 s

@@ -318,7 +318,9 @@ class Crawler:
                 # The request is over: start the host's politeness clock now, not when the
                 # page has been processed, so its next request can overlap that work.
                 r = done.results[0]
-                self.hosts.page_done(done.item, self.clock(), r.elapsed, failed=_trouble(r))
+                self.hosts.page_done(
+                    done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
+                )
         if not self._done:
             self._done_since = self.clock()
         self._done.append(task)
@@ -750,7 +752,9 @@ class Crawler:
             # spellings all failed get their next one.
             self.spellings.resume()
             return
+        self.hosts.seeding = True  # a dead seed is told quickly (HostTable._refused_seed)
         self.admission.seed(self.config.seeds)
+        self.hosts.seeding = False
         self._commit(self.clock())
 
     # -- writing -----------------------------------------------------------------------------

@@ -140,6 +140,11 @@ class HostTable:
         self._blocks: dict[str, Block] = {}
         self._sweep: set[str] = set()  # blocked hosts the DB may hold queued URLs for
         self._strays: dict[str, list[int]] = {}  # claimed URLs of blocked hosts, to record
+        # The given seeds' hosts that have not answered yet (``seeding``: noted as the seeds
+        # are queued): a refused connection there is tried a few times quickly, not backed
+        # off for minutes (``Politeness.quick_backoff``), so a dead seed is reported soon.
+        self.seeding = False
+        self._unanswered: set[str] = set()
 
     # -- leases --------------------------------------------------------------------------------
 
@@ -289,6 +294,8 @@ class HostTable:
         """``n`` more URLs of ``host`` were stored as queued (this worker's admissions)."""
         if host in self._blocks:
             self._sweep.add(host)
+        if self.seeding:
+            self._unanswered.add(host)
         held = self._held.get(host)
         if held is not None:
             held.queued += n
@@ -412,9 +419,22 @@ class HostTable:
             self.note_low(item.host)
             return item
 
-    def page_done(self, item: QueuedURL, mono: float, elapsed: float, *, failed: bool) -> None:
-        """A page request ended at ``mono``: the host's politeness clock starts."""
-        self.frontier.done(item.host, mono, elapsed, failed=failed)
+    def page_done(
+        self, item: QueuedURL, mono: float, elapsed: float, *, failed: bool, state: NetState
+    ) -> None:
+        """A page request ended at ``mono`` with ``state``: the host's politeness clock
+        starts."""
+        quick = self._refused_seed(item.host, state)
+        self.frontier.done(item.host, mono, elapsed, failed=failed, quick=quick)
+
+    def _refused_seed(self, host: str, state: NetState) -> bool:
+        """Is this a given seed's host that has never answered, refusing a connection?"""
+        if host not in self._unanswered:
+            return False
+        if state is NetState.cErr:
+            return True
+        self._unanswered.discard(host)  # it answered (or failed otherwise): the usual pace
+        return False
 
     def robots_done(
         self,
@@ -438,12 +458,15 @@ class HostTable:
             self.frontier.done(host, mono, elapsed)
             return RobotsDone(HostInfo(host, ip, first.value, wall), Block(host, first, error))
         outcome = classify_response(status)
+        if outcome is not RobotsOutcome.UNREACHABLE:
+            self._unanswered.discard(host)
         if outcome is RobotsOutcome.UNREACHABLE:
             stale = self.robots.entry(key)
             if stale is None or stale.outcome is RobotsOutcome.UNREACHABLE:
                 # §2.3.1.4: disallow all, retry later: the host backs off, and is given
                 # up (its URLs recorded as ``robots``) after too many tries in a row.
-                self.frontier.done(host, mono, elapsed, failed=True)
+                quick = self._refused_seed(host, first)
+                self.frontier.done(host, mono, elapsed, failed=True, quick=quick)
                 block = None
                 if self.frontier.state(host) is HostState.BLOCKED:
                     block = Block(host, NetState.robots, error)
