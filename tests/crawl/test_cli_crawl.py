@@ -240,3 +240,42 @@ def test_a_seed_refusing_connections_is_reported_within_seconds(tmp_path, ch):
     [line] = proc.stderr.splitlines()
     assert line.startswith("dustless crawl: the seed could not be fetched")
     assert took < 30, took  # ~2 s; generous for a loaded machine, far from 77 s
+
+
+def test_a_rerun_after_a_failed_first_crawl_starts_over(tmp_path, ch):
+    # No seed of the first crawl could be fetched (a server not started yet): the rerun
+    # neither asks for --resume (the crawl has finished) nor is refused: it starts over.
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<html><body>up now</body></html>"
+            self.send_response(200 if self.path == "/" else 404)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out, seed = tmp_path / "c", f"http://127.0.0.1:{port}/"
+    first = ch.run_cli("crawl", str(out), seed, "--quiet", "--delay", "0")
+    assert first.returncode == 1, first.stderr  # the seed could not be fetched
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        again = ch.run_cli("crawl", str(out), seed, "--quiet", "--delay", "0")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert again.returncode == 0, again.stderr
+    with sqlite3.connect(out / "crawl.db") as db:
+        assert db.execute("SELECT count(*) FROM crawls").fetchone() == (1,)
+        rows = db.execute("SELECT f.state FROM fetches f JOIN urls u ON u.id = f.url_id")
+        assert [state for (state,) in rows] == ["OK"]
+    # A crawl that did fetch something is still never overwritten.
+    third = ch.run_cli("crawl", str(out), seed, "--quiet")
+    assert third.returncode == 2
+    assert "add --resume" in third.stderr

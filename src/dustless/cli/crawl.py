@@ -243,6 +243,10 @@ def _check_directory(out: Path, *, resume: bool) -> None:
     if resume and not db.is_file():
         raise InvalidOption(f"{out} holds no crawl to resume (no crawl.db)")
     if not resume and db.exists():
+        from dustless.crawl.resume import failed_first_crawl
+
+        if failed_first_crawl(out):
+            return  # nothing of it answered: the run starts over (crawl/resume.py)
         raise InvalidOption(
             f"{out} already holds a crawl: add --resume to continue it, or choose another directory"
         )
