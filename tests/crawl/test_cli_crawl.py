@@ -1,9 +1,11 @@
 import http.server
 import json
+import socket
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -182,3 +184,98 @@ def test_progress_lines_off_a_terminal(tmp_path, ch, testweb_factory):
     assert "pages/s now" in reports[0]
     assert all(len(line) <= 80 for line in proc.stderr.splitlines() if "pages/s" in line)
     assert "finished: 8 pages" in proc.stderr
+
+
+class _V6Server(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+def test_resolve_to_a_bracketed_ipv6_address(tmp_path, ch):
+    # `--resolve NAME:[IPv6]` was split at its last colon by the CLI ("'1]' is not an IP
+    # address"); one parser (the fetcher's) reads it everywhere.
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<html><body>over IPv6</body></html>"
+            self.send_response(200 if self.path == "/" else 404)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = _V6Server(("::1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        out = tmp_path / "c"
+        proc = ch.run_cli(
+            "crawl", str(out), f"http://h.test:{port}/", "--resolve", "h.test:[::1]",
+            "--quiet", "--delay", "0",
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert proc.returncode == 0, proc.stderr
+    with sqlite3.connect(out / "crawl.db") as db:
+        got = db.execute(
+            "SELECT f.state FROM fetches f JOIN urls u ON u.id = f.url_id WHERE u.url = ?",
+            (f"http://h.test:{port}/",),
+        ).fetchall()
+    assert got == [("OK",)]
+
+
+def test_a_seed_refusing_connections_is_reported_within_seconds(tmp_path, ch):
+    # Nothing listens on the port: every connection is refused. The crawl used to back off
+    # 5 s, 10 s, 20 s, 40 s (~77 s) before its one-line error; a given seed's host that
+    # never answered is tried a few times quickly instead.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: refused from now on
+    started = time.monotonic()
+    proc = ch.run_cli("crawl", str(tmp_path / "c"), f"http://127.0.0.1:{port}/", "--quiet")
+    took = time.monotonic() - started
+    assert proc.returncode == 1, proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("dustless crawl: the seed could not be fetched")
+    assert took < 30, took  # ~2 s; generous for a loaded machine, far from 77 s
+
+
+def test_a_rerun_after_a_failed_first_crawl_starts_over(tmp_path, ch):
+    # No seed of the first crawl could be fetched (a server not started yet): the rerun
+    # neither asks for --resume (the crawl has finished) nor is refused: it starts over.
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<html><body>up now</body></html>"
+            self.send_response(200 if self.path == "/" else 404)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out, seed = tmp_path / "c", f"http://127.0.0.1:{port}/"
+    first = ch.run_cli("crawl", str(out), seed, "--quiet", "--delay", "0")
+    assert first.returncode == 1, first.stderr  # the seed could not be fetched
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        again = ch.run_cli("crawl", str(out), seed, "--quiet", "--delay", "0")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert again.returncode == 0, again.stderr
+    with sqlite3.connect(out / "crawl.db") as db:
+        assert db.execute("SELECT count(*) FROM crawls").fetchone() == (1,)
+        rows = db.execute("SELECT f.state FROM fetches f JOIN urls u ON u.id = f.url_id")
+        assert [state for (state,) in rows] == ["OK"]
+    # A crawl that did fetch something is still never overwritten.
+    third = ch.run_cli("crawl", str(out), seed, "--quiet")
+    assert third.returncode == 2
+    assert "add --resume" in third.stderr

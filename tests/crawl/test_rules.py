@@ -175,6 +175,7 @@ def test_config_round_trips_through_json_and_validates():
     )
     assert CrawlConfig.from_json(c.to_json()) == c
     assert c.resolve_map() == {"*.test": "127.0.0.1"}
+    assert CrawlConfig(resolve=("H.test:[::1]",)).resolve_map() == {"h.test": "::1"}
     assert c.politeness().min_delay == c.delay
     for bad in ({"max_pages": 0}, {"concurrency": 0}, {"delay": -1.0}, {"max_depth": -1}):
         with pytest.raises(InvalidOption):

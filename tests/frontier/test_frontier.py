@@ -139,6 +139,30 @@ def test_failures_back_off_then_recover():
     assert isinstance(f.pop(6.0), Ready)
 
 
+def test_a_refused_seed_is_tried_quickly_and_given_up_after_a_few_tries():
+    # A seed's host that never answered and refuses connections: 0.5 s, 1 s, given up at
+    # the third failure (~1.5 s), instead of the 5 s, 10 s, 20 s, 40 s of the usual
+    # back-off (~77 s before the user heard that the crawl cannot start).
+    f = Frontier(Politeness(min_delay=0.0, factor=0.0))
+    for i in range(5):
+        f.push(q(f"http://a.test/{i}"))
+    now, waits = 0.0, []
+    while f.state("http://a.test") is not HostState.BLOCKED:
+        r = f.pop(now)
+        if isinstance(r, Wait):
+            waits.append(r.seconds)
+            now += r.seconds
+            continue
+        f.done(r.item.host, now, 0.0, failed=True, quick=True)
+    assert waits == [0.5, 1.0]
+    # Any other host (or a seed once it answered) keeps the usual back-off.
+    f.push(q("http://b.test/1"))
+    f.push(q("http://b.test/2"))
+    r = f.pop(now)
+    f.done(r.item.host, now, 0.0, failed=True)
+    assert f.pop(now) == Wait(5.0)
+
+
 def test_block_returns_queue_and_release_owes_no_delay():
     f = Frontier(Politeness(min_delay=100.0))
     for i in range(3):

@@ -225,14 +225,10 @@ def _seeds(urls: list[str], seeds_file: str | None) -> tuple[list[str], list[str
 def _check_addresses(resolve: list[str], allow: list[str], deny: list[str]) -> None:
     import ipaddress
 
+    from dustless.fetch._dns import parse_resolve
+
     for spec in resolve:
-        name, sep, ip = spec.rpartition(":")
-        if not sep or not name or not ip:
-            raise InvalidOption(f"--resolve wants NAME:IP, not {spec!r}")
-        try:
-            ipaddress.ip_address(ip.strip("[]"))
-        except ValueError:
-            raise InvalidOption(f"--resolve {spec!r}: {ip!r} is not an IP address") from None
+        parse_resolve(spec)  # the one parser of NAME:IP, the fetcher's
     for option, specs in (("--allow-ip", allow), ("--deny-ip", deny)):
         for spec in specs:
             try:
@@ -248,6 +244,10 @@ def _check_directory(out: Path, *, resume: bool) -> None:
     if resume and not db.is_file():
         raise InvalidOption(f"{out} holds no crawl to resume (no crawl.db)")
     if not resume and db.exists():
+        from dustless.crawl.resume import failed_first_crawl
+
+        if failed_first_crawl(out):
+            return  # nothing of it answered: the run starts over (crawl/resume.py)
         raise InvalidOption(
             f"{out} already holds a crawl: add --resume to continue it, or choose another directory"
         )

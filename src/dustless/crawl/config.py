@@ -137,13 +137,11 @@ class CrawlConfig:
         )
 
     def resolve_map(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for spec in self.resolve:
-            name, sep, ip = spec.rpartition(":")
-            if not sep or not name or not ip:
-                raise InvalidOption(f"--resolve wants NAME:IP, not {spec!r}")
-            out[name.lower()] = ip
-        return out
+        """``--resolve`` as name → IP, read by the one parser (``fetch.parse_resolve``,
+        which takes ``h.test:[::1]`` as well as ``h.test:::1``)."""
+        from dustless.fetch._dns import parse_resolve
+
+        return dict(parse_resolve(spec) for spec in self.resolve)
 
     def with_(self, **changes: Any) -> CrawlConfig:
         return replace(self, **changes)

@@ -52,13 +52,13 @@ from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
 from dustless.crawl.sources import SourceReader, Sources, SourceSwitch, site_switch
 from dustless.crawl.spellings import Spellings
-from dustless.errors import StoreError
+from dustless.errors import InternalError, StoreError
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
 from dustless.kinds import SOURCE_KINDS
 from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
-from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter
+from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter, WorkLeft
 
 __all__ = ["CrawlResult", "Crawler", "strict_mode"]
 
@@ -93,6 +93,7 @@ _HOLD_PAGES = 128
 # a page), and not at all when the slots are idle for want of those links.
 _HOLD_STALLED = 0.3
 _EAGER_FLUSH = 0.02  # seconds between two admissions made because slots were idle
+_STUCK_ROUNDS = 4  # idle rounds in a row with queued work and nothing to do: a stuck crawl
 
 
 def strict_mode() -> bool:
@@ -234,6 +235,10 @@ class Crawler:
         self._last_progress = 0.0
         self._next_maintain = -math.inf
         self._robots_in_flight = 0  # robots.txt requests out: their hosts' pages wait
+        # The safety net (``_stuck_check``): idle rounds in a row that found nothing to do.
+        self._idle_rounds = 0
+        self._idle_mark = 0
+        self._stuck: str | None = None
         self._next_eager = -math.inf
 
     # -- the loop ---------------------------------------------------------------------------
@@ -266,11 +271,12 @@ class Crawler:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.fetcher.close()
         try:
-            finished = self._stop == 0
+            finished = self._stop == 0 and self._stuck is None
             if self.learning is not None:
                 self.learning.commit()  # what the last pages taught, kept with them
             self.admission.flush()
             self.sources.write()  # the dates of the URLs just admitted
+            self._record_leftovers()
             self.record.write()
             # Every fetch has ended and is in the rows just written: what is still claimed
             # is the unstarted windows, which go back to the queue with the leases.
@@ -281,6 +287,8 @@ class Crawler:
             for sig in installed:
                 signal.signal(sig, previous[sig])
         self.stats.interrupted = not finished
+        if self._stuck is not None:
+            raise InternalError(self._stuck)
         return CrawlResult(self.batch.number, self.stats, finished)
 
     def request_stop(self) -> None:
@@ -310,7 +318,9 @@ class Crawler:
                 # The request is over: start the host's politeness clock now, not when the
                 # page has been processed, so its next request can overlap that work.
                 r = done.results[0]
-                self.hosts.page_done(done.item, self.clock(), r.elapsed, failed=_trouble(r))
+                self.hosts.page_done(
+                    done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
+                )
         if not self._done:
             self._done_since = self.clock()
         self._done.append(task)
@@ -424,7 +434,32 @@ class Crawler:
         left = hosts.last_left or self.store.work_left(wall)
         if left.queued_hosts == 0 and left.leased_elsewhere == 0 and not hosts.held():
             return None
+        if self._stuck_check(left):
+            return None  # run() raises once everything is written
         return _IDLE_POLL
+
+    def _stuck_check(self, left: WorkLeft) -> bool:
+        """The safety net: alone on its store (no other worker can bring or take work),
+        with nothing in flight, nothing due at any time and nothing claimable, yet URLs
+        queued — round after round (a host just leased and found empty is let go at the
+        next) — the crawl would wait forever. That is a bug of ours: say so and stop
+        (resumable), never hang. A dead run's leases (``leased_elsewhere``) expire: wait."""
+        if self.store.shared or left.leased_elsewhere:
+            self._idle_rounds = 0
+            return False
+        st = self.stats
+        mark = st.fetched + st.robots_fetched + st.sources_fetched
+        if mark != self._idle_mark:
+            self._idle_mark, self._idle_rounds = mark, 0
+        self._idle_rounds += 1
+        if self._idle_rounds < _STUCK_ROUNDS:
+            return False
+        self._stuck = (
+            f"the crawl is stuck: {left.queued_hosts + self.hosts.held()} host(s) have queued "
+            "URLs but nothing is in flight or due (a bug of dustless); stopped, "
+            "resumable with --resume"
+        )
+        return True
 
     def _start_ready(self, now: float, concurrency: int) -> float | None:
         """Start fetches for ready items; the seconds until the next one, None when idle."""
@@ -611,6 +646,12 @@ class Crawler:
         for url_id in self.hosts.block(block):
             self._record_state(url_id, block.state, block.error)
 
+    def _record_leftovers(self) -> None:
+        """URLs queued for a blocked host after its block end as its first ones did."""
+        for block, ids in self.hosts.leftovers():
+            for url_id in ids:
+                self._record_state(url_id, block.state, block.error)
+
     def _record_state(self, url_id: int, state: NetState, error: str | None = None) -> None:
         self.record.state(url_id, self.wall(), state, error)
         self.stats.count_state(state.value)
@@ -711,7 +752,9 @@ class Crawler:
             # spellings all failed get their next one.
             self.spellings.resume()
             return
+        self.hosts.seeding = True  # a dead seed is told quickly (HostTable._refused_seed)
         self.admission.seed(self.config.seeds)
+        self.hosts.seeding = False
         self._commit(self.clock())
 
     # -- writing -----------------------------------------------------------------------------
@@ -721,6 +764,7 @@ class Crawler:
             self.learning.commit()  # new rules first: the pending links get them
         self.admission.flush()
         self.sources.write()
+        self._record_leftovers()
         lease_round = now >= self._next_maintain
         # Many machines: the lease round right after a commit, when every fetch handled is
         # in the DB, so that it may give any host without a request out to a worker that has

@@ -133,6 +133,18 @@ class HostTable:
         # what the last lease round heard of the work left anywhere.
         self._giving: dict[str, float] = {}
         self.last_left: WorkLeft | None = None
+        # Hosts blocked here, for the rest of the run (the frontier forgets a host it gives
+        # back): a URL of theirs queued after the block — a link admitted later, a redirect,
+        # a sitemap entry, a lease taken again, another worker's link claimed here — ends
+        # with the block's state too (``leftovers``), or the crawl would never end.
+        self._blocks: dict[str, Block] = {}
+        self._sweep: set[str] = set()  # blocked hosts the DB may hold queued URLs for
+        self._strays: dict[str, list[int]] = {}  # claimed URLs of blocked hosts, to record
+        # The given seeds' hosts that have not answered yet (``seeding``: noted as the seeds
+        # are queued): a refused connection there is tried a few times quickly, not backed
+        # off for minutes (``Politeness.quick_backoff``), so a dead seed is reported soon.
+        self.seeding = False
+        self._unanswered: set[str] = set()
 
     # -- leases --------------------------------------------------------------------------------
 
@@ -170,6 +182,9 @@ class HostTable:
             else:
                 held.queued = lease.queued
             held.renewed = wall
+            if lease.host in self._blocks:
+                self._sweep.add(lease.host)  # its URLs end recorded, never fetched
+                continue
             if lease.ready_at > wall:
                 self.frontier.hold(lease.host, mono + lease.ready_at - wall)
             if lease.queued:
@@ -228,7 +243,7 @@ class HostTable:
         for host in list(self._held):
             if len(self._giving) >= n:
                 break
-            if host not in self._giving and frontier.state(host) is not HostState.BLOCKED:
+            if host not in self._giving and not self.blocked(host):
                 self._drain(host)
         gone: dict[str, float] = {}
         back: list[int] = []
@@ -277,6 +292,10 @@ class HostTable:
 
     def queued(self, host: str, n: int = 1) -> None:
         """``n`` more URLs of ``host`` were stored as queued (this worker's admissions)."""
+        if host in self._blocks:
+            self._sweep.add(host)
+        if self.seeding:
+            self._unanswered.add(host)
         held = self._held.get(host)
         if held is not None:
             held.queued += n
@@ -299,7 +318,7 @@ class HostTable:
             for h in hosts
             if self._held[h].queued > 0
             and frontier.queued_for(h) < LOW
-            and frontier.state(h) is not HostState.BLOCKED
+            and not self.blocked(h)
             and h not in self._giving  # many machines: being given back
         ]
         self._low.clear()
@@ -325,11 +344,19 @@ class HostTable:
             held = self._held.get(u.host)
             if held is not None:
                 held.queued -= 1
+            if u.host in self._blocks:
+                # Claimed for a host blocked here (another worker's link, a release's last
+                # claim): recorded with the block's state by ``leftovers``.
+                self._strays.setdefault(u.host, []).append(u.id)
+                continue
             item = QueuedURL(
                 u.url, intern(u.host), u.depth, u.priority, u.seed_id or 0, u.kind, u.id, u.identity
             )
             if not frontier.push(item):
-                continue  # blocked meanwhile: block() records it
+                # Given up by the clock (``done``), its block not yet handled: ``block``
+                # records this one with the rest.
+                self._strays.setdefault(u.host, []).append(u.id)
+                continue
             origin = origin_of(u.url)
             if self.robots.entry(self._key(origin)) is None:
                 origins.add(origin)
@@ -351,7 +378,7 @@ class HostTable:
     def claim_now(self, counts: Mapping[str, int]) -> None:
         """Claim URLs at once, ahead of the windows (seed 002 §3.4.2: urgent classes)."""
         for host, n in counts.items():
-            if host in self._held and self.frontier.state(host) is not HostState.BLOCKED:
+            if host in self._held and not self.blocked(host):
                 self.take(self.store.claim_queued(n, hosts=[host], per_host=n))
 
     # -- what to do now ----------------------------------------------------------------------
@@ -392,9 +419,22 @@ class HostTable:
             self.note_low(item.host)
             return item
 
-    def page_done(self, item: QueuedURL, mono: float, elapsed: float, *, failed: bool) -> None:
-        """A page request ended at ``mono``: the host's politeness clock starts."""
-        self.frontier.done(item.host, mono, elapsed, failed=failed)
+    def page_done(
+        self, item: QueuedURL, mono: float, elapsed: float, *, failed: bool, state: NetState
+    ) -> None:
+        """A page request ended at ``mono`` with ``state``: the host's politeness clock
+        starts."""
+        quick = self._refused_seed(item.host, state)
+        self.frontier.done(item.host, mono, elapsed, failed=failed, quick=quick)
+
+    def _refused_seed(self, host: str, state: NetState) -> bool:
+        """Is this a given seed's host that has never answered, refusing a connection?"""
+        if host not in self._unanswered:
+            return False
+        if state is NetState.cErr:
+            return True
+        self._unanswered.discard(host)  # it answered (or failed otherwise): the usual pace
+        return False
 
     def robots_done(
         self,
@@ -418,12 +458,15 @@ class HostTable:
             self.frontier.done(host, mono, elapsed)
             return RobotsDone(HostInfo(host, ip, first.value, wall), Block(host, first, error))
         outcome = classify_response(status)
+        if outcome is not RobotsOutcome.UNREACHABLE:
+            self._unanswered.discard(host)
         if outcome is RobotsOutcome.UNREACHABLE:
             stale = self.robots.entry(key)
             if stale is None or stale.outcome is RobotsOutcome.UNREACHABLE:
                 # §2.3.1.4: disallow all, retry later: the host backs off, and is given
                 # up (its URLs recorded as ``robots``) after too many tries in a row.
-                self.frontier.done(host, mono, elapsed, failed=True)
+                quick = self._refused_seed(host, first)
+                self.frontier.done(host, mono, elapsed, failed=True, quick=quick)
                 block = None
                 if self.frontier.state(host) is HostState.BLOCKED:
                     block = Block(host, NetState.robots, error)
@@ -470,22 +513,48 @@ class HostTable:
     # -- blocking ----------------------------------------------------------------------------
 
     def block(self, block: Block) -> list[int]:
-        """Stop a host; the url ids of every URL still queued for it, here or in the DB."""
+        """Stop a host; the url ids of every URL still queued for it, here or in the DB.
+
+        The first block of a host is kept for the run: what is queued for it later ends
+        with the same state (``leftovers``)."""
+        host = block.host
+        self._blocks.setdefault(host, block)
+        self._sweep.discard(host)
         f = self.frontier
-        ids = [item.url_id for item in f.block(block.host) + f.take_blocked(block.host)]
-        held = self._held.get(block.host)
+        ids = [item.url_id for item in f.block(host) + f.take_blocked(host)]
+        ids += self._strays.pop(host, [])
+        return ids + self._claim_all(host)
+
+    def _claim_all(self, host: str) -> list[int]:
+        """Every URL the DB holds queued for ``host`` (held here), claimed."""
+        held = self._held.get(host)
         if held is None:
-            return ids
+            return []
+        ids: list[int] = []
         while True:
-            claimed = self.store.claim_queued(5000, hosts=[block.host], per_host=5000)
+            claimed = self.store.claim_queued(5000, hosts=[host], per_host=5000)
             if not claimed:
                 break
             ids += [u.id for u in claimed]
         held.queued = 0
         return ids
 
+    def leftovers(self) -> list[tuple[Block, list[int]]]:
+        """URLs of blocked hosts queued or claimed since their block, with the block each
+        ends with (the state its drained URLs got): called before each commit."""
+        if not self._sweep and not self._strays:
+            return []
+        out: list[tuple[Block, list[int]]] = []
+        for host in (self._sweep | set(self._strays)) & self._blocks.keys():
+            ids = self._strays.pop(host, []) + self._claim_all(host)
+            ids += [item.url_id for item in self.frontier.take_blocked(host)]
+            if ids:
+                out.append((self._blocks[host], ids))
+        self._sweep.clear()
+        return out
+
     def blocked(self, host: str) -> bool:
-        return self.frontier.state(host) is HostState.BLOCKED
+        return host in self._blocks or self.frontier.state(host) is HostState.BLOCKED
 
     # -- looking -----------------------------------------------------------------------------
 

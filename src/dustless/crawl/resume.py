@@ -11,7 +11,10 @@ input URL list of the next crawl (seed 004 Fig. 1, "출력 URL 목록").
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +31,7 @@ __all__ = [
     "CrawlFinished",
     "Run",
     "checked_rules",
+    "failed_first_crawl",
     "open_run",
     "warc_info",
     "write_seeds_out",
@@ -70,8 +74,47 @@ def checked_rules(config: CrawlConfig) -> Rules:
     return rules
 
 
+def failed_first_crawl(out: Path) -> bool:
+    """Does ``out`` hold a first crawl that ended with none of its seeds answered (no
+    network, a dead seed, a refused address)? Nothing in it is worth keeping — and neither
+    a rerun ("add --resume") nor ``--resume`` ("finished") could use the directory — so a
+    rerun starts over. Read-only: a check, never a migration."""
+    db = out / "crawl.db"
+    if not db.is_file():
+        return False
+    try:
+        uri = db.resolve().as_uri() + "?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+            batches = conn.execute("SELECT ended_at FROM crawls").fetchall()
+            if len(batches) != 1 or batches[0][0] is None:
+                return False  # a crawl under way (resumable), or one with history
+            seeds, answered = conn.execute(
+                "SELECT count(*), count(f.status) FROM fetches f "
+                "JOIN urls u ON u.id = f.url_id WHERE u.depth = 0"
+            ).fetchone()
+            (anything,) = conn.execute(
+                "SELECT count(*) FROM fetches WHERE status IS NOT NULL"
+            ).fetchone()
+    except sqlite3.Error:
+        return False  # not ours to judge: the usual refusal names the directory
+    return bool(seeds > 0 and answered == 0 and anything == 0)
+
+
+def _clear_failed(out: Path) -> None:
+    """What a failed first crawl wrote in ``out`` (``failed_first_crawl``), removed."""
+    from dustless.crawl.learn import LEARNED_RULES
+    from dustless.store._index import INDEX_DIR
+
+    for name in ("crawl.db", "crawl.db-wal", "crawl.db-shm", SEEDS_OUT, LEARNED_RULES):
+        (out / name).unlink(missing_ok=True)
+    for name in (WARC_DIR, INDEX_DIR):
+        shutil.rmtree(out / name, ignore_errors=True)
+
+
 def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run:
     db_path = out / "crawl.db"
+    if not resume and db_path.exists() and failed_first_crawl(out):
+        _clear_failed(out)
     if not resume and db_path.exists():
         raise InvalidOption(
             f"{out} already holds a crawl: add --resume to continue it, or choose another --out"

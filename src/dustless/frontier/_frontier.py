@@ -44,14 +44,27 @@ class Politeness:
     backoff: float = 5.0  # first extra wait after server trouble; doubles each time
     max_backoff: float = 300.0
     max_failures: int = 5  # failures in a row before the host is given up (BLOCKED)
+    # A seed's host that has never answered and refuses the connection: a few quick tries
+    # (the user waits to hear that the crawl cannot start), not minutes of back-off. Hosts
+    # met later, and seeds once they answered, back off as above.
+    quick_backoff: float = 0.5
+    quick_failures: int = 3
 
     def __post_init__(self) -> None:
-        for name in ("min_delay", "factor", "max_crawl_delay", "backoff", "max_backoff"):
+        for name in (
+            "min_delay",
+            "factor",
+            "max_crawl_delay",
+            "backoff",
+            "max_backoff",
+            "quick_backoff",
+        ):
             value = getattr(self, name)
             if not (value >= 0 and math.isfinite(value)):
                 raise InvalidOption(f"politeness {name} must be a finite number >= 0, not {value}")
-        if self.max_failures < 1:
-            raise InvalidOption(f"politeness max_failures must be >= 1, not {self.max_failures}")
+        for name in ("max_failures", "quick_failures"):
+            if getattr(self, name) < 1:
+                raise InvalidOption(f"politeness {name} must be >= 1, not {getattr(self, name)}")
 
     def delay(self, fetch_seconds: float, crawl_delay: float | None) -> float:
         """Seconds a host must rest after a fetch that took ``fetch_seconds``."""
@@ -230,11 +243,14 @@ class Frontier:
         crawl_delay: float | None = None,
         *,
         failed: bool = False,
+        quick: bool = False,
     ) -> None:
         """A request to ``host`` ended at ``now`` after ``fetch_seconds``.
 
         ``failed``: the server was in trouble (timeout, connection error, 5xx); the host
-        backs off, and after ``max_failures`` failures in a row it is blocked.
+        backs off, and after ``max_failures`` failures in a row it is blocked. ``quick``
+        (a seed's host that never answered refused the connection): the back-off starts at
+        ``quick_backoff`` and the host is given up after ``quick_failures``.
         """
         h = self._finish(host)
         if crawl_delay is not None:
@@ -243,10 +259,12 @@ class Frontier:
         delay = p.delay(fetch_seconds, h.crawl_delay)
         if failed:
             h.failures += 1
-            event = HostEvent.GIVE_UP if h.failures >= p.max_failures else HostEvent.FAILED
+            limit = min(p.max_failures, p.quick_failures) if quick else p.max_failures
+            event = HostEvent.GIVE_UP if h.failures >= limit else HostEvent.FAILED
             # A server that stalled us for t seconds may go on working on the request we
             # abandoned: rest at least 2t, so that it never serves two of ours at once.
-            backoff = min(p.max_backoff, p.backoff * 2 ** (h.failures - 1))
+            base = min(p.backoff, p.quick_backoff) if quick else p.backoff
+            backoff = min(p.max_backoff, base * 2 ** (h.failures - 1))
             delay = max(delay, backoff, 2 * max(fetch_seconds, 0.0))
         else:
             h.failures = 0
