@@ -1,7 +1,10 @@
 """HTTPS: the connection goes to the --resolve address, SNI and Host name the URL's host."""
 
 import datetime
+import http.server
+import re
 import ssl
+import threading
 from dataclasses import replace
 
 from aiohttp import web
@@ -129,3 +132,29 @@ def test_an_unreadable_ca_file_is_one_line_before_anything_starts(tmp_path, caps
         assert err.startswith(f"dustless crawl: error: --ca-file {path}: ")
         assert "\n" not in err
         assert not out.exists()
+
+
+def test_a_refused_certificate_is_named_in_the_crawls_progress(tmp_path, capsys):
+    # A host whose robots.txt fails on its certificate never reaches a page: no page state
+    # says why, and the progress line said "errors: none" until the host was given up.
+    from dustless.cli.main import main
+
+    cert_path, key_path = _self_signed(tmp_path, "secure.test")
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_ctx.load_cert_chain(cert_path, key_path)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    server.socket = server_ctx.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"https://secure.test:{server.server_address[1]}/"
+    args = ["crawl", url, "--out", str(tmp_path / "c"), "--resolve", "secure.test:127.0.0.1"]
+    args += ["--progress-interval", "0.05"]
+    try:
+        status = main(args)
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capsys.readouterr().err
+    assert status == 1  # no seed could be fetched
+    assert re.search(r"errors: robots\.txt certificate \d", err)
+    assert "errors: none" not in err

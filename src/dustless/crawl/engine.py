@@ -620,6 +620,8 @@ class Crawler:
         status = fetched.status if fetched is not None else None
         body = fetched.body if fetched is not None else b""
         error = final.error if first.state is not NetState.filtered else first.error
+        if status is None and first.state in _TROUBLE:
+            self.stats.count_robots_failure(first.state.value, error)
         done = self.hosts.robots_done(
             item,
             status,

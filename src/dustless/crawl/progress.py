@@ -84,6 +84,15 @@ class RunCounters:
     sources_fetched: int = 0
     source_entries: int = 0
     sources_refused: dict[str, int] = field(default_factory=dict)
+    # robots.txt requests that got no answer, by state ("cErr", "hTim", …), and "certificate"
+    # for a server certificate refused: a host whose robots.txt fails never reaches a page,
+    # so no page state says why, and the progress line showed "errors: none" while a private
+    # CA's hosts failed (the fix then is the crawler's --ca-file, not the server's).
+    robots_failed: dict[str, int] = field(default_factory=dict)
+
+    def count_robots_failure(self, state: str, error: str | None) -> None:
+        key = "certificate" if error is not None and "certificate" in error.lower() else state
+        self.robots_failed[key] = self.robots_failed.get(key, 0) + 1
 
     def count_source(self, kind: LinkKind, state: str) -> None:
         key = f"{kind.value} {state}"
@@ -133,6 +142,8 @@ class RunCounters:
         for state, n in sorted(self.states.items()):
             if state not in ("OK", "code") and state not in _GATES:
                 out[state] = n
+        for state, n in sorted(self.robots_failed.items()):
+            out[f"robots.txt {state}"] = n
         return out
 
     def rate(self, now: float) -> float:
