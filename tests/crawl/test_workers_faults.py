@@ -106,10 +106,12 @@ def test_a_worker_stalled_past_its_lease_sends_and_records_nothing_for_lost_host
         try:
             # w2 takes w1's hosts over once their leases have run out, and crawls them.
             _until(
-                lambda: not store.query(
-                    "SELECT 1 FROM host_work WHERE owner = 'w1' AND queued + "
-                    "(SELECT count(*) FROM urls u WHERE u.host = host_work.host "
-                    "AND u.state = 'in-flight') > 0"
+                lambda: (
+                    not store.query(
+                        "SELECT 1 FROM host_work WHERE owner = 'w1' AND queued + "
+                        "(SELECT count(*) FROM urls u WHERE u.host = host_work.host "
+                        "AND u.state = 'in-flight') > 0"
+                    )
                 ),
                 timeout=30,
             )
