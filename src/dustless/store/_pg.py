@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -204,6 +204,9 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
     def where(self) -> str:
         """``host:port/dbname``: the DB as messages name it (never with a password)."""
         return display_dsn(self._db.dsn)
+
+    def watch_outages(self, hook: Callable[[float | None], None]) -> None:
+        self._db.on_outage = hook
 
     def commit(self) -> None:
         self._db.commit()
