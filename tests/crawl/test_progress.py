@@ -130,3 +130,12 @@ def test_quiet_and_interval_zero_write_nothing() -> None:
         assert not progress.enabled
         assert isinstance(progress.stream, io.StringIO)
         assert progress.stream.getvalue() == ""
+
+
+def test_a_database_away_is_the_first_thing_said() -> None:
+    s = _busy_stats()
+    s.db_away = 12.4
+    lines = progress_lines(s, now=125.0, recent=0.0, width=80)
+    assert lines[0] == "database unavailable, retrying (12s)"
+    s.db_away = None
+    assert not any("database" in line for line in progress_lines(s, 125.0, 0.0, 80))

@@ -15,6 +15,7 @@ import pytest
 
 from dustless.errors import StoreError
 from dustless.kinds import LinkKind
+from dustless.states import NetState
 from dustless.store import (
     AdmitURL,
     FetchRecord,
@@ -273,3 +274,103 @@ def test_query_takes_sqlite_placeholders(pg_db: str) -> None:
     with PostgresCrawlStore(pg_db) as s:
         s.start_batch("{}", 0.0)
         assert s.query("SELECT ? || '?' || ?, 'a%'", ("x", "y")) == [("x?y", "a%")]
+
+
+def test_an_exchange_waits_for_a_server_that_restarts(pg_db: str, postgres: Any) -> None:
+    store = PostgresCrawlStore(pg_db, worker="w1")
+    heard: list[float | None] = []
+    store._db.on_outage = heard.append
+    try:
+        store.start_batch("{}", 0.0)
+        store.add_urls([NewURL("http://a.test/", "http://a.test/", "a.test", 0, LinkKind.ANCHOR)])
+        postgres.stop()
+        # Started again while the store is waiting for it (the store's pauses are short).
+        back = threading.Timer(1.0, postgres.start)
+        back.start()
+        try:
+            assert store.has_seeds() is False  # waited, reconnected, replayed
+        finally:
+            back.join()
+        assert len(store.query("SELECT id FROM urls")) == 1
+    finally:
+        store.close()
+    assert heard[-1] is None  # back
+    assert any(h is not None and h > 0 for h in heard)  # said so while it was away
+
+
+def test_a_server_away_longer_than_the_outage_is_one_line(pg_db: str, postgres: Any) -> None:
+    store = PostgresCrawlStore(pg_db, worker="w1")
+    store._db.outage = 0.5
+    try:
+        postgres.stop()
+        try:
+            with pytest.raises(StoreError, match=r"^lost the crawl DB on 127\.0\.0\.1:[^\n]*$"):
+                store.has_seeds()
+        finally:
+            postgres.start()
+    finally:
+        store._db._pending.clear()
+        store.close()
+
+
+def _two_on_one_host(pg_db: str) -> tuple[PostgresCrawlStore, PostgresCrawlStore]:
+    a = PostgresCrawlStore(pg_db, worker="w1")
+    a.start_batch("{}", 0.0)
+    a.add_urls([NewURL(f"http://a.test/{i}", f"http://a.test/{i}", "a.test", 0, LinkKind.ANCHOR)
+                for i in range(3)])  # fmt: skip
+    a.commit()
+    return a, PostgresCrawlStore(pg_db, worker="w2")
+
+
+def test_a_fetch_recorded_under_a_lost_lease_is_refused(pg_db: str) -> None:
+    a, b = _two_on_one_host(pg_db)
+    try:
+        assert [x.host for x in a.lease_hosts(10, now=100.0, ttl=10.0)] == ["a.test"]
+        mine = a.claim_queued(10, hosts=["a.test"], per_host=2)
+        a.commit()
+        # w1 stalls past its lease; w2 takes the host over, with w1's claims.
+        assert [x.queued for x in b.lease_hosts(10, now=111.0, ttl=10.0)] == [3]
+        b.commit()
+        # w1 wakes up and records what it had in flight: refused, and its URLs stay queued.
+        a.record_fetches([FetchRecord(u.id, 112.0, NetState.OK, status=200) for u in mine])
+        a.commit()
+        assert a.query("SELECT count(*) FROM fetches") == [(0,)]
+        assert a.query("SELECT count(*) FROM urls WHERE state = 'queued'") == [(3,)]
+        assert a.renew_leases(["a.test"], now=112.0, ttl=10.0) == set()
+        a.commit()
+        # The new holder's rows are written.
+        theirs = b.claim_queued(10, hosts=["a.test"], per_host=10)
+        b.record_fetches([FetchRecord(u.id, 113.0, NetState.OK, status=200) for u in theirs])
+        b.commit()
+        assert b.query("SELECT count(*), count(DISTINCT url_id) FROM fetches") == [(3, 3)]
+        # A lease of w1's own that ran out unnoticed is renewed as it was: same epoch.
+        assert b.query("UPDATE host_work SET lease_until = 0 RETURNING epoch") == [(2,)]
+        b.lease_hosts(10, now=200.0, ttl=10.0)
+        b.commit()
+        assert b.query("SELECT owner, epoch FROM host_work") == [("w2", 2)]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_claim_or_lease_replayed_after_a_lost_answer_gives_what_it_took(pg_db: str) -> None:
+    a, b = _two_on_one_host(pg_db)
+    try:
+        a.lease_hosts(10, now=100.0, ttl=60.0)
+        first = a.claim_queued(10, hosts=["a.test"], per_host=2)
+        a.commit()
+        # The claim committed but its answer was lost: the replay must give those URLs
+        # again (else they stay in flight with no one to fetch them).
+        a._claims.clear()
+        a._db.replaying = True
+        again = a.claim_queued(10, hosts=["a.test"], per_host=10)
+        assert {u.id for u in first} < {u.id for u in again}
+        assert len(again) == 3
+        # Likewise a lease: the host this worker holds in the DB but does not know of.
+        a._epochs.clear()
+        a._db.replaying = True
+        assert [x.host for x in a.lease_hosts(10, now=101.0, ttl=60.0)] == ["a.test"]
+        assert a.query("SELECT count(*) FROM urls WHERE state = 'in-flight'") == [(3,)]
+    finally:
+        a.close()
+        b.close()

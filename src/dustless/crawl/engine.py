@@ -240,6 +240,10 @@ class Crawler:
         self._idle_mark = 0
         self._stuck: str | None = None
         self._next_eager = -math.inf
+        if store.shared:
+            # A DB across the network may go away for a while (a restart, a failover): the
+            # store waits for it, and the progress line says so meanwhile.
+            store.watch_outages(self._db_away)
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -594,6 +598,12 @@ class Crawler:
         self._handled.append(item.host)  # its rows are written at the next commit
         if isinstance(item, RobotsItem):
             self._robots_in_flight -= 1
+        if self.store.shared and not self.hosts.holds(item.host):
+            # Fencing: the host's lease was lost while this fetch was out (a stall); its
+            # new owner fetches the URL again, so nothing of this one is recorded (the
+            # store would refuse its row anyway).
+            self.stats.lease_lost_drops += 1
+            return
         try:
             if isinstance(item, RobotsItem):
                 self._on_robots(item, done.results, done.robots)
@@ -792,6 +802,12 @@ class Crawler:
         self.hosts.maintain(now, self.wall())
         # Hosts whose fetches are not all in the DB (``_open``) are not given away.
         self.hosts.lease(now, self.wall(), keep=self._open)
+
+    def _db_away(self, seconds: float | None) -> None:
+        """The store waits for its DB (``seconds`` so far), or it is back (``None``)."""
+        self.stats.db_away = seconds
+        if self.progress is not None:
+            self._show(self.clock())
 
     def _show(self, now: float) -> None:
         assert self.progress is not None

@@ -12,7 +12,12 @@ so one request at a time and the delay hold across workers). For each host it ho
 * its window onto the DB queue: a few dozen URLs in memory, claimed in batches, refilled when
   it runs low, so a million queued URLs cost disk, not memory;
 * its lease: taken in batches, renewed while worked, given back when the host has no work,
-  with the politeness clock handed on (``ready_at``).
+  with the politeness clock handed on (``ready_at``). A lease is *fenced*: no request
+  starts for a host once its lease may have run out by this worker's own monotonic clock —
+  the last renewal (the time it was sent) plus the TTL, less a quarter of the TTL for the
+  request to end in — until a renewal proves it is still ours (a worker stalled past its
+  lease, by SIGSTOP or a pause, must not send while another holds the host). The store
+  refuses the rows of a lease that was lost all the same (``store/_pg.py``).
 
 ``next`` answers what to do now: fetch a page, fetch an origin's robots.txt first, record a
 page robots.txt denies, wait, or nothing. The engine does the fetching and the recording.
@@ -44,6 +49,7 @@ LOW = 8
 LEASE_TTL = 60.0  # seconds a lease lasts without renewal (a dead worker's hosts come back)
 _MAX_HOSTS = 20_000  # hosts leased at once: bounds the memory of windows and robots rules
 _LEASE_BATCH = 1000
+_RECHECK = 0.1  # seconds a host whose lease may have run out waits for its renewal
 
 
 def origin_of(url: str) -> str:
@@ -95,11 +101,12 @@ class RobotsDone:
 
 
 class _Held:
-    __slots__ = ("queued", "renewed")
+    __slots__ = ("queued", "renewed", "sure_until")
 
     def __init__(self, queued: int) -> None:
         self.queued = queued  # URLs queued in the DB for it, as far as this worker knows
         self.renewed = 0.0
+        self.sure_until = -math.inf  # monotonic: the lease is surely ours until then
 
 
 class HostTable:
@@ -175,6 +182,7 @@ class HostTable:
         if want <= 0:
             return 0
         leases = self.store.lease_hosts(min(want, _LEASE_BATCH), now=wall, ttl=self.lease_ttl)
+        sure = mono + self._sure_for
         for lease in leases:
             held = self._held.get(lease.host)
             if held is None:
@@ -182,6 +190,7 @@ class HostTable:
             else:
                 held.queued = lease.queued
             held.renewed = wall
+            held.sure_until = sure
             if lease.host in self._blocks:
                 self._sweep.add(lease.host)  # its URLs end recorded, never fetched
                 continue
@@ -202,12 +211,34 @@ class HostTable:
         if wall < self._next_renew or not self._held:
             return
         self._next_renew = wall + self.lease_ttl / 4
+        # ``mono`` is from before the renewal was sent: the lease runs from no earlier.
+        sure = mono + self._sure_for
         kept = self.store.renew_leases(list(self._held), now=wall, ttl=self.lease_ttl)
-        for host in [h for h in self._held if h not in kept]:
+        for host, held in list(self._held.items()):
+            if host in kept:
+                held.sure_until = sure
+                continue
             # Our lease ran out (a stall longer than its TTL) and the host is another's now:
             # its new owner queued our claims again, so they must not be fetched here.
             self._drop(host)
             self.frontier.forget(host)
+
+    @property
+    def _sure_for(self) -> float:
+        # A quarter of the TTL for a request started at the last moment to end in.
+        return self.lease_ttl * 0.75
+
+    def holds(self, host: str) -> bool:
+        """Is ``host`` this worker's (as far as the last renewal knows)?"""
+        return host in self._held
+
+    def sure(self, host: str, mono: float) -> bool:
+        """May a request for ``host`` start now (see the module docstring)? Always on a
+        store no other worker shares."""
+        if not self.store.shared:
+            return True
+        held = self._held.get(host)
+        return held is not None and mono < held.sure_until
 
     def release_idle(self, mono: float, wall: float, keep: Collection[str] = ()) -> int:
         """Give back the hosts with nothing left to fetch here (but those in ``keep``, whose
@@ -398,6 +429,20 @@ class HostTable:
                     continue
                 return r.seconds
             item = r.item
+            if not self.sure(item.host, mono):
+                # Fencing: the lease may have run out (a stall): nothing starts until a
+                # renewal says the host is still ours (or drops it).
+                frontier.push_front(item)
+                frontier.release(item.host)
+                if item.host not in self._held:
+                    # Lost while a request was out (``maintain`` could not forget it then):
+                    # its new owner has its URLs.
+                    for gone in frontier.forget(item.host):
+                        self.validators.pop(gone.url_id, None)
+                    continue
+                frontier.hold(item.host, mono + _RECHECK)
+                self._next_renew = -math.inf
+                continue
             if item.host in self._giving:
                 # Many machines: a host being given back (``_shed``) starts nothing more; its
                 # last request ended (the clock now set is the one handed on).

@@ -73,6 +73,11 @@ class RunCounters:
     hosts_blocked: int = 0
     interrupted: bool = False
     late_signals: int = 0  # Ctrl-C / SIGTERM during the final flush: noted, not obeyed
+    # Many machines: seconds the crawl DB has been away while the store waits for it (a
+    # restart, a failover), None while it answers; fetches dropped because their host's
+    # lease was lost (another worker has it now and fetches them again).
+    db_away: float | None = None
+    lease_lost_drops: int = 0
     # Hosts the address policy refused (loopback, private, …), with the reason: the summary
     # says how to allow them.
     refused_hosts: dict[str, str] = field(default_factory=dict)
@@ -256,6 +261,8 @@ def progress_lines(stats: RunCounters, now: float, recent: float, width: int) ->
     if waits:
         waits[0] = "waiting: " + waits[0]
     groups = [head, work, waits]
+    if s.db_away is not None:
+        groups.insert(0, [f"database unavailable, retrying ({format_duration(s.db_away)})"])
     ok = s.states.get("OK", 0)
     codes = code_groups(s.codes)
     answers = [f"OK {ok:,}"] if ok else []

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -92,10 +92,30 @@ _FREE_TEXT = tuple(
 )  # fmt: skip
 # Arrays go in binary (``%b``): psycopg's text dumper of a list is pure Python, and a
 # second of crawling writes a few thousand rows.
+# Fencing (``_pg_schema.py`` V8): a row fetched under a host's lease names the host and the
+# lease's epoch (two more columns), and is written only while that lease is still the
+# host's, checked in the statement that writes it. The lease rows are locked (FOR SHARE, in
+# host order) until the commit, so a takeover (``FOR UPDATE SKIP LOCKED``) cannot slip in
+# between the check and the commit. A row without a host (no lease: one process, a probe)
+# is not fenced.
+_FENCE = (
+    "(v.fence_host IS NULL OR (v.fence_host, v.fence_epoch) IN (SELECT host, epoch "
+    "FROM host_work WHERE owner = %(me)s AND host = ANY(%(fenced)s::text[]) "
+    "ORDER BY host FOR SHARE))"
+)
 _FETCH_INSERT = (
-    f"INSERT INTO fetches ({', '.join(_FETCH_COLS)}) SELECT * FROM unnest("
-    + ", ".join(f"%b::{_FETCH_TYPES[c]}[]" for c in _FETCH_COLS)
-    + ") ON CONFLICT (id) DO NOTHING"
+    f"INSERT INTO fetches ({', '.join(_FETCH_COLS)}) SELECT "
+    + ", ".join(f"v.{c}" for c in _FETCH_COLS)
+    + " FROM unnest("
+    + ", ".join(f"%({c})b::{_FETCH_TYPES[c]}[]" for c in _FETCH_COLS)
+    + ", %(fence_host)b::text[], %(fence_epoch)b::bigint[]) AS v("
+    + ", ".join(_FETCH_COLS)
+    + f", fence_host, fence_epoch) WHERE {_FENCE} ON CONFLICT (id) DO NOTHING"
+)
+_STATE_UPDATE = (
+    "UPDATE urls u SET state = v.s FROM unnest(%(ids)b::bigint[], %(states)b::text[], "
+    "%(fence_host)b::text[], %(fence_epoch)b::bigint[]) AS v(id, s, fence_host, fence_epoch) "
+    f"WHERE u.id = v.id AND {_FENCE}"
 )
 _URL_INSERT = (
     "INSERT INTO urls (url, identity, host, depth, kind, seed_id, parent_id, priority, state) "
@@ -111,6 +131,13 @@ _CLAIM_HOSTS = (
     "LIMIT %(each)s FOR UPDATE SKIP LOCKED) c "
     "ORDER BY h.n, c.priority DESC, c.depth, c.id LIMIT %(limit)s) "
     f"RETURNING {URL_COLS}"
+)
+# The claim replayed after a lost connection whose commit may have gone through (``_pg_conn``):
+# the URLs of these hosts in flight that this worker does not know of are the ones the lost
+# answer held (a host's URLs are claimed by its lease holder only).
+_CLAIM_HOSTS_REPLAY = _CLAIM_HOSTS.replace(
+    "u.state = 'queued'",
+    "(u.state = 'queued' OR (u.state = 'in-flight' AND NOT u.id = ANY(%(mine)s::bigint[])))",
 )
 _CLAIM_ANY = (
     "UPDATE urls SET state = 'in-flight' WHERE id IN (SELECT id FROM urls "
@@ -143,6 +170,10 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         self._worker = worker
         self._batch: int | None = None
         self._fetch_ids: deque[int] = deque()
+        # Fencing: the epoch of each lease held, and the host and lease epoch of each URL
+        # claimed and not recorded yet (what its fetch row is written under).
+        self._epochs: dict[str, int] = {}
+        self._claims: dict[int, tuple[str, int | None]] = {}
         try:
             # ``read_only`` (``--status``): the schema as it is, never migrated (0: none).
             self.schema_version = (
@@ -173,6 +204,9 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
     def where(self) -> str:
         """``host:port/dbname``: the DB as messages name it (never with a password)."""
         return display_dsn(self._db.dsn)
+
+    def watch_outages(self, hook: Callable[[float | None], None]) -> None:
+        self._db.on_outage = hook
 
     def commit(self) -> None:
         self._db.commit()
@@ -298,10 +332,20 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         if not order:
             return []
         each = limit if per_host is None else per_host
-        # One statement for every host: a LATERAL index scan per host, the rows locked
-        # (SKIP LOCKED) as they are read, so two claims never take the same URL.
-        rows = self._db.rows(_CLAIM_HOSTS, {"hosts": list(order), "each": each, "limit": limit})
-        got = [url_row(r) for r in rows]
+        params = {"hosts": list(order), "each": each, "limit": limit}
+        claims = self._claims
+
+        def send(conn: Conn) -> Read[list[tuple[Any, ...]]]:
+            # One statement for every host: a LATERAL index scan per host, the rows locked
+            # (SKIP LOCKED) as they are read, so two claims never take the same URL.
+            if not self._db.replaying:
+                return reader(conn.execute(_CLAIM_HOSTS, params))
+            mine = [i for i, (h, _) in claims.items() if h in order]
+            return reader(conn.execute(_CLAIM_HOSTS_REPLAY, {**params, "mine": mine}))
+
+        got = [url_row(r) for r in self._db.exchange(send)]
+        for u in got:
+            claims[u.id] = (u.host, self._epochs.get(u.host))
         return sorted(got, key=lambda u: (order[u.host], *claim_order(u)))
 
     def queued(self, after_id: int = 0, limit: int = 1000) -> list[StoredURL]:
@@ -312,6 +356,8 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         return [url_row(r) for r in rows]
 
     def set_url_state(self, ids: Sequence[int], state: URLState) -> None:
+        for i in ids:
+            self._claims.pop(i, None)
         if ids:
             self._db.defer(
                 "UPDATE urls SET state = %s WHERE id = ANY(%s::bigint[])", (state.value, list(ids))
@@ -353,13 +399,36 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
             rows.append(row)
         # The URL rows' states: the last fetch of a URL in the batch decides (as in order).
         states = {f.url_id: f.url_state.value for f in batch}
+        # Each row under the lease its URL was claimed under (fencing: ``_FENCE``).
+        fence: dict[int, tuple[str | None, int | None]] = {}
+        for url_id in states:
+            claim = self._claims.pop(url_id, None)
+            fence[url_id] = (None, None) if claim is None or claim[1] is None else claim
+        hosts = [fence[f.url_id][0] for f in batch]
+        epochs = [fence[f.url_id][1] for f in batch]
+        fenced = sorted({h for h, _ in fence.values() if h is not None})
         # The WARC records these rows point at were fsynced before this call (the Recorder
         # writes them first), so the rows may be committed with the next exchange.
-        self._db.defer(_FETCH_INSERT, columns(rows, len(_FETCH_COLS)))
         self._db.defer(
-            "UPDATE urls u SET state = v.s FROM unnest(%b::bigint[], %b::text[]) AS v(id, s) "
-            "WHERE u.id = v.id",
-            (list(states), list(states.values())),
+            _FETCH_INSERT,
+            {
+                **dict(zip(_FETCH_COLS, columns(rows, len(_FETCH_COLS)), strict=True)),
+                "fence_host": hosts,
+                "fence_epoch": epochs,
+                "me": self._worker,
+                "fenced": fenced,
+            },
+        )
+        self._db.defer(
+            _STATE_UPDATE,
+            {
+                "ids": list(states),
+                "states": list(states.values()),
+                "fence_host": [fence[i][0] for i in states],
+                "fence_epoch": [fence[i][1] for i in states],
+                "me": self._worker,
+                "fenced": fenced,
+            },
         )
         return ids
 

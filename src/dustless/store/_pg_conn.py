@@ -17,13 +17,25 @@ whose id was taken from the sequence beforehand and is inserted ``ON CONFLICT DO
 so replaying an exchange is safe.
 
 Errors are translated at this edge (CONVENTIONS §7): a deadlock or serialization failure
-rolls the whole exchange back and it is replayed once; a lost connection is opened again
-and the exchange replayed once; anything else becomes a ``StoreError`` with one line.
+rolls the whole exchange back and it is replayed once; anything else becomes a
+``StoreError`` with one line — but a server that went away (a restart, a failover: the
+connection lost, "the database system is shutting down / starting up", SQLSTATE classes 08
+and 57P) is waited for: the connection is opened again with a growing pause (0.1 s doubling
+to 2 s) for up to ``outage`` seconds, and the exchange replayed, so a worker rides out a
+``pg_ctl restart`` instead of exiting. ``on_outage`` hears of it (the seconds the server has
+been away; ``None`` once it is back), for the progress line.
+
+A replay after a lost connection may follow a commit whose answer was lost (the Sync went
+out, its reply did not come back). The writes are idempotent (above), and every exchange
+that reads what it changed must give the same answer when replayed after its own commit:
+while such a replay runs, ``replaying`` is True, and a claim or a lease asks for what it may
+have taken already (``_pg.py``, ``_pg_work.py``).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -40,6 +52,21 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 # that reads their results once the Sync has come back.
 Read = Callable[[], R]
 Params = Sequence[Any] | Mapping[str, Any] | None
+OUTAGE = 120.0  # seconds an exchange waits for a server that went away (restart, failover)
+_PAUSES = (0.1, 0.2, 0.5, 1.0, 2.0)  # between two tries to reach it again (then 2 s)
+
+
+def _server_gone(exc: psycopg.Error, conn: Conn | None) -> bool:
+    """The server went away (restart, failover, network), as opposed to refusing what we
+    sent: worth waiting for. SQLSTATE class 08 is "connection exception", 57P01-57P03 are
+    "admin shutdown", "crash shutdown" and "cannot connect now" (the server is starting up
+    or shutting down) — PostgreSQL's Appendix A."""
+    state = getattr(exc, "sqlstate", None) or ""
+    if state.startswith("08") or state in ("57P01", "57P02", "57P03"):
+        return True
+    return isinstance(exc, psycopg.OperationalError) and (
+        conn is None or conn.closed or conn.broken
+    )
 
 
 def display_dsn(dsn: str) -> str:
@@ -61,33 +88,49 @@ def one_line(exc: BaseException) -> str:
 class PgConnection:
     """One connection of one worker, used under a lock (the engine may call from a thread)."""
 
-    def __init__(self, dsn: str, *, connect_timeout: float = 10.0, name: str = "") -> None:
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        connect_timeout: float = 10.0,
+        name: str = "",
+        outage: float = OUTAGE,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.dsn = dsn
         self.round_trips = 0
+        self.outage = outage
+        self.replaying = False  # see the module docstring
+        self.on_outage: Callable[[float | None], None] | None = None
         self._connect_timeout = connect_timeout
         self._name = name
+        self._clock = clock
+        self._sleep = sleep
         self._lock = threading.RLock()
         self._pending: list[tuple[str, Params]] = []
-        self._conn = self._connect()
-
-    def _connect(self) -> Conn:
+        # The first connection is not waited for: a wrong --db gets its one line at once.
         try:
-            return psycopg.connect(
-                self.dsn,
-                autocommit=True,
-                connect_timeout=max(1, int(self._connect_timeout)),
-                application_name=f"dustless {self._name}"[:63],
-            )
+            self._conn: Conn | None = self._open()
         except psycopg.Error as exc:
             raise StoreError(
                 f"cannot open the crawl DB on {display_dsn(self.dsn)}: {one_line(exc)}"
             ) from None
 
+    def _open(self) -> Conn:
+        return psycopg.connect(
+            self.dsn,
+            autocommit=True,
+            connect_timeout=max(1, int(self._connect_timeout)),
+            application_name=f"dustless {self._name}"[:63],
+        )
+
     @property
     def conn(self) -> Conn:
         """The live connection (opened again if the server dropped it)."""
-        if self._conn.closed or self._conn.broken:
-            self._conn = self._connect()
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            self._conn = None
+            self._conn = self._open()
         return self._conn
 
     # -- exchanges -----------------------------------------------------------------------
@@ -99,28 +142,50 @@ class PgConnection:
 
     def exchange(self, send: Callable[[Conn], Read[R]]) -> R:
         """The pending writes, then ``send``'s statements, in one transaction and one Sync;
-        ``send``'s reader is called after it. Replayed once after a deadlock, a
-        serialization failure or a lost connection."""
+        ``send``'s reader is called after it. Replayed once after a deadlock or a
+        serialization failure; after the server went away, replayed once it is back (see
+        the module docstring)."""
         with self._lock:
-            for attempt in (0, 1):
-                try:
-                    conn = self.conn
-                    with conn.pipeline():
-                        for sql, params in self._pending:
-                            conn.execute(sql, params)
-                        read = send(conn)
-                    self.round_trips += 1
-                    self._pending.clear()
-                    return read()
-                except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:
-                    if attempt:
-                        raise StoreLocked(f"crawl DB: {one_line(exc)}") from None
-                except psycopg.OperationalError as exc:
-                    if attempt or not self._conn.broken:
-                        raise self.translate(exc) from None
-                except psycopg.Error as exc:
-                    raise self.translate(exc) from None
-            raise AssertionError("not reached")  # pragma: no cover
+            locked = False
+            down_since: float | None = None
+            tries = 0
+            try:
+                while True:
+                    sent = False
+                    try:
+                        conn = self.conn
+                        sent = True
+                        with conn.pipeline():
+                            for sql, params in self._pending:
+                                conn.execute(sql, params)
+                            read = send(conn)
+                        self.round_trips += 1
+                        self._pending.clear()
+                        result = read()
+                        self.replaying = False
+                        return result
+                    except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:
+                        if locked:
+                            raise StoreLocked(f"crawl DB: {one_line(exc)}") from None
+                        locked = True
+                    except psycopg.Error as exc:
+                        if not _server_gone(exc, self._conn):
+                            raise self.translate(exc) from None
+                        now = self._clock()
+                        if down_since is None:
+                            down_since = now
+                        elif now - down_since > self.outage:
+                            raise self.translate(exc) from None
+                        # What was sent may have been committed (its answer lost): the
+                        # replay must answer as if it had been (module docstring).
+                        self.replaying = self.replaying or sent
+                        if self.on_outage is not None:
+                            self.on_outage(now - down_since)
+                        self._sleep(_PAUSES[min(tries, len(_PAUSES) - 1)])
+                        tries += 1
+            finally:
+                if down_since is not None and self.on_outage is not None:
+                    self.on_outage(None)
 
     def flush(self, cur: psycopg.Cursor[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """Read a result in the middle of an exchange (the server answers what was sent so
@@ -146,7 +211,8 @@ class PgConnection:
             try:
                 self.commit()
             finally:
-                self._conn.close()
+                if self._conn is not None:
+                    self._conn.close()
 
     def translate(self, exc: psycopg.Error) -> StoreError:
         where = display_dsn(self.dsn)

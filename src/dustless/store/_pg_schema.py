@@ -322,7 +322,15 @@ _V7: PgMigration = (
     END $$""",
 )
 
-PG_MIGRATIONS: tuple[PgMigration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+# Lease fencing: every lease taken of a host (a first lease, a takeover) counts one more
+# epoch. A worker's fetch rows name the epoch of the lease they were fetched under, and are
+# written only while that lease is still the host's (``_pg.py`` ``_FETCH_INSERT``): a worker
+# that stalled past its lease — SIGSTOP, a long GC pause, a VM migrated — and wakes up
+# after another took the host over records nothing of what it had in flight (the fencing
+# token of Kleppmann's "How to do distributed locking", 2016).
+_V8: PgMigration = ("ALTER TABLE host_work ADD COLUMN epoch BIGINT NOT NULL DEFAULT 0",)
+
+PG_MIGRATIONS: tuple[PgMigration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
 # The columns a PostgreSQL table has beyond its SQLite twin: SQLite's implicit rowid, where
 # an order of insertion is read ("ORDER BY rowid"), made explicit.
 ROWID_COLUMNS = {"spellings": "seq", "learned_merges": "seq"}

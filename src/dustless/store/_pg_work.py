@@ -51,25 +51,37 @@ __all__ = ["PgWork"]
 
 Rows = list[tuple[Any, ...]]
 
+# A lease taken counts one more epoch (fencing, ``_pg_schema.py`` V8) — but a lease of this
+# worker's own that ran out unnoticed by anyone is renewed as it was: its URLs in flight
+# stay in flight and its epoch stands. ``held``: after a lost answer (``_pg_conn``), the
+# hosts this worker knows it holds; one it holds in the DB but not here is one the lost
+# answer gave it, and is taken again.
 _LEASE = """
 WITH pick AS (
     SELECT host, owner FROM host_work
     WHERE (owner IS NULL AND queued > 0) OR (owner IS NOT NULL AND lease_until < %(now)s)
+        OR (owner = %(me)s AND NOT host = ANY(%(held)s::text[]))
     ORDER BY ready_at, host LIMIT %(limit)s FOR UPDATE SKIP LOCKED
 ), back AS (
     UPDATE urls SET state = 'queued' WHERE state = 'in-flight'
-    AND host IN (SELECT host FROM pick WHERE owner IS NOT NULL) RETURNING host
+    AND host IN (SELECT host FROM pick WHERE owner <> %(me)s) RETURNING host
 ), leased AS (
-    UPDATE host_work w SET owner = %(me)s, lease_until = %(until)s FROM pick
-    WHERE w.host = pick.host RETURNING w.host, w.queued, w.ready_at
+    UPDATE host_work w SET owner = %(me)s, lease_until = %(until)s,
+        epoch = CASE WHEN pick.owner = %(me)s THEN w.epoch ELSE w.epoch + 1 END
+    FROM pick WHERE w.host = pick.host RETURNING w.host, w.queued, w.ready_at, w.epoch
 )
-SELECT l.host, l.queued + (SELECT count(*) FROM back b WHERE b.host = l.host), l.ready_at
+SELECT l.host, l.queued + (SELECT count(*) FROM back b WHERE b.host = l.host), l.ready_at,
+    l.epoch
 FROM leased l
 """
+# Renewed only under the epoch this worker holds: a host it lost and took again since (its
+# lease ran out, another took it over and gave it back) is renewed as the new lease.
 _RENEW = """
 WITH mine AS (
-    SELECT host FROM host_work WHERE owner = %(me)s AND host = ANY(%(hosts)s::text[])
-    ORDER BY host FOR UPDATE
+    SELECT w.host FROM host_work w
+    JOIN unnest(%(hosts)s::text[], %(epochs)s::bigint[]) AS v(host, epoch)
+        ON v.host = w.host AND v.epoch = w.epoch
+    WHERE w.owner = %(me)s ORDER BY w.host FOR UPDATE OF w
 )
 UPDATE host_work w SET lease_until = %(until)s FROM mine WHERE w.host = mine.host
 RETURNING w.host
@@ -100,6 +112,8 @@ class PgWork:
 
     _db: PgConnection
     _worker: str
+    _epochs: dict[str, int]
+    _claims: dict[int, tuple[str, int | None]]
 
     # -- admission ---------------------------------------------------------------------------
     def admit(self, urls: Sequence[AdmitURL], limits: Limits, batch: int) -> AdmitResult:
@@ -261,28 +275,52 @@ class PgWork:
         if limit <= 0:
             return []
         me = self._worker
+        epochs = self._epochs
 
         def send(conn: Conn) -> Read[Rows]:
             conn.execute(_HEARTBEAT, (now, me))
+            held = list(epochs) if self._db.replaying else None
             return reader(
-                conn.execute(_LEASE, {"now": now, "limit": limit, "me": me, "until": now + ttl})
+                conn.execute(
+                    _LEASE,
+                    {"now": now, "limit": limit, "me": me, "until": now + ttl, "held": held},
+                )
             )
 
-        return [HostLease(h, int(q), float(r)) for h, q, r in self._db.exchange(send)]
+        rows = self._db.exchange(send)
+        for h, _q, _r, epoch in rows:
+            epochs[h] = int(epoch)
+        return [HostLease(h, int(q), float(r)) for h, q, r, _e in rows]
 
     def renew_leases(self, hosts: Sequence[str], *, now: float, ttl: float) -> set[str]:
         me = self._worker
+        epochs = self._epochs
+        names = [h for h in hosts if h in epochs]
 
         def send(conn: Conn) -> Read[Rows]:
             conn.execute(_HEARTBEAT, (now, me))
             return reader(
-                conn.execute(_RENEW, {"me": me, "hosts": list(hosts), "until": now + ttl})
+                conn.execute(
+                    _RENEW,
+                    {
+                        "me": me,
+                        "hosts": names,
+                        "epochs": [epochs[h] for h in names],
+                        "until": now + ttl,
+                    },
+                )
             )
 
-        return {r[0] for r in self._db.exchange(send)}
+        kept = {r[0] for r in self._db.exchange(send)}
+        for host in hosts:
+            if host not in kept:
+                epochs.pop(host, None)  # lost: what was claimed under it is refused
+        return kept
 
     def release_hosts(self, ready_at: Mapping[str, float]) -> None:
         if ready_at:
+            for host in ready_at:
+                self._epochs.pop(host, None)
             self._db.defer(
                 _RELEASE,
                 {"me": self._worker, "hosts": list(ready_at), "ready": list(ready_at.values())},
@@ -319,6 +357,8 @@ class PgWork:
             return back
 
         ((n,),) = self._db.exchange(send)
+        self._epochs.clear()
+        self._claims.clear()
         return int(n)
 
     # -- robots.txt ----------------------------------------------------------------------------

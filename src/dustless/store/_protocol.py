@@ -68,6 +68,10 @@ class CrawlStore(Protocol):
     def close(self) -> None:
         """Commit and release the DB (after ``WarcWriter.close()`` if records were written)."""
 
+    def watch_outages(self, hook: Callable[[float | None], None]) -> None:
+        """``hook(seconds)`` while a DB across the network is away and the store waits for
+        it (a restart, a failover); ``hook(None)`` once it is back. SQLite: never called."""
+
     # -- batches (crawls table) ------------------------------------------------------------
     def start_batch(self, config: str, now: float, batch_time: float | None = None) -> Batch:
         """Open batch max+1 with the crawl settings (JSON); ``batch_time`` defaults to now."""

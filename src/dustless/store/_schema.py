@@ -279,5 +279,10 @@ _V6: Migration = (
 # (``_pg_schema.py``), so a version means one schema on both.
 _V7: Migration = ()
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+# PostgreSQL's eighth migration gives each host lease an epoch, so that a worker's writes
+# under a lease it lost are refused (``_pg_schema.py``). SQLite has the column too, to keep
+# one schema, and never needs it: one process holds every host.
+_V8: Migration = ("ALTER TABLE host_work ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -135,6 +135,9 @@ class SQLiteStore(SQLiteReads, SQLiteWork, SQLiteLearn):
         # this process has not seen, no other worker has stored meanwhile.
         return False
 
+    def watch_outages(self, hook: Callable[[float | None], None]) -> None:
+        """A file on this machine is never away: nothing to watch."""
+
     @property
     def schema_version(self) -> int:
         with self._lock:

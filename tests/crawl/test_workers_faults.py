@@ -1,0 +1,143 @@
+"""Many machines, when things go wrong: a worker stalled past its lease, and a PostgreSQL
+restart during a crawl. Workers are processes (``dustless crawl DIR … --db postgresql://…``)
+on the test web and one throwaway PostgreSQL server.
+
+What must hold: a worker stopped (SIGSTOP) longer than its lease and then continued never
+sends a request for a host another worker took over meanwhile (the test web sees one request
+at a time per host) and records nothing under the lease it lost (no URL has two fetch rows);
+a ``pg_ctl restart -m fast`` during a crawl of three workers costs nothing (every worker
+exits 0, every page is fetched once). The test web's latency keeps requests open long
+enough that an overlap would be seen.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dustless.store import CrawlStore, PostgresCrawlStore, SQLiteStore
+
+DELAY = 0.1  # seconds between two requests to one host
+TTL = 2.0  # seconds a lease lasts unrenewed
+LATENCY = ("--latency", "0.05")  # every answer of the test web waits this long
+
+
+def _worker(web: Any, out: Path, db: str, name: str, *extra: str) -> subprocess.Popen[bytes]:
+    cmd = [
+        sys.executable, "-m", "dustless", "crawl", str(out), *web.seeds, *web.resolve_args,
+        "--db", db, "--worker", name, "--delay", str(DELAY), "--delay-factor", "0",
+        "--lease-ttl", str(TTL), "--max-depth", "50", "--quiet", *extra,
+    ]  # fmt: skip
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _finish(*procs: subprocess.Popen[bytes]) -> list[str]:
+    errs = []
+    for proc in procs:
+        _out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()[-2000:]
+        errs.append(err.decode())
+    return errs
+
+
+def _until(cond: Callable[[], Any], timeout: float = 60.0) -> Any:
+    """Wait for a condition on the DB (the workers are other processes: nothing to await)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = cond()
+        if value:
+            return value
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def _final(store: CrawlStore) -> set[tuple[str, str, str | None]]:
+    rows = store.query(
+        "SELECT u.url, u.state, f.state FROM urls u LEFT JOIN fetches f ON f.url_id = u.id"
+    )
+    return {(url, state, fetched) for url, state, fetched in rows}
+
+
+def _fetched_twice(store: CrawlStore) -> list[Any]:
+    return store.query("SELECT url_id FROM fetches GROUP BY url_id HAVING count(*) > 1")
+
+
+def _one_request_at_a_time(web: Any) -> None:
+    for host, h in web.stats()["hosts"].items():
+        assert h["max_concurrent"] == 1, (host, h)
+
+
+@pytest.fixture
+def reference(testweb_factory: Any, tmp_path: Path, ch: Any) -> Callable[..., Any]:
+    """``reference(**web)``: the web, and what one crawl on SQLite reaches on it."""
+
+    def crawl(**options: Any) -> tuple[Any, set[tuple[str, str, str | None]]]:
+        web = testweb_factory(profile="clean", extra_args=LATENCY, **options)
+        out = tmp_path / "sqlite"
+        result = ch.crawl(web, out, delay=DELAY, max_depth=50)
+        assert result.finished
+        with SQLiteStore(out) as store:
+            want = _final(store)
+        web.reset()
+        return web, want
+
+    return crawl
+
+
+def test_a_worker_stalled_past_its_lease_sends_and_records_nothing_for_lost_hosts(
+    reference: Any, pg_db: str, tmp_path: Path
+) -> None:
+    web, want = reference(sites=4, pages_per_site=60)
+    w1 = _worker(web, tmp_path / "w1", pg_db, "w1")
+    store = PostgresCrawlStore(pg_db, worker="check")
+    try:
+        _until(lambda: store.query("SELECT count(*) FROM fetches WHERE worker = 'w1'")[0][0] >= 5)
+        w2 = _worker(web, tmp_path / "w2", pg_db, "w2")
+        _until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w2'"))
+        _until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w1' AND queued > 0"))
+        w1.send_signal(signal.SIGSTOP)
+        try:
+            # w2 takes w1's hosts over once their leases have run out, and crawls them.
+            _until(
+                lambda: (
+                    not store.query(
+                        "SELECT 1 FROM host_work WHERE owner = 'w1' AND queued + "
+                        "(SELECT count(*) FROM urls u WHERE u.host = host_work.host "
+                        "AND u.state = 'in-flight') > 0"
+                    )
+                ),
+                timeout=30,
+            )
+            _until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w2' AND queued > 5"))
+        finally:
+            w1.send_signal(signal.SIGCONT)
+        _finish(w1, w2)
+        assert _final(store) == want  # nothing lost either
+        assert _fetched_twice(store) == []
+    finally:
+        store.close()
+    _one_request_at_a_time(web)
+
+
+def test_workers_ride_out_a_postgresql_restart(
+    reference: Any, postgres: Any, pg_db: str, tmp_path: Path
+) -> None:
+    web, want = reference(sites=6, pages_per_site=40)
+    procs = [_worker(web, tmp_path / f"w{i}", pg_db, f"w{i}") for i in (1, 2, 3)]
+    with PostgresCrawlStore(pg_db, worker="check") as store:
+        _until(lambda: store.query("SELECT count(*) FROM fetches")[0][0] >= 20)
+    # -l: the new server's output goes to its log, not to the pipe ``ctl`` reads to its end.
+    postgres.ctl("-m", "fast", "-l", str(postgres.datadir.parent / "log"), "-w", "restart")
+    _finish(*procs)
+    with PostgresCrawlStore(pg_db, worker="check") as store:
+        assert _final(store) == want
+        assert _fetched_twice(store) == []
+        assert store.batches()[-1].ended_at is not None
+    _one_request_at_a_time(web)
