@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from dustless.crawl.progress import RunCounters
+    from dustless.recrawl import RecrawlPlan
 
-__all__ = ["crawl_summary", "print_json", "run_counts"]
+__all__ = ["crawl_summary", "print_json", "recrawl_summary", "run_counts"]
 
 
 def print_json(data: Any, stream: TextIO | None = None) -> None:
@@ -84,4 +85,27 @@ def crawl_summary(
         "db_round_trips": s.db_round_trips,
         "warc": str(directory / "warc"),
         "seeds_file": str(directory / "seeds.out.txt"),
+    }
+
+
+def recrawl_summary(
+    batch: int, finished: bool, s: RunCounters, queued: int | None, plan: RecrawlPlan | None
+) -> dict[str, Any]:
+    """``recrawl --json`` (docs/recrawl.md, "The summary as JSON")."""
+    return {
+        "finished": finished,
+        "batch": batch,
+        "queued": queued,
+        "plan": None
+        if plan is None
+        else {
+            "schedule": plan.schedule,
+            "budget": plan.budget,
+            "documents": plan.documents,
+            "left_out": plan.left_out,
+            # No estimated rate: every page is assumed never to change, and the freshness
+            # would be a figure about that assumption (the text says "unknown" too).
+            "expected_freshness": plan.expected_freshness if plan.rates_known else None,
+        },
+        **run_counts(s),
     }
