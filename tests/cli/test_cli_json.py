@@ -130,7 +130,7 @@ def test_export_json_matches_its_documented_keys(crawled, cli, tmp_path, fmt, he
     heading = (
         "### The summary as JSON: `export --json`"
         if fmt == "wacz"
-        else "`--format files` (docs/pattern-scripts.md, \"Exporting documents\"):"
+        else '`--format files` (docs/pattern-scripts.md, "Exporting documents"):'
     )
     assert_schema(data, documented("archives.md", heading))
     assert data["format"] == fmt
@@ -201,3 +201,18 @@ def test_crawl_status_json_matches_its_documented_keys(small_web, pg_db, cli, tm
     assert data["batch"]["number"] == 1
     assert data["batch"]["ended_at"] is not None
     assert set(data["urls"]) == {"queued", "in_flight", "done", "skipped", "merged"}
+
+
+def test_evaluate_and_report_quiet_leave_stderr_empty(crawled, cli, tmp_path):
+    policy = tmp_path / "policy.xml"
+    loud = cli("evaluate", str(crawled), "--rules-out", str(policy))
+    assert loud.returncode == 0, loud.stderr
+    assert loud.stderr.startswith(f"wrote {policy}")
+    for argv in (
+        ["evaluate", str(crawled), "--rules-out", str(policy), "--quiet"],
+        ["report", str(crawled), "-o", str(tmp_path / "r.html"), "--quiet"],
+    ):
+        proc = cli(*argv)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == "", argv
+    assert (tmp_path / "r.html").stat().st_size > 0

@@ -40,6 +40,8 @@ _EPILOG = """examples:
   dustless crawl crawl2 --seeds seeds.txt --rules rules.xml   # learned rules (identities)
   dustless crawl crawl3 https://example.org/ --learn         # learn them while crawling
   dustless rules show crawl3                 # what it learned (crawl3/learned-rules.xml)
+  dustless crawl c4 https://example.org/ --quiet --json | jq .errors   # summary as JSON
+  nohup dustless crawl c5 --seeds seeds.txt --quiet --log-file c5.log &  # progress to a log
   dustless crawl web http://www.web.com/list.aspx?cate_id=467 --script web.xml
   dustless crawl news https://example.org/ --sitemaps --feeds   # pages no link reaches
   dustless crawl w1 https://example.org/ --db postgresql://crawler@dbhost/crawl  # machine 1
@@ -57,6 +59,8 @@ Politeness: one request at a time per host, and a host rests
 max(--delay, robots.txt Crawl-delay capped at 30 s, --delay-factor x the last fetch time)
 between two requests; politeness, not the machine, sets a crawl's pace.
 A crawl none of whose seeds could be fetched exits with status 1 and says why.
+--json prints the end summary as one JSON document on stdout (its keys: docs/crawling.md,
+"The summary as JSON"); --log-file appends progress, summary and warnings to a timed log.
 See docs/crawling.md."""
 
 # A progress line every this many seconds when stderr is not a terminal (a log file).
@@ -166,7 +170,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     many.add_argument(
         "--status",
         action="store_true",
-        help="with --db: print the workers, their leases, the queue and the rates, and exit",
+        help="with --db: print the workers, their leases, the queue and the rates, and exit "
+        "(--json: as one JSON document)",
     )
 
 

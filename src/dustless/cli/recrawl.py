@@ -33,6 +33,7 @@ examples:
   dustless recrawl out/ --batch-time 2026-11-23T00:00:00Z --resolve '*.test:127.0.0.1'
   dustless recrawl out/ --budget 500 --schedule optimal
   dustless recrawl out/ --resume            # after Ctrl-C or a crash
+  dustless recrawl out/ --quiet --json --log-file out.log   # summary as JSON, progress logged
   dustless recrawl w1/ --db postgresql://crawler@dbhost/crawl   # a crawl shared by workers"""
 
 # A progress line every this many seconds when stderr is not a terminal (a log file).
