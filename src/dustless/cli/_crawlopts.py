@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dustless.cli._log import LEVELS
+
 __all__ = [
     "CRAWL_SETTINGS",
     "Setting",
@@ -206,7 +208,30 @@ def given_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def add_progress_options(parser: argparse.ArgumentParser, *, interval: float) -> None:
-    parser.add_argument("--quiet", action="store_true", help="no progress, no summary")
+    """``--json``, ``--quiet``, ``--progress-interval``, ``--log-file``, ``--log-level``."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as one JSON document on stdout, instead of lines on stderr",
+    )
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress and no summary on stderr (errors still are; --json and --log-file "
+        "still write)",
+    )
+    parser.add_argument(
+        "--log-file",
+        metavar="PATH",
+        help="append the progress reports (every --progress-interval seconds), the summary "
+        "and the warnings to PATH, each line timed",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=LEVELS,
+        default="info",
+        help="what --log-file keeps: info (all), warning (warnings alone), error (default info)",
+    )
     parser.add_argument(
         "--progress-interval",
         type=_seconds,

@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING
 
 from dustless.cli._crawlopts import add_crawl_settings, add_progress_options, positive_seconds
 from dustless.cli._input import InputError, content_lines, numbered_lines
+from dustless.cli._log import open_log, say, warn
 from dustless.cli._source import check_db_reachable, check_db_url
 from dustless.cli._text import plural
 from dustless.errors import InvalidOption, InvalidURL
 
 if TYPE_CHECKING:
     from dustless.crawl.config import CrawlConfig
+    from dustless.crawl.engine import CrawlResult
 
 HELP = "crawl from seeds into a directory (crawl.db + warc/), resumable"
 
@@ -38,6 +40,8 @@ _EPILOG = """examples:
   dustless crawl crawl2 --seeds seeds.txt --rules rules.xml   # learned rules (identities)
   dustless crawl crawl3 https://example.org/ --learn         # learn them while crawling
   dustless rules show crawl3                 # what it learned (crawl3/learned-rules.xml)
+  dustless crawl c4 https://example.org/ --quiet --json | jq .errors   # summary as JSON
+  nohup dustless crawl c5 --seeds seeds.txt --quiet --log-file c5.log &  # progress to a log
   dustless crawl web http://www.web.com/list.aspx?cate_id=467 --script web.xml
   dustless crawl news https://example.org/ --sitemaps --feeds   # pages no link reaches
   dustless crawl w1 https://example.org/ --db postgresql://crawler@dbhost/crawl  # machine 1
@@ -55,6 +59,8 @@ Politeness: one request at a time per host, and a host rests
 max(--delay, robots.txt Crawl-delay capped at 30 s, --delay-factor x the last fetch time)
 between two requests; politeness, not the machine, sets a crawl's pace.
 A crawl none of whose seeds could be fetched exits with status 1 and says why.
+--json prints the end summary as one JSON document on stdout (its keys: docs/crawling.md,
+"The summary as JSON"); --log-file appends progress, summary and warnings to a timed log.
 See docs/crawling.md."""
 
 # A progress line every this many seconds when stderr is not a terminal (a log file).
@@ -164,7 +170,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     many.add_argument(
         "--status",
         action="store_true",
-        help="with --db: print the workers, their leases, the queue and the rates, and exit",
+        help="with --db: print the workers, their leases, the queue and the rates, and exit "
+        "(--json: as one JSON document)",
     )
 
 
@@ -255,16 +262,16 @@ def _check_directory(out: Path, *, resume: bool) -> None:
 
 def _rule_files(paths: list[str], quiet: bool) -> tuple[str, ...]:
     """Absolute paths (``--resume`` may run elsewhere), each file checked now: a broken one
-    is a ``ScriptError`` naming ``FILE:LINE:``; warnings (Fig. 6's bare '&') go to stderr."""
+    is a ``ScriptError`` naming ``FILE:LINE:``; warnings (Fig. 6's bare '&') go to stderr
+    and the log."""
     import os
 
     from dustless.rules import load_script
 
     for path in paths:
         loaded = load_script(path)
-        if not quiet:
-            for w in loaded.warnings:
-                print(w, file=sys.stderr)
+        for w in loaded.warnings:
+            warn(str(w), quiet=quiet)
     return tuple(os.path.abspath(p) for p in paths)
 
 
@@ -348,12 +355,14 @@ def run(args: argparse.Namespace) -> int:
         check_db_reachable(db)
         from dustless.cli._status import print_status
 
-        return print_status(db)
+        return print_status(db, as_json=args.json)
     out, urls = _directory_and_urls(args)
     if db is None:
         _check_directory(out, resume=args.resume)
     elif out.exists() and not out.is_dir():
         raise InvalidOption(f"{out} is a file: the worker's directory must be a directory")
+    # Before the settings are read: a rules file's warnings go to the log too.
+    log = open_log(args.log_file, args.log_level)
     if args.resume:
         if urls or args.seeds:
             raise InvalidOption("--resume continues the crawl with its own seeds: give none")
@@ -375,7 +384,7 @@ def run(args: argparse.Namespace) -> int:
     from dustless.crawl.resume import CrawlFinished
     from dustless.crawl.run import run_crawl
 
-    progress = Progress(enabled=config.progress, interval=args.progress_interval)
+    progress = Progress(enabled=config.progress, interval=args.progress_interval, log=log)
     try:
         result = run_crawl(
             config, out, resume=args.resume, progress=progress, db=db, worker=args.worker
@@ -391,35 +400,51 @@ def run(args: argparse.Namespace) -> int:
     if outcome is not None and outcome.failed:
         print(f"dustless crawl: {outcome.reason}", file=sys.stderr)
         return 1
-    if not args.quiet:
-        s = result.stats
-        print(
-            f"{'finished' if result.finished else 'interrupted (continue with --resume)'}: "
-            f"{plural(s.fetched, 'page')}, {plural(s.revisits, 'revisit')}, "
-            f"{plural(s.discovered, 'new URL')}; "
-            f"states: {s.summary()}",
-            file=sys.stderr,
-        )
-        if s.sources:  # --sitemaps / --feeds: how reading each source ended
-            print(f"sources: {s.sources_summary()}", file=sys.stderr)
-        if s.refused_hosts:
-            names = ", ".join(sorted(s.refused_hosts)[:3])
-            more = f" and {len(s.refused_hosts) - 3} more" if len(s.refused_hosts) > 3 else ""
-            print(
-                f"refused by the address policy: {plural(len(s.refused_hosts), 'host')} "
-                f"({names}{more}) "
-                "on loopback/private/link-local addresses, their URLs recorded as filtered; "
-                "to crawl them add --allow-private, --allow-ip CIDR or --resolve NAME:IP",
-                file=sys.stderr,
-            )
-        if db is None:
-            print(f"crawl DB: {out / 'crawl.db'}", file=sys.stderr)
-        else:
-            from dustless.store._pg_conn import display_dsn
+    if args.json:
+        from dustless.cli._json import crawl_summary, print_json
 
-            trips = s.db_round_trips or 0
-            per = f", {trips / s.fetched:.3f} per page" if s.fetched else ""
-            print(f"crawl DB: {display_dsn(db)} ({trips:,} round trips{per})", file=sys.stderr)
-        print(f"WARC:     {out / 'warc'}", file=sys.stderr)
-        print(f"seeds:    {out / 'seeds.out.txt'}", file=sys.stderr)
+        print_json(
+            crawl_summary(result.batch, result.finished, result.stats, out, _db_name(out, db))
+        )
+    _summary(result, out, db, quiet=args.quiet or args.json)
     return 0 if result.finished else 130
+
+
+def _db_name(out: Path, db: str | None) -> str:
+    """The crawl DB as the summary names it: SQLite's path, or PostgreSQL's URL without its
+    password."""
+    if db is None:
+        return str(out / "crawl.db")
+    from dustless.store._pg_conn import display_dsn
+
+    return display_dsn(db)
+
+
+def _summary(result: CrawlResult, out: Path, db: str | None, *, quiet: bool) -> None:
+    """The end-of-crawl summary: on stderr unless ``quiet``, in the ``--log-file`` anyway."""
+    s = result.stats
+    lines = [
+        f"{'finished' if result.finished else 'interrupted (continue with --resume)'}: "
+        f"{plural(s.fetched, 'page')}, {plural(s.revisits, 'revisit')}, "
+        f"{plural(s.discovered, 'new URL')}; "
+        f"states: {s.summary()}"
+    ]
+    if s.sources:  # --sitemaps / --feeds: how reading each source ended
+        lines.append(f"sources: {s.sources_summary()}")
+    say(lines, quiet=quiet)
+    if s.refused_hosts:
+        names = ", ".join(sorted(s.refused_hosts)[:3])
+        more = f" and {len(s.refused_hosts) - 3} more" if len(s.refused_hosts) > 3 else ""
+        warn(
+            f"refused by the address policy: {plural(len(s.refused_hosts), 'host')} "
+            f"({names}{more}) "
+            "on loopback/private/link-local addresses, their URLs recorded as filtered; "
+            "to crawl them add --allow-private, --allow-ip CIDR or --resolve NAME:IP",
+            quiet=quiet,
+        )
+    where = f"crawl DB: {_db_name(out, db)}"
+    if db is not None:
+        trips = s.db_round_trips or 0
+        per = f", {trips / s.fetched:.3f} per page" if s.fetched else ""
+        where += f" ({trips:,} round trips{per})"
+    say([where, f"WARC:     {out / 'warc'}", f"seeds:    {out / 'seeds.out.txt'}"], quiet=quiet)

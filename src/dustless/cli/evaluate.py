@@ -40,6 +40,7 @@ differs from the truth by more than 0.05 are listed.
 examples:
   dustless evaluate out/
   dustless evaluate out/ --max-loss 0.02 --json
+  dustless evaluate out/ --fetch --quiet --json     # no progress, nothing on stderr
   dustless evaluate out/ --fetch --resolve '*.test:127.0.0.1'
   dustless evaluate out/ --truth truth.tsv --default-documents index.html,index.php
   dustless evaluate out/ --by-host --max-loss 0.01 --rules-out site-policy.xml
@@ -58,6 +59,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--by-host", action="store_true", help="also print every host's rows")
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="nothing on stderr but errors (no --fetch progress, no 'fetched'/'wrote' lines)",
+    )
     parser.add_argument(
         "--rules-out",
         metavar="FILE",
@@ -203,14 +209,15 @@ def run(args: argparse.Namespace) -> int:
                 "allow_private": args.allow_private or None,
                 "user_agent": args.user_agent,
             },
-            progress=Progress(enabled=not args.json, interval=10.0),
+            progress=Progress(enabled=not (args.json or args.quiet), interval=10.0),
         )
         states = ", ".join(f"{s} {n}" for s, n in result.states) or "none"
-        print(
-            f"fetched {result.requested} normalized forms ({states})"
-            + (f"; {result.skipped} over --fetch-limit" if result.skipped else ""),
-            file=sys.stderr,
-        )
+        if not args.quiet:
+            print(
+                f"fetched {result.requested} normalized forms ({states})"
+                + (f"; {result.skipped} over --fetch-limit" if result.skipped else ""),
+                file=sys.stderr,
+            )
     with open_source(source) as db:
         ev = evaluate_crawl(
             db,
@@ -262,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(format_evaluation(ev, by_host=args.by_host))
-    if wrote:
+    if wrote and not args.quiet:
         print(wrote, file=sys.stderr)
     return 0
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from dustless.cli._json import print_json
 from dustless.cli._text import plural
 
 HELP = "export crawled documents as files with crawl-info XML, or the crawl as one WACZ"
@@ -30,12 +31,15 @@ script's labels (seed 002 §3.2).
 pywb or ReplayWeb.page): its WARC files under archive/, the CDXJ index of their response
 and revisit records as indexes/index.cdxj, every 2xx HTML page in pages/pages.jsonl, and
 datapackage.json with the sha256 of each file (docs/archives.md). OUT must not exist;
--o - writes the WACZ to standard output (the summary then goes to stderr).
+-o - writes the WACZ to standard output (the summary then goes to stderr, --json's too).
+
+--json prints the summary as one JSON document, keys in docs/archives.md; --quiet none.
 
 examples:
   dustless export crawl1 --format wacz -o crawl1.wacz
   dustless export crawl1 --format wacz -o - | ssh archive 'cat > crawl1.wacz'
   dustless export crawl1 --format files -o crawl1-files
+  dustless export crawl1 --format wacz -o c.wacz --json | jq .pages
   dustless export crawl1 --format files -o out --script web.xml
   dustless export --db postgresql://crawler@dbhost/crawl --format wacz -o crawl.wacz
 
@@ -70,6 +74,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="pattern script naming sites, categories and page types; repeatable",
     )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as one JSON document (on stderr when -o - is standard output)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no summary (errors still printed)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,12 +100,23 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidOption("standard output is a terminal: redirect it (> crawl.wacz)")
         out = sys.stdout.buffer if to_stdout else Path(args.output)
         w = export_wacz(source.directory, out, db=source.db, dirs=source.worker_dirs)
-        print(
-            f"wrote {w.path or 'the WACZ to standard output'}: "
-            f"{plural(w.warcs, 'WARC file')}, {plural(w.index_lines, 'index line')}, "
-            f"{plural(w.pages, 'page')}, {plural(w.bytes, 'byte')}",
-            file=say,
-        )
+        if args.json:
+            data = {
+                "format": "wacz",
+                "output": None if w.path is None else str(w.path),
+                "warcs": w.warcs,
+                "index_lines": w.index_lines,
+                "pages": w.pages,
+                "bytes": w.bytes,
+            }
+            print_json(data, say)
+        elif not args.quiet:
+            print(
+                f"wrote {w.path or 'the WACZ to standard output'}: "
+                f"{plural(w.warcs, 'WARC file')}, {plural(w.index_lines, 'index line')}, "
+                f"{plural(w.pages, 'page')}, {plural(w.bytes, 'byte')}",
+                file=say,
+            )
         return 0
     if to_stdout:
         raise InvalidOption(
@@ -112,6 +133,19 @@ def run(args: argparse.Namespace) -> int:
     summary = export_files(
         source.directory, Path(args.output), rules, db=source.db, dirs=source.worker_dirs
     )
+    if args.json:
+        data = {
+            "format": "files",
+            "output": args.output,
+            "documents": summary.documents,
+            "payload_bytes": summary.payload_bytes,
+            "seed_dirs": summary.seed_dirs,
+            "missing": summary.missing,
+        }
+        print_json(data)
+        return 0
+    if args.quiet:
+        return 0
     print(
         f"exported {plural(summary.documents, 'document')} "
         f"({plural(summary.payload_bytes, 'byte')}) "

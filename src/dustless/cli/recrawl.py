@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any
 
+from dustless.cli._json import print_json, recrawl_summary
+from dustless.cli._log import open_log, say
 from dustless.cli._text import plural
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ examples:
   dustless recrawl out/ --batch-time 2026-11-23T00:00:00Z --resolve '*.test:127.0.0.1'
   dustless recrawl out/ --budget 500 --schedule optimal
   dustless recrawl out/ --resume            # after Ctrl-C or a crash
+  dustless recrawl out/ --quiet --json --log-file out.log   # summary as JSON, progress logged
   dustless recrawl w1/ --db postgresql://crawler@dbhost/crawl   # a crawl shared by workers"""
 
 # A progress line every this many seconds when stderr is not a terminal (a log file).
@@ -135,12 +137,12 @@ def run(args: argparse.Namespace) -> int:
             "recrawl --db runs this machine's worker of the batch: give its directory DIR"
         )
     out = source.directory
-    if args.resume:
-        if args.budget is not None or args.batch_time is not None or _overrides(args):
-            raise InvalidOption(
-                "--resume continues the batch with its own settings: no other flags"
-            )
-    else:
+    if args.resume and (args.budget is not None or args.batch_time is not None or _overrides(args)):
+        raise InvalidOption("--resume continues the batch with its own settings: no other flags")
+    log = open_log(args.log_file, args.log_level)
+    queued: int | None = None  # --resume: the batch was opened before
+    plan: RecrawlPlan | None = None
+    if not args.resume:
         overrides = _overrides(args)
         start = open_recrawl(
             out,
@@ -153,26 +155,29 @@ def run(args: argparse.Namespace) -> int:
             validate=CrawlConfig.from_json,  # bad flags fail before the batch is written
             db=source.db,
         )
-        if not args.quiet:
-            what = (
-                _plan_summary(start.queued, args.schedule, start.plan)
-                if start.plan is not None
-                else plural(start.queued, "page")
-            )
-            print(f"batch {start.batch}: {what}", file=sys.stderr)
+        queued, plan = start.queued, start.plan
+        what = (
+            _plan_summary(start.queued, args.schedule, start.plan)
+            if start.plan is not None
+            else plural(start.queued, "page")
+        )
+        say([f"batch {start.batch}: {what}"], quiet=args.quiet or args.json)
     config = CrawlConfig(progress=not args.quiet)
-    progress = Progress(enabled=config.progress, interval=args.progress_interval)
+    progress = Progress(enabled=config.progress, interval=args.progress_interval, log=log)
     # A shared crawl: DIR's worker (it crawled there) resumes into the open batch; a new
     # directory is a new worker joining it.
     resume = source.db is None or (out / WORKER_FILE).is_file()
     result = run_crawl(config, out, resume=resume, progress=progress, db=source.db)
-    if not args.quiet:
-        s = result.stats
-        print(
+    s = result.stats
+    if args.json:
+        print_json(recrawl_summary(result.batch, result.finished, s, queued, plan))
+    say(
+        [
             f"batch {result.batch} "
             f"{'finished' if result.finished else 'interrupted (continue with --resume)'}: "
             f"{plural(s.fetched, 'page')}, {plural(s.revisits, 'unchanged payload')}, "
-            f"{plural(s.discovered, 'new URL')}",
-            file=sys.stderr,
-        )
+            f"{plural(s.discovered, 'new URL')}"
+        ],
+        quiet=args.quiet or args.json,
+    )
     return 0 if result.finished else 130

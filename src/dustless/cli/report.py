@@ -32,7 +32,7 @@ depth distributions and network states over time. Open it in any browser.
 examples:
   dustless report out/ -o report.html
   dustless report out/ -o report.html --truth truth.tsv --max-loss 0.02
-  dustless report out/ -o - | gzip > report.html.gz
+  dustless report out/ -o - --quiet | gzip > report.html.gz
   dustless evaluate out/ --fetch --resolve '*.test:127.0.0.1' && dustless report out/ -o r.html
   dustless report --db postgresql://crawler@dbhost/crawl -o report.html   # a shared crawl"""
 
@@ -49,6 +49,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     add_evaluation_options(parser)
     parser.add_argument("--title", help="the page title")
+    parser.add_argument(
+        "--quiet", action="store_true", help="no 'wrote' line on stderr (errors still printed)"
+    )
 
 
 def _extra_sections(db: Any) -> list[Any]:
@@ -100,12 +103,17 @@ def run(args: argparse.Namespace) -> int:
         # Bytes, not text: the page declares UTF-8 whatever the terminal's locale is.
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
-        print(f"wrote the report to standard output ({plural(len(data), 'byte')})", file=sys.stderr)
+        if not args.quiet:
+            print(
+                f"wrote the report to standard output ({plural(len(data), 'byte')})",
+                file=sys.stderr,
+            )
         return 0
     out = Path(args.output)
     try:
         out.write_bytes(data)
     except OSError as exc:
         raise InvalidOption(f"cannot write {out}: {exc.strerror}") from None
-    print(f"wrote {out} ({plural(len(data), 'byte')})", file=sys.stderr)
+    if not args.quiet:
+        print(f"wrote {out} ({plural(len(data), 'byte')})", file=sys.stderr)
     return 0

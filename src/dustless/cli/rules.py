@@ -12,8 +12,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from dustless.cli._json import print_json
 from dustless.errors import InvalidOption
+
+if TYPE_CHECKING:
+    from dustless.rules import SiteScript
 
 HELP = "learn and show URL rules (pattern scripts, DustBuster)"
 
@@ -46,6 +51,7 @@ examples:
   dustless rules show rules.xml
   dustless rules show web.xml            # a hand-written pattern script (seed 002 Fig. 6)
   dustless rules show crawl1             # what `dustless crawl crawl1 … --learn` learned
+  dustless rules show crawl1 --json | jq '.rules[] | select(.active) | .rule'
 
 See docs/pattern-scripts.md."""
 
@@ -113,34 +119,91 @@ def configure(parser: argparse.ArgumentParser) -> None:
     show.add_argument(
         "file", metavar="FILE", help="pattern script or rules file (XML), or a crawl directory"
     )
+    show.add_argument(
+        "--json",
+        action="store_true",
+        help="print the sites and rules as one JSON document (keys in docs/pattern-scripts.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "show":
-        return _show(Path(args.file))
+        return _show(Path(args.file), as_json=args.json)
     return _learn(args)
 
 
-def _show(path: Path) -> int:
+def _show(path: Path, *, as_json: bool) -> int:
     from dustless.rules import load_script, render
 
     if path.is_dir():
-        return _show_crawl(path)
+        return _show_crawl(path, as_json=as_json)
     loaded = load_script(path)
     for w in loaded.warnings:
         print(f"dustless rules show: {w}", file=sys.stderr)  # "FILE:LINE: warning: …"
+    if as_json:
+        print_json(
+            {
+                "file": str(path),
+                "sites": [_site_json(site) for site in loaded.rules.sites],
+                "warnings": [str(w) for w in loaded.warnings],
+            }
+        )
+        return 0
     sys.stdout.write(render(loaded.rules))
     return 0
 
 
-def _show_crawl(directory: Path) -> int:
+def _site_json(site: SiteScript) -> dict[str, Any]:
+    return {
+        "title": site.title,
+        "identities": list(site.identities),
+        "scripted": site.scripted,
+        "sitemaps": site.sitemaps,
+        "feeds": site.feeds,
+        "patterns": [
+            {
+                "page_type": p.page_type.value,
+                "category": p.category or None,
+                "category_key": p.category_key,
+                "original_type": p.original_type.value,
+                "original": p.original,
+                "target": p.target,
+            }
+            for p in site.patterns
+        ],
+        "rules": [
+            {
+                "element": r.element,
+                "rule": r.describe(),
+                "support": r.support,
+                "fp_rate": r.fp_rate,
+            }
+            for r in site.rules
+        ],
+    }
+
+
+def _show_crawl(directory: Path, *, as_json: bool) -> int:
     """The rules a crawl learned (``crawl --learn``), from its DB."""
     from dustless.analysis._crawlreader import open_crawl
+    from dustless.analysis._jsonio import to_jsonable
     from dustless.analysis._learnstats import learned_rules
     from dustless.crawl.learn import LEARNED_RULES
 
     with open_crawl(directory) as db:
         rows = learned_rules(db)
+    if as_json:
+        print_json(
+            {
+                "directory": str(directory),
+                "rules_file": str(directory / LEARNED_RULES),
+                "active": sum(1 for r in rows if r.active),
+                "retracted": sum(1 for r in rows if not r.active),
+                "hosts": len({r.host for r in rows}),
+                "rules": [{**to_jsonable(r), "active": r.active} for r in rows],
+            }
+        )
+        return 0
     if not rows:
         print(f"{directory}: no rules learned (crawl with --learn to learn them)")
         return 0

@@ -18,6 +18,7 @@ never broken in the middle.
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections import deque
 from collections.abc import Iterable
@@ -323,7 +324,11 @@ class _Lines:
 class Progress:
     """A live display on a terminal; off a terminal, a report every ``interval`` seconds
     (``0``: none). The engine calls :meth:`update` from its loop (4 times a second at most),
-    so neither needs a thread of its own."""
+    so neither needs a thread of its own.
+
+    With ``log`` (``crawl --log-file``) the periodic reports go to that logger, at INFO,
+    instead of the stream, and they go there even when ``enabled`` is false (``--quiet``):
+    a log file asked for is written; the terminal keeps its live display."""
 
     def __init__(
         self,
@@ -332,12 +337,16 @@ class Progress:
         enabled: bool = True,
         interval: float = 10.0,
         width: int | None = None,
+        log: logging.Logger | None = None,
     ) -> None:
         stream = stream or sys.stderr
         self.stream = stream
         tty = stream.isatty()
         self.live = enabled and tty
-        self.periodic = enabled and not tty and interval > 0
+        self._log = log if log is not None and log.isEnabledFor(logging.INFO) else None
+        self.periodic = interval > 0 and (
+            self._log is not None if log is not None else enabled and not tty
+        )
         self.enabled = self.live or self.periodic
         self.interval = interval
         self._width = width
@@ -373,12 +382,17 @@ class Progress:
         if self._live is not None:
             lines = progress_lines(stats, now, recent, self.width())
             self._live.update(_Lines(tuple(lines)), refresh=True)
+        if not self.periodic:
             return
         if self._last_report is None:
             self._last_report = now  # the first report after one interval, not at once
             return
         if now - self._last_report >= self.interval:
             self._last_report = now
-            lines = progress_lines(stats, now, recent, self.width())
+            # A log file is read off a terminal: 80 columns, whatever the terminal's width.
+            lines = progress_lines(stats, now, recent, _WIDTH if self._log else self.width())
+            if self._log is not None:
+                self._log.info("\n".join(lines))
+                return
             self.stream.write("\n".join(lines) + "\n")
             self.stream.flush()
