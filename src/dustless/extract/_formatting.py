@@ -105,17 +105,18 @@ class Formatting:
                     self._drop(earlier)
                 else:
                     self.clones += ADOPTION_CLONES
-        # Noah's Ark (§13.2.4.3 "push onto the list"): a fourth entry of the same name and
-        # attributes evicts the earliest. Byte-identical attributes only (the tree builder
-        # also evicts on equal ones written otherwise: it keeps fewer entries than counted).
-        key = (name, attrs.strip("\t\n\f\r /"))
-        same = [e for e in section.ark.get(key, ()) if e.alive]
-        if len(same) >= 3:
-            self._drop(same.pop(0))
-            self._ghosts[name] = self._ghosts.get(name, 0) + 1
         entry = _Entry(name, serial)
-        same.append(entry)
-        section.ark[key] = same
+        if name != "a":  # an "a" evicts the earlier one itself: the Ark would change nothing
+            # Noah's Ark (§13.2.4.3 "push onto the list"): a fourth entry of the same name
+            # and attributes evicts the earliest. Byte-identical attributes only (the tree
+            # builder also evicts equal ones written otherwise: it keeps fewer than counted).
+            key = (name, attrs.strip("\t\n\f\r /"))
+            same = [e for e in section.ark.get(key, ()) if e.alive]
+            if len(same) >= 3:
+                self._drop(same.pop(0))
+                self._ghosts[name] = self._ghosts.get(name, 0) + 1
+            same.append(entry)
+            section.ark[key] = same
         section.entries.append(entry)
         section.by_name.setdefault(name, []).append(entry)
         self.live += 1

@@ -130,6 +130,17 @@ _NO_RECONSTRUCT = _names(
     "frameset caption col colgroup frame tbody td tfoot th thead tr base basefont bgsound "
     "link meta noframes script style template title rb rp rt rtc param source track"
 )
+# What a start tag means for the formatting list, one lookup a tag (unknown names are
+# "any other start tag": they reconstruct and pop nothing).
+_POPS, _RECONSTRUCTS, _FORMATS, _SPECIALS, _MARKS = 1, 2, 4, 8, 16
+_KIND: dict[str, int] = {
+    name: (name not in _QUIET and _POPS)
+    | (name not in _NO_RECONSTRUCT and _RECONSTRUCTS)
+    | (name in FORMATTING and _FORMATS)
+    | (name in _SPECIAL and _SPECIALS)
+    | (name in MARKERS and _MARKS)
+    for name in _QUIET | _NO_RECONSTRUCT | FORMATTING | _SPECIAL | MARKERS
+}
 # Elements with no end tag (§13.1.2): they never nest.
 _VOID = _names(
     "area base basefont bgsound br col embed frame hr image img input keygen link meta "
@@ -265,6 +276,8 @@ def shape(text: str) -> Shape:
             if stale and start > last:  # text: the tree builder reconstructs (§13.2.6.4.7)
                 fmt.clones += fmt.live
                 stale = False
+                if fmt.clones > MAX_CLONES:
+                    break
             last = m.end()
             end_tag, name, simple, full = m.groups()
             if name is None:  # a comment, a DOCTYPE, a bogus comment or a CDATA section
@@ -286,7 +299,7 @@ def shape(text: str) -> Shape:
                     break
             if end_tag:
                 stale = True  # any end tag may pop formatting elements off the stack
-                if name in FORMATTING:
+                if _KIND.get(name, 0) & _FORMATS:
                     fmt.close(name, specials[-1][1] if specials else -1)
                 # Pop it if it is on top, or under elements its end tag certainly ends first.
                 first = _END_FIRST.get(name, _IMPLIED)
@@ -309,15 +322,16 @@ def shape(text: str) -> Shape:
                     _, serial, marker = specials.pop()
                     if marker:
                         fmt.marker_closed(serial)
-            if name not in _QUIET:
+            kind = _KIND.get(name, _RECONSTRUCTS)
+            if kind & _POPS:
                 stale = True
-            if stale and name not in _NO_RECONSTRUCT:
+            if stale and kind & _RECONSTRUCTS:
                 fmt.clones += fmt.live
                 stale = False
-            if name in FORMATTING:
+                if fmt.clones > MAX_CLONES:
+                    break
+            if kind & _FORMATS:
                 fmt.open(name, attrs, tags, specials[-1][1] if specials else -1)
-            if fmt.clones > MAX_CLONES:
-                break
             if name in _VOID:
                 continue
             if name == "option":
@@ -327,8 +341,8 @@ def shape(text: str) -> Shape:
             elif name == "svg" or name == "math":
                 foreign = True
             push(name)  # "/>" does not close an HTML element (§13.2.6.4.7): an open anyway
-            if name in _SPECIAL:
-                marker = name in MARKERS
+            if kind & _SPECIALS:
+                marker = bool(kind & _MARKS)
                 specials.append((len(stack) - 1, tags, marker))
                 if marker:
                     fmt.marker(tags)
