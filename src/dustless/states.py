@@ -8,7 +8,10 @@ at "문서 접속" (connect) cErr, cTim or Conn; at "헤더 다운로드" (heade
 hErr, or the server's code, which is OK when it is 200 and the MIME type is text/html; at
 "문서 다운로드" (document) dTim and dErr. We add the states our gates produce before any
 request (robots, filtered, noIP), the size limit (tooBig), extraction's budget (pBig: a page
-whose markup is too big to read all its links, a hostile page of docs/testweb.md), and one
+whose markup is too big to read all its links, a hostile page of docs/testweb.md),
+extraction's guard (pFlat: a page whose markup would cost the HTML parser far more than its
+size — nested too deep, or cloning its formatting elements without end — read without its
+structure, every link found at a cost in proportion to the page), and one
 for our failures (iErr: a bug of dustless met while crawling a URL — recorded and counted,
 never blamed on the server).
 
@@ -51,6 +54,7 @@ class NetState(enum.Enum):
     dErr = "dErr"
     tooBig = "tooBig"
     pBig = "pBig"
+    pFlat = "pFlat"
     iErr = "iErr"
 
     @property
@@ -116,7 +120,7 @@ _ROWS: tuple[tuple[NetState, Stage, bool, str, tuple[NetState, ...]], ...] = (
      "a response other than 200 text/html: its status code is recorded",
      (_S.dTim, _S.dErr, _S.tooBig)),
     (_S.OK, Stage.HEADER, True, "status 200 with MIME type text/html",
-     (_S.dTim, _S.dErr, _S.tooBig, _S.pBig)),
+     (_S.dTim, _S.dErr, _S.tooBig, _S.pBig, _S.pFlat)),
     (_S.dTim, Stage.DOCUMENT, True,
      "the body stalled (no data for the stall limit) or exceeded the total time", ()),
     (_S.dErr, Stage.DOCUMENT, True,
@@ -126,6 +130,9 @@ _ROWS: tuple[tuple[NetState, Stage, bool, str, tuple[NetState, ...]], ...] = (
     (_S.pBig, Stage.DOCUMENT, True,
      "stored whole, but its markup passed link extraction's budget: links from its first "
      "part only", ()),
+    (_S.pFlat, Stage.DOCUMENT, True,
+     "stored whole, but its markup would cost the parser far more than its size (too deep, "
+     "or cloning formatting elements): links read without its structure", ()),
     (_S.iErr, Stage.GATE, True,
      "internal error: a bug of dustless while handling the URL (not the server's fault)", ()),
 )  # fmt: skip
@@ -136,7 +143,7 @@ STATE_TABLE: Mapping[NetState, StateInfo] = MappingProxyType(
         for state, stage, final, description, successors in _ROWS
     }
 )
-_RESPONDED = frozenset({_S.code, _S.OK, _S.dTim, _S.dErr, _S.tooBig, _S.pBig})
+_RESPONDED = frozenset({_S.code, _S.OK, _S.dTim, _S.dErr, _S.tooBig, _S.pBig, _S.pFlat})
 
 
 def advance(current: NetState, new: NetState) -> NetState:

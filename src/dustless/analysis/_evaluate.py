@@ -124,7 +124,7 @@ def load_observations(
     sql = (
         "SELECT u.url, f.batch IN ({p}) , f.state IN ({g}), "
         "CASE WHEN f.content_sha1 IS NOT NULL AND f.status BETWEEN 200 AND 299 "
-        "AND f.state IN ('OK', 'code', 'pBig') THEN f.content_sha1 END, "
+        "AND f.state IN ('OK', 'code', 'pBig', 'pFlat') THEN f.content_sha1 END, "
         "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END "
         "FROM fetches f JOIN urls u ON u.id = f.url_id WHERE +f.batch IN ({w}) ORDER BY f.id"
     ).format(

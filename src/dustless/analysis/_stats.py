@@ -73,6 +73,7 @@ STATE_ORDER: tuple[str, ...] = (
     "dErr",
     "tooBig",
     "pBig",
+    "pFlat",
     "robots",
     "filtered",
     "iErr",
@@ -377,7 +378,7 @@ def crawl_stats(
         "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.status, f.size_raw, "
         "f.size_stored, f.links_h, f.links_a, f.links_f, f.links_internal, f.warc_file, "
         "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type, "
-        "CASE WHEN f.status BETWEEN 200 AND 299 AND f.state IN ('OK', 'code', 'pBig') "
+        "CASE WHEN f.status BETWEEN 200 AND 299 AND f.state IN ('OK', 'code', 'pBig', 'pFlat') "
         "THEN f.content_sha1 END AS doc "
         "FROM fetches f JOIN urls u ON u.id = f.url_id "
         "WHERE f.id IN (SELECT max(id) FROM fetches WHERE batch IN "

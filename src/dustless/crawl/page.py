@@ -108,6 +108,10 @@ def page_outcome(
             # A hostile page of more tags than extraction's budget (extract/_guard.py): it is
             # stored whole, its first part's links are followed, and the fetch says so.
             state = NetState.pBig
+        elif extraction.flattened:
+            # Markup that would cost the parser far more than its size (extract/_guard.py):
+            # its links were read without its structure, and the fetch says so.
+            state = NetState.pFlat
         counts.update(extraction.counts)
         canonical = extraction.canonical
         if scripted is None:

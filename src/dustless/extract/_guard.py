@@ -25,13 +25,18 @@ The measure errs one way only, towards flattening: it counts every start tag as 
 element and pops one only where the tree builder certainly pops it (the matching end tag of
 the element on top, the implied end of an ``li``, ``p``, ``option`` … on top, see
 :func:`shape`); inside ``<svg>`` or ``<math>``, where the content of ``<style>`` or
-``<script>`` is markup, whatever looks like a start tag there counts. What it cannot see is
-what lexbor builds without a start tag (an implied ``tbody``, clones of formatting elements
-when it reconstructs them): a page written against this measure could still cost more, and
-the engine's deadline on extraction (parsing off the event loop) is the bound for that.
+``<script>`` is markup, whatever looks like a start tag there counts. What lexbor builds
+without a start tag is of two kinds: implied elements (``tbody``, ``tr``, ``p``, one per tag
+at most) and clones of formatting elements when it reconstructs them, which can be many per
+tag (250 ``<b id=N>`` left open clone into every later ``<div>``: 2.7 GB for a 0.36 MB page).
+:mod:`._formatting` counts those as the tokens go, erring towards more, and a page that may
+clone more than :data:`MAX_CLONES` elements is flattened too (no formatting element is left
+for lexbor to clone). Nothing else bounds extraction: it runs on the event loop, without a
+deadline, so this measure is the bound.
 
-Only pages of at least :data:`SHAPE_MIN_TAGS` tags or :data:`SHAPE_MIN_CHARS` characters are
-measured (the test web's pages are not): below that the squares cost milliseconds. The
+Only pages of more than :data:`CLONE_FREE_TAGS` tags or at least :data:`SHAPE_MIN_CHARS`
+characters are measured (the test web's pages are not): below that the squares cost
+milliseconds and no page can clone :data:`MAX_CLONES` elements. The
 measure is Python's ``re`` and costs about a microsecond a tag, 1–2 times lexbor's parse of
 the same page. And every page has a budget in tags (``max_tags``): past it only the part
 before the budget's last tag is parsed, and the extraction says so
@@ -43,6 +48,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dustless.extract._formatting import FORMATTING, MARKERS, Formatting
+
 
 def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -51,6 +58,7 @@ def _names(text: str) -> frozenset[str]:
 __all__ = [
     "DEFAULT_MAX_TAGS",
     "MAX_ATTRIBUTES",
+    "MAX_CLONES",
     "MAX_DEPTH",
     "MAX_OPTIONS",
     "Shape",
@@ -62,9 +70,17 @@ __all__ = [
 MAX_DEPTH = 256  # libxml2's limit; Chromium's parser stops nesting at 512
 MAX_OPTIONS = 512  # in the page (the selectedness cost is per select, N² each)
 MAX_ATTRIBUTES = 256  # on one tag
+# Elements the tree builder may make by cloning formatting elements (_formatting): about
+# 0.4 KB of lexbor's memory each (with an attribute), so the bound is ~40 MB, ~50 ms.
+MAX_CLONES = 100_000
+# Below this many "<", a page cannot clone MAX_CLONES elements, so it need not be measured:
+# F formatting start tags and the T - F other tags (each a pop, then a reconstruction)
+# make at most F x (T - F + 1) <= (T + 1)^2 / 4 clones, plus ADOPTION_CLONES an end tag.
+CLONE_FREE_TAGS = 512
 DEFAULT_MAX_TAGS = 250_000  # more than a 2 MiB page of ordinary markup holds
-SHAPE_MIN_TAGS = 1024  # below both, a page is not measured: 1,024² stack scans and the
-SHAPE_MIN_CHARS = 8 * 1024  # ~2,700 attributes² that 8 K characters hold cost < 20 ms
+# Below this and CLONE_FREE_TAGS, a page is not measured: 512² stack scans and the ~2,700
+# attributes² that 8 K characters hold cost < 20 ms.
+SHAPE_MIN_CHARS = 8 * 1024
 
 # One attribute as the tokenizer reads it (§13.2.5.32–.39): a name runs to whitespace, "/",
 # ">" or "=" (and may start with "="), then optionally "=" and a value — double-quoted,
@@ -90,6 +106,41 @@ _TOKEN_RE = re.compile(
     r"|<(?:!|\?|/(?![A-Za-z]))[^>]*(?:>|\Z)",
     re.S,
 )
+# The "special" category (§13.2.4.2) less its void elements, and svg/math whose content
+# holds more of them (MathML text integration points, SVG foreignObject/desc/title): an
+# adoption agency finds its "furthest block" or a scope boundary among these.
+_SPECIAL = _names(
+    "address applet article aside blockquote body button caption center colgroup dd details "
+    "dir div dl dt fieldset figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 head "
+    "header hgroup html iframe li listing main marquee menu nav noembed noframes noscript "
+    "object ol p plaintext pre script search section select style summary table tbody td "
+    "template textarea tfoot th thead title tr ul xmp svg math"
+)
+# Start tags that never pop an element off the stack, in any insertion mode: formatting
+# elements but a and nobr, and phrasing that the "any other start tag" rule inserts.
+_QUIET = (FORMATTING - {"a", "nobr"}) | _names(
+    "span abbr cite dfn kbd mark q samp sub sup time var bdi bdo data ins del label img br wbr"
+)
+# Start tags after which the tree builder does not reconstruct the active formatting
+# elements (§13.2.6.4.7: blocks, lists, tables, head content …); every other one does.
+_NO_RECONSTRUCT = _names(
+    "address article aside blockquote center details dialog dir div dl fieldset figcaption "
+    "figure footer header hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 h5 "
+    "h6 pre listing form li dd dt plaintext table hr textarea iframe noembed body html head "
+    "frameset caption col colgroup frame tbody td tfoot th thead tr base basefont bgsound "
+    "link meta noframes script style template title rb rp rt rtc param source track"
+)
+# What a start tag means for the formatting list, one lookup a tag (unknown names are
+# "any other start tag": they reconstruct and pop nothing).
+_POPS, _RECONSTRUCTS, _FORMATS, _SPECIALS, _MARKS = 1, 2, 4, 8, 16
+_KIND: dict[str, int] = {
+    name: (name not in _QUIET and _POPS)
+    | (name not in _NO_RECONSTRUCT and _RECONSTRUCTS)
+    | (name in FORMATTING and _FORMATS)
+    | (name in _SPECIAL and _SPECIALS)
+    | (name in MARKERS and _MARKS)
+    for name in _QUIET | _NO_RECONSTRUCT | FORMATTING | _SPECIAL | MARKERS
+}
 # Elements with no end tag (§13.1.2): they never nest.
 _VOID = _names(
     "area base basefont bgsound br col embed frame hr image img input keygen link meta "
@@ -141,18 +192,23 @@ _END_FIRST: dict[str, frozenset[str]] = {
 @dataclass(frozen=True, slots=True)
 class Shape:
     """What :func:`shape` measured: the deepest nesting the tree builder may reach, the
-    options, the most attributes on one tag, and the tags (start and end) — up to where the
-    page showed itself hostile (the measure stops at the first nesting past the limit)."""
+    options, the most attributes on one tag, the tags (start and end) and the elements it
+    may clone from the list of active formatting elements — up to where the page showed
+    itself hostile (the measure stops at the first limit passed)."""
 
     depth: int
     options: int
     attributes: int
     tags: int
+    clones: int = 0
 
     @property
     def hostile(self) -> bool:
         return (
-            self.depth > MAX_DEPTH or self.options > MAX_OPTIONS or self.attributes > MAX_ATTRIBUTES
+            self.depth > MAX_DEPTH
+            or self.options > MAX_OPTIONS
+            or self.attributes > MAX_ATTRIBUTES
+            or self.clones > MAX_CLONES
         )
 
 
@@ -193,21 +249,36 @@ def shape(text: str) -> Shape:
     on top (or right under an ``li``, ``p``, cell … that the end tag certainly ends first);
     a start tag pops the element on top if its rules end that element (``_ENDS_TOP``).
     Anything else leaves the stack as it is, which can only make the measure deeper than
-    the tree lexbor builds."""
+    the tree lexbor builds. Beside it, the list of active formatting elements
+    (:mod:`._formatting`) counts the clones its reconstructions may make."""
     stack: list[str] = []
     push = stack.append
     pop = stack.pop
     deepest = options = attributes = tags = 0
+    # The special elements in the stack, (index, serial, pushed a marker) — the serial is
+    # the tag count at their start tag — for the formatting list's "nothing special opened
+    # after it", and to clear the list to a marker when its element certainly closes.
+    specials: list[tuple[int, int, bool]] = []
+    fmt = Formatting()
+    stale = False  # something may have popped entries since their last reconstruction
+    last = 0  # where the previous token ended: text before a token reconstructs
     foreign = False  # met <svg> or <math>: raw-text content may be markup
     n = len(text)
     resume = 0  # the next token starts here or later (after raw text)
     tokens = _TOKEN_RE.finditer(text)
     while True:
         for m in tokens:
-            if m.start() < resume:
+            start = m.start()
+            if start < resume:
                 if m.end() > resume:
                     break  # a "token" across the end of raw text: read again from there
                 continue
+            if stale and start > last:  # text: the tree builder reconstructs (§13.2.6.4.7)
+                fmt.clones += fmt.live
+                stale = False
+                if fmt.clones > MAX_CLONES:
+                    break
+            last = m.end()
             end_tag, name, simple, full = m.groups()
             if name is None:  # a comment, a DOCTYPE, a bogus comment or a CDATA section
                 if foreign and m.group().startswith("<![CDATA["):
@@ -217,7 +288,7 @@ def shape(text: str) -> Shape:
                     for _ in _OPEN_RE.finditer(text, m.start() + 9, stop):
                         push("?")
                     deepest = max(deepest, len(stack))
-                    resume = stop
+                    resume = last = stop
                 continue
             tags += 1
             name = name.lower()
@@ -227,6 +298,9 @@ def shape(text: str) -> Shape:
                 if attributes > MAX_ATTRIBUTES:
                     break
             if end_tag:
+                stale = True  # any end tag may pop formatting elements off the stack
+                if _KIND.get(name, 0) & _FORMATS:
+                    fmt.close(name, specials[-1][1] if specials else -1)
                 # Pop it if it is on top, or under elements its end tag certainly ends first.
                 first = _END_FIRST.get(name, _IMPLIED)
                 k = len(stack) - 1
@@ -234,11 +308,30 @@ def shape(text: str) -> Shape:
                     k -= 1
                 if k >= 0 and stack[k] == name:
                     del stack[k:]
+                    while specials and specials[-1][0] >= k:
+                        _, serial, marker = specials.pop()
+                        if marker:
+                            fmt.marker_closed(serial)
                 continue
             ends = _ENDS_TOP.get(name)
             if ends is not None:
                 while stack and stack[-1] in ends:
                     pop()
+                k = len(stack)
+                while specials and specials[-1][0] >= k:
+                    _, serial, marker = specials.pop()
+                    if marker:
+                        fmt.marker_closed(serial)
+            kind = _KIND.get(name, _RECONSTRUCTS)
+            if kind & _POPS:
+                stale = True
+            if stale and kind & _RECONSTRUCTS:
+                fmt.clones += fmt.live
+                stale = False
+                if fmt.clones > MAX_CLONES:
+                    break
+            if kind & _FORMATS:
+                fmt.open(name, attrs, tags, specials[-1][1] if specials else -1)
             if name in _VOID:
                 continue
             if name == "option":
@@ -248,23 +341,33 @@ def shape(text: str) -> Shape:
             elif name == "svg" or name == "math":
                 foreign = True
             push(name)  # "/>" does not close an HTML element (§13.2.6.4.7): an open anyway
+            if kind & _SPECIALS:
+                marker = bool(kind & _MARKS)
+                specials.append((len(stack) - 1, tags, marker))
+                if marker:
+                    fmt.marker(tags)
             if name in _RAW:
                 stop = _raw_end(name, text, m.end())
                 stop = n if stop < 0 else stop
                 if foreign:
                     for _ in _OPEN_RE.finditer(text, m.end(), stop):
                         push("?")
-                resume = stop
+                resume = last = stop
             if len(stack) > deepest:
                 deepest = len(stack)
                 if deepest > MAX_DEPTH:
                     break  # hostile already: the rest need not be read
         else:
             break
-        if deepest > MAX_DEPTH or options > MAX_OPTIONS or attributes > MAX_ATTRIBUTES:
+        if (
+            deepest > MAX_DEPTH
+            or options > MAX_OPTIONS
+            or attributes > MAX_ATTRIBUTES
+            or fmt.clones > MAX_CLONES
+        ):
             break
         tokens = _TOKEN_RE.finditer(text, resume)
-    return Shape(deepest, options, attributes, tags)
+    return Shape(deepest, options, attributes, tags, fmt.clones)
 
 
 # What a flattened page keeps: the elements links come from (and <img> for the alt text of
@@ -367,7 +470,7 @@ def prepare(text: str, max_tags: int | None) -> tuple[str, bool, bool]:
         text = _cut(text, max_tags)
         over_budget = True
         lts = max_tags
-    if lts < SHAPE_MIN_TAGS and len(text) < SHAPE_MIN_CHARS:
+    if lts <= CLONE_FREE_TAGS and len(text) < SHAPE_MIN_CHARS:
         return text, False, over_budget
     if not shape(text).hostile:
         return text, False, over_budget

@@ -36,6 +36,7 @@ STATE_MEANINGS: dict[str, str] = {
     "robots": "robots.txt disallows it; not requested",
     "filtered": "refused by the URL filter or address policy; not requested",
     "pBig": "stored, but its markup passed extraction's budget: first part's links only",
+    "pFlat": "stored, but its markup would cost the parser far more than its size: read flat",
     "iErr": "internal error: a bug of dustless, not the server's fault",
     "NULL": "never tried",
 }

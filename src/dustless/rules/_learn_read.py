@@ -37,7 +37,7 @@ def read_observations(
     with open_crawl(crawl_dir, db=db) as reader:
         classes = document_classes(reader, content)
         for url, status, sha, location in reader.iterate(
-            "SELECT u.url, f.status, CASE WHEN f.state IN ('OK', 'code', 'pBig') "
+            "SELECT u.url, f.status, CASE WHEN f.state IN ('OK', 'code', 'pBig', 'pFlat') "
             "THEN f.content_sha1 END, f.location "
             "FROM fetches f JOIN urls u ON u.id = f.url_id ORDER BY f.id"
         ):

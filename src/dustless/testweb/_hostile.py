@@ -15,6 +15,7 @@ import html
 import zlib
 from urllib.parse import parse_qsl
 
+from dustless.testweb._clones import CLONE_VARIANTS, clone_page
 from dustless.testweb._core import Action, Link, Outcome, Page, WebConfig, stable_hash
 from dustless.testweb._html import filler, render_page
 
@@ -58,6 +59,7 @@ ENTRY_POINTS: tuple[tuple[str, str], ...] = (
     ("/landing.html?print=1", "print version"),
     ("/nest/divs.html", "100,000 nested divs"),
     ("/nest/unclosed.html", "100,000 unclosed div, span, b"),
+    ("/clones/b.html", "250 formatting elements cloned into every div"),
     ("/r/raw-location", "redirect to non-ASCII bytes"),
     ("/leak/links.html", "links to private addresses"),
     ("/r/metadata", "redirect to the metadata service"),
@@ -72,6 +74,7 @@ PRIVATE_TARGETS = (
     "http://127.0.0.1:9/",
 )
 NEST_COUNT = 100_000  # elements of the two deeply nested pages (1.1 and 1.4 MB)
+CLONE_BYTES = 360_000  # the size of the page a user reported (2.7 GB in the parser)
 # A Location of raw non-ASCII bytes (the server writes header values as UTF-8), and the
 # path a browser requests for it: each byte percent-encoded.
 RAW_LOCATION = "/café/한?x=한국"
@@ -129,6 +132,11 @@ def _nested(kind: str) -> bytes:
         )
     head = f"<!DOCTYPE html>\n<html><head><title>nested {kind}</title></head><body>\n"
     return (head + '<a href="/">home</a>\n' + inner).encode()
+
+
+@functools.cache
+def _clones(variant: str) -> bytes:
+    return clone_page(variant, CLONE_BYTES)  # one body shared by every site
 
 
 @functools.cache
@@ -350,6 +358,14 @@ class Hostile:
         if path in ("/nest/divs.html", "/nest/unclosed.html"):
             kind = path[len("/nest/") : -len(".html")]
             body = _nested(kind) + f"<!-- {n} -->\n".encode()
+            return Outcome(200, f"{n}:{path}", body=body, cacheable=False)
+        if path.startswith("/clones/") and path.endswith(".html"):
+            # Formatting elements a parser clones into every later container (_clones):
+            # every variant is served, the home page links to one.
+            variant = path[len("/clones/") : -len(".html")]
+            if variant not in CLONE_VARIANTS:
+                return None
+            body = _clones(variant) + f"<!-- {n} -->\n".encode()
             return Outcome(200, f"{n}:{path}", body=body, cacheable=False)
         if path == "/bomb.html":
             return Outcome(
