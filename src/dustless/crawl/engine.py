@@ -712,7 +712,7 @@ class Crawler:
             scripted=self.scripted,
             held=held,
         )
-        # The state recorded: the fetch's, or pBig for a page past extraction's budget.
+        # The state recorded: the fetch's, or pBig / pFlat for a page past extraction's budget.
         stats.count_state(outcome.fetch.state.value, status)  # "code" by HTTP status
         if self.probe:
             self.admission.probe_redirects(outcome.links, item)
