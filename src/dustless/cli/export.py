@@ -28,9 +28,10 @@ script's labels (seed 002 §3.2).
 
 --format wacz writes the crawl as one WACZ 1.1.1 file (a ZIP web archivists replay in
 pywb or ReplayWeb.page): its WARC files under archive/, the CDXJ index of their response
-and revisit records as indexes/index.cdxj, every 2xx HTML page in pages/pages.jsonl, and
-datapackage.json with the sha256 of each file (docs/archives.md). OUT must not exist;
--o - writes the WACZ to standard output (the summary then goes to stderr).
+and revisit records as indexes/index.cdx (index.cdx.gz + index.idx when large), every
+2xx HTML page in pages/pages.jsonl, and datapackage.json with the sha256 of each file
+(docs/archives.md). OUT must not exist; -o - writes the WACZ to standard output (the
+summary then goes to stderr).
 
 examples:
   dustless export crawl1 --format wacz -o crawl1.wacz
