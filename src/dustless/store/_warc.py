@@ -19,6 +19,8 @@ HTTP bodies are stored *decoded*: the fetcher hands us the decompressed payload,
 HTTP head drops ``Content-Encoding`` / ``Transfer-Encoding`` (kept as ``X-Dustless-Orig-*``)
 and gets a ``Content-Length`` matching the stored payload; the payload digest is then the
 SHA-1 of what the crawler used as the content identity (ARCHITECTURE "Content identity").
+A payload the fetch did not get whole carries ``WARC-Truncated`` (WARC 1.1 §5.13, see
+``truncation``) and, when it was not encoded, the ``Content-Length`` the server announced.
 """
 
 from __future__ import annotations
