@@ -34,19 +34,18 @@ def _free_port() -> int:
 
 
 @contextmanager
-def pywb(root: Path, warc_dir: Path, index_dir: Path) -> Iterator[int]:
+def pywb(root: Path, warc_dir: Path | None = None, index_dir: Path | None = None) -> Iterator[int]:
     """Serve one collection ``crawl`` (the crawl's WARC and index directories) with pywb's
-    ``wayback``; yields its port once pywb says it listens."""
+    ``wayback``; yields its port once pywb says it listens. Without directories: the
+    collections ``wb-manager`` made in ``root/collections``."""
     wayback = replay_tool("wayback")
     root.mkdir(parents=True, exist_ok=True)
-    (root / "config.yaml").write_text(
-        "collections:\n"
-        "  crawl:\n"
-        f"    archive_paths: {warc_dir}/\n"
-        f"    index_paths: {index_dir}/\n"
-        "framed_replay: false\n",
-        encoding="utf-8",
+    named = (
+        f"collections:\n  crawl:\n    archive_paths: {warc_dir}/\n    index_paths: {index_dir}/\n"
+        if warc_dir is not None and index_dir is not None
+        else ""
     )
+    (root / "config.yaml").write_text(named + "framed_replay: false\n", encoding="utf-8")
     port = _free_port()
     proc = subprocess.Popen(
         [str(wayback), "-p", str(port), "-b", "127.0.0.1", "-t", "2"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -149,6 +150,48 @@ def test_wacz_export_validates(crawled, tmp_path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Validation succeeded" in done.stdout
+
+
+@pytest.mark.parametrize("block", [None, 4], ids=["index.cdx", "index.cdx.gz+idx"])
+def test_wacz_loads_in_pywb_wb_manager_and_replays_pages(crawled, tmp_path, block) -> None:
+    # pywb's wb-manager add --unpack-wacz takes only indexes/*.cdx(.gz): a WACZ whose index
+    # has another name is added with 0 index lines and replays nothing.
+    web, out = crawled
+    wacz = tmp_path / "crawl.wacz"
+    options = {} if block is None else {"index_block_lines": block}
+    summary = export_wacz(out, wacz, **options)
+    assert check_wacz(wacz) == []
+    with zipfile.ZipFile(wacz) as z:
+        names = {n for n in z.namelist() if n.startswith("indexes/")}
+    if block is None:
+        assert names == {"indexes/index.cdx"}
+    else:
+        assert names == {"indexes/index.cdx.gz", "indexes/index.idx"}
+        assert summary.index_lines > 2 * block  # several blocks
+    done = subprocess.run(
+        [str(replay_tool("wacz")), "validate", "-f", str(wacz)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    root = tmp_path / "pywb"
+    root.mkdir()
+    manager = str(replay_tool("wb-manager"))
+    for args in (["init", "crawl"], ["add", "--unpack-wacz", "crawl", str(wacz)]):
+        done = subprocess.run(
+            [manager, *args], cwd=root, capture_output=True, text=True, timeout=300, check=False
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    indexed = (root / "collections" / "crawl" / "indexes" / "index.cdxj").read_text().splitlines()
+    assert len(indexed) == summary.index_lines
+    pages, _redirect, _revisit = _pick(out)
+    with pywb(root) as port:
+        for row in pages:
+            ts = "".join(c for c in _ts_of(out, row) if c.isdigit())
+            status, _headers, body = get("127.0.0.1", port, f"/crawl/{ts}id_/{row.url}")
+            assert status == 200
+            assert body == _served(web, row.url)[2]
 
 
 def test_export_wacz_cli_refuses_an_existing_file(crawled, tmp_path) -> None:

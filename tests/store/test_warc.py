@@ -20,6 +20,7 @@ from dustless.store import (
     read_record,
     recover_warc,
     sha1_digest,
+    truncation,
 )
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nServer: t\r\n\r\n"
@@ -72,6 +73,51 @@ def test_decoded_body_gets_consistent_http_headers(tmp_path: Path) -> None:
     assert headers["X-Dustless-Orig-Content-Encoding"] == "gzip"
     assert "Content-Encoding" not in headers
     assert "Transfer-Encoding" not in headers
+
+
+def test_truncated_payload_carries_warc_truncated_and_the_announced_length(
+    tmp_path: Path,
+) -> None:
+    # WARC 1.1 §5.13. A cut identity body keeps the length the server announced, so a
+    # replay of the head as stored ends early as the capture did; a cut encoded body (the
+    # announced length counts other bytes) gets its stored length.
+    plain = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 3000000\r\n\r\n"
+    encoded = plain.replace(b"Content-Type", b"Content-Encoding: gzip\r\nContent-Type")
+    with WarcWriter(tmp_path) as w:
+        cut = w.write_response(
+            "http://a.test/a", plain, b"x" * 10, fetched_at=1.0, truncated="length"
+        )
+        enc = w.write_response(
+            "http://a.test/b", encoded, b"y" * 9, fetched_at=1.0, truncated="time"
+        )
+        whole = w.write_response("http://a.test/c", HEAD, b"z", fetched_at=1.0)
+        name = w.current_file
+        with pytest.raises(ValueError, match="WARC-Truncated"):
+            w.write_response("http://a.test/d", HEAD, b"", fetched_at=1.0, truncated="size")
+    rec = read_record(tmp_path, cut.response)
+    assert rec.header("WARC-Truncated") == "length"
+    assert dict(rec.http_headers)["Content-Length"] == "3000000"
+    assert rec.payload == b"x" * 10
+    rec = read_record(tmp_path, enc.response)
+    assert rec.header("WARC-Truncated") == "time"
+    headers = dict(rec.http_headers)
+    assert headers["Content-Length"] == "9"
+    assert headers["X-Dustless-Orig-Content-Length"] == "3000000"
+    assert read_record(tmp_path, whole.response).header("WARC-Truncated") is None
+    with open(tmp_path / name, "rb") as f:  # warcio reads and verifies them all the same
+        for r in ArchiveIterator(f, check_digests="raise"):
+            r.content_stream().read()
+
+
+def test_truncation_reason_of_each_state() -> None:
+    assert truncation("tooBig", "Content-Length 3 exceeds the limit of 2 bytes") == "length"
+    assert truncation("dTim", "no data for 5 s") == "time"
+    cut = "the body was cut short (ConnectionResetError: [Errno 104] Connection reset by peer)"
+    assert truncation("dErr", cut) == "disconnect"
+    assert truncation("dErr", "invalid gzip stream") == "unspecified"
+    assert truncation("dErr", None) == "unspecified"
+    assert truncation("OK", None) is None
+    assert truncation("pBig", None) is None  # stored whole
 
 
 def test_digests_verify_with_warcio(tmp_path: Path) -> None:

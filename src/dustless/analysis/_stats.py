@@ -33,6 +33,7 @@ from dustless.analysis._learnstats import (
     learned_rules,
 )
 from dustless.errors import InvalidOption
+from dustless.store import TRUNCATIONS, truncation
 
 __all__ = [
     "GATE_STATES",
@@ -50,6 +51,7 @@ __all__ = [
     "StatusCount",
     "StorageRow",
     "TimeBucket",
+    "TruncatedCount",
     "crawl_stats",
     "size_histogram",
     "status_meaning",
@@ -94,6 +96,14 @@ class StateCount:
     state: str
     count: int
     share: float  # of all counted fetches of the table
+
+
+@dataclass(frozen=True, slots=True)
+class TruncatedCount:
+    """Counted fetches whose WARC record says ``WARC-Truncated: reason`` (WARC 1.1 §5.13)."""
+
+    reason: str  # length, time, disconnect, unspecified
+    count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +272,9 @@ class CrawlStats:
     # canonical URLs documents declared (RFC 6596; None: a crawl stored before they were).
     learned: tuple[LearnedRow, ...] = ()
     canonicals: CanonicalCounts | None = None
+    # Responses stored with a cut payload, by the WARC-Truncated reason the record carries
+    # (every reason listed, in the spec's order).
+    truncated: tuple[TruncatedCount, ...] = ()
 
 
 def _share(count: int, total: int) -> float:
@@ -419,6 +432,18 @@ def crawl_stats(
         ),
         sum(doc_counts.values()),
     )
+
+    # Truncated captures: the reason is the WARC writer's, from the same state and error.
+    cut = dict.fromkeys(TRUNCATIONS, 0)
+    for state, error, c in db.query(
+        "SELECT t.state, f.error, count(*) FROM t JOIN fetches f ON f.id = t.id "
+        "WHERE t.state IN ('tooBig', 'dTim', 'dErr') AND t.warc_file IS NOT NULL "
+        "GROUP BY 1, 2"
+    ):
+        reason = truncation(str(state), error)
+        if reason is not None:
+            cut[reason] += int(c)
+    truncated = tuple(TruncatedCount(reason, n) for reason, n in cut.items())
 
     # Table 3: URL string lengths of successfully downloaded seeds and documents.
     seed_rows = db.query(
@@ -623,6 +648,7 @@ def crawl_stats(
         distinct_documents=int(distinct),
         learned=learned_rules(db),
         canonicals=canonicals,
+        truncated=truncated,
     )
 
 

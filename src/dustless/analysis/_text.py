@@ -32,6 +32,12 @@ def _states(title: str, rows: Sequence[StateCount], codes: Sequence[StatusCount]
     return text_table(title, ("state", "count", "share"), body, (False, True, True))
 
 
+def _truncated(st: CrawlStats) -> str:
+    total = sum(t.count for t in st.truncated)
+    reasons = ", ".join(f"{t.reason} {_n(t.count)}" for t in st.truncated)
+    return f"Truncated captures (WARC-Truncated): {_n(total)}" + (f" ({reasons})" if total else "")
+
+
 def format_stats(st: CrawlStats) -> str:
     """The statistics of seed 004 §3, one table after another."""
     parts = [
@@ -41,6 +47,7 @@ def format_stats(st: CrawlStats) -> str:
         f"{st.pages_per_second:.2f} pages/s",
         _states("Table 1. Seed documents by network state", st.seed_states, st.seed_codes),
         _states("Table 2. All documents by network state", st.document_states, st.document_codes),
+        _truncated(st),
         text_table(
             "Table 3. URL string lengths (downloaded documents)",
             ("", "count", "min", "max", "mean"),

@@ -29,9 +29,10 @@ script's labels (seed 002 §3.2).
 
 --format wacz writes the crawl as one WACZ 1.1.1 file (a ZIP web archivists replay in
 pywb or ReplayWeb.page): its WARC files under archive/, the CDXJ index of their response
-and revisit records as indexes/index.cdxj, every 2xx HTML page in pages/pages.jsonl, and
-datapackage.json with the sha256 of each file (docs/archives.md). OUT must not exist;
--o - writes the WACZ to standard output (the summary then goes to stderr, --json's too).
+and revisit records as indexes/index.cdx (index.cdx.gz + index.idx when large), every
+2xx HTML page in pages/pages.jsonl, and datapackage.json with the sha256 of each file
+(docs/archives.md). OUT must not exist; -o - writes the WACZ to standard output (the
+summary then goes to stderr, --json's too).
 
 --json prints the summary as one JSON document, keys in docs/archives.md; --quiet none.
 

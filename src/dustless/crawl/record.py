@@ -34,6 +34,7 @@ from dustless.store import (
     RobotsRow,
     WarcRef,
     WarcWriter,
+    truncation,
 )
 
 __all__ = ["Recorder", "Stored"]
@@ -103,6 +104,10 @@ class Recorder:
             return _NOTHING
         body = r.body
         sha1 = hashlib.sha1(body).hexdigest()
+        # A cut body is no document (no content identity): it is never a revisit of, nor
+        # the first capture for, a payload (WARC 1.1 §6.7.2 compares whole payloads).
+        cut = truncation(r.state.value, r.error)
+        dedup = dedup and cut is None
         first = self._first_capture(sha1) if dedup and body else None
         request = r.raw_request or None
         if first is not None:
@@ -129,6 +134,7 @@ class Recorder:
             ip=r.ip,
             payload_sha1=sha1,
             status_mime=(r.status, r.mime),  # as the fetcher read them from this head
+            truncated=cut,
         )
         if dedup and body:
             self._content[sha1] = _Pending(url, started, refs.response.record_id, len(self._rows))

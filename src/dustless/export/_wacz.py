@@ -3,8 +3,14 @@
 WACZ 1.1.1 (https://specs.webrecorder.net/wacz/1.1.1/) is a ZIP holding:
 
 * ``archive/*.warc.gz`` — the crawl's WARC files, as they are;
-* ``indexes/index.cdxj`` — one sorted CDXJ index of their response and revisit records
-  (the segments of ``OUTDIR/indexes`` merged; ``filename`` names a file of ``archive/``);
+* ``indexes/index.cdx`` — one sorted CDXJ index of their response and revisit records
+  (the segments of ``OUTDIR/indexes`` merged; ``filename`` names a file of ``archive/``).
+  Past one block of lines it is ``indexes/index.cdx.gz`` (blocks of lines, each its own
+  gzip member) with ``indexes/index.idx`` (one line per block: its first key, offset,
+  length and sha256), as py-wacz and ArchiveWeb.page write them: ReplayWeb.page then
+  loads only the blocks a lookup needs. The names matter: pywb's ``wb-manager add
+  --unpack-wacz`` takes only ``indexes/*.cdx`` and ``*.cdx.gz`` (a ``.cdxj`` is skipped,
+  and the WACZ replays nothing);
 * ``pages/pages.jsonl`` — a header line ``{"format": "json-pages-1.0", …}`` then one line
   per page (``url``, ``ts``, ``title`` when known): every 2xx HTML fetch of the crawl;
 * ``datapackage.json`` — a Frictionless data package (``profile: data-package``) listing
@@ -19,8 +25,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import gzip
 import hashlib
 import heapq
+import itertools
 import json
 import os
 import zipfile
@@ -34,10 +42,14 @@ from dustless.errors import InvalidOption
 if TYPE_CHECKING:
     from dustless.analysis import CrawlReader
 
-__all__ = ["WACZ_VERSION", "WaczSummary", "check_wacz", "export_wacz"]
+__all__ = ["INDEX_BLOCK_LINES", "WACZ_VERSION", "WaczSummary", "check_wacz", "export_wacz"]
 
 WACZ_VERSION = "1.1.1"
-_INDEX = "indexes/index.cdxj"
+_INDEX = "indexes/index.cdx"
+_INDEX_GZ = "indexes/index.cdx.gz"
+_INDEX_IDX = "indexes/index.idx"
+# Lines per block of a compressed index: py-wacz's (cdxj-indexer's) default.
+INDEX_BLOCK_LINES = 1024
 _PAGES = "pages/pages.jsonl"
 _PAGES_HEADER = {"format": "json-pages-1.0", "id": "pages", "title": "All Pages"}
 _REQUIRED = ("datapackage.json", "datapackage-digest.json", _PAGES)
@@ -136,6 +148,7 @@ def export_wacz(
     title: str | None = None,
     db: str | None = None,
     dirs: Mapping[str, Path] | None = None,
+    index_block_lines: int = INDEX_BLOCK_LINES,
 ) -> WaczSummary:
     """Write ``out`` (a new ``.wacz`` file, or a binary stream such as standard output)
     from the crawl in ``crawl_dir``.
@@ -143,7 +156,8 @@ def export_wacz(
     ``db`` (``postgresql://…``): the crawl workers share there; each worker's directory
     holds its WARC files and their index (``dirs``: worker name -> its directory on this
     machine, when not where it crawled). The archive holds every worker's files, and one
-    index: theirs merged."""
+    index: theirs merged. ``index_block_lines``: an index of more lines is written as
+    gzip blocks of this many lines with an ``index.idx``."""
     from dustless.analysis import open_crawl
     from dustless.store import DB_NAME, INDEX_DIR, WARC_DIR, CdxjIndex
 
@@ -181,13 +195,37 @@ def export_wacz(
             for p, end in warcs:
                 resources.append(_add(z, f"archive/{p.name}", _file_chunks(p, end)))
 
-            def index_bytes() -> Iterator[bytes]:
-                nonlocal lines
-                for line in heapq.merge(*(index.lines() for index in indexes)):
-                    lines += 1
-                    yield line.encode("utf-8")
+            merged = heapq.merge(*(index.lines() for index in indexes))
+            # The first block decides the form: a whole index in it is one plain file.
+            first = list(itertools.islice(merged, index_block_lines))
+            lines = len(first)
+            if lines < index_block_lines:
+                data = "".join(first).encode("utf-8")
+                resources.append(_add(z, _INDEX, [data]))
+            else:
+                blocks: list[str] = []
 
-            resources.append(_add(z, _INDEX, index_bytes()))
+                def gz_blocks() -> Iterator[bytes]:
+                    nonlocal lines
+                    offset = 0
+                    block = first
+                    while block:
+                        data = gzip.compress("".join(block).encode("utf-8"), mtime=0)
+                        key_ts = block[0].split(" {", 1)[0]
+                        digest = "sha256:" + _sha256(data)
+                        blocks.append(
+                            f'{key_ts} {{"offset": {offset}, "length": {len(data)}, '
+                            f'"digest": "{digest}"}}\n'
+                        )
+                        offset += len(data)
+                        yield data
+                        block = list(itertools.islice(merged, index_block_lines))
+                        lines += len(block)
+
+                resources.append(_add(z, _INDEX_GZ, gz_blocks()))
+                meta = json.dumps({"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"})
+                idx = f"!meta 0 {meta}\n" + "".join(blocks)
+                resources.append(_add(z, _INDEX_IDX, [idx.encode("utf-8")]))
 
             def page_bytes() -> Iterator[bytes]:
                 nonlocal pages
@@ -296,34 +334,69 @@ def _check_pages(lines: list[str]) -> list[str]:
     return out
 
 
-def _check_index(z: zipfile.ZipFile, names: set[str]) -> list[str]:
-    import gzip
+def _index_lines(z: zipfile.ZipFile, name: str) -> Iterator[bytes]:
+    with z.open(name) as f:
+        if name.endswith(".gz"):  # blocks of lines, each a gzip member: one gzip stream
+            with gzip.GzipFile(fileobj=f) as g:
+                yield from g
+        else:
+            yield from f
 
+
+def _check_idx(z: zipfile.ZipFile, names: set[str]) -> list[str]:
+    """Every block ``index.idx`` lists is a gzip member of ``index.cdx.gz`` at its offset,
+    of its length and sha256, starting with its key; and the blocks cover the file."""
+    if _INDEX_IDX not in names:
+        return [f"{_INDEX_GZ} without {_INDEX_IDX}"] if _INDEX_GZ in names else []
+    if _INDEX_GZ not in names:
+        return [f"{_INDEX_IDX} without {_INDEX_GZ}"]
+    out: list[str] = []
+    data = z.read(_INDEX_GZ)
+    end = 0
+    for n, raw in enumerate(z.read(_INDEX_IDX).decode("utf-8").splitlines(), 1):
+        if raw.startswith("!meta"):
+            continue
+        key_ts, _, fields = raw.partition(" {")
+        rec = json.loads("{" + fields)
+        offset, length = int(rec["offset"]), int(rec["length"])
+        block = data[offset : offset + length]
+        if offset != end or len(block) != length:
+            out.append(f"{_INDEX_IDX} line {n}: block at {offset} does not follow the last")
+        elif rec.get("digest") != "sha256:" + _sha256(block):
+            out.append(f"{_INDEX_IDX} line {n}: sha256 of the block differs")
+        elif not gzip.decompress(block).decode("utf-8").startswith(key_ts + " "):
+            out.append(f"{_INDEX_IDX} line {n}: the block does not start with {key_ts}")
+        end = offset + length
+    if end != len(data):
+        out.append(f"{_INDEX_IDX}: its blocks end at {end}, {_INDEX_GZ} at {len(data)}")
+    return out
+
+
+def _check_index(z: zipfile.ZipFile, names: set[str]) -> list[str]:
     from dustless.store import entry_from_head, surt_key
 
-    out: list[str] = []
-    index = [n for n in names if n.startswith("indexes/") and n.endswith((".cdxj", ".cdx"))]
+    out: list[str] = _check_idx(z, names)
+    index = [n for n in names if n.startswith("indexes/") and n.endswith((".cdxj", ".cdx", ".gz"))]
     for name in index:
-        with z.open(name) as f:
-            for n, raw in enumerate(f, 1):
-                key, stamp, data = raw.decode("utf-8").split(" ", 2)
-                rec = json.loads(data)
-                member = "archive/" + rec["filename"]
-                if member not in names:
-                    out.append(f"{name} line {n}: {rec['filename']} is not in archive/")
-                    continue
-                offset, length = int(rec["offset"]), int(rec["length"])
-                with z.open(member) as w:
-                    w.seek(offset)
-                    blob = w.read(length)
-                try:
-                    head = gzip.decompress(blob)[: 1 << 16]
-                except (OSError, EOFError):
-                    out.append(f"{name} line {n}: no whole gzip member at {offset}")
-                    continue
-                entry = entry_from_head(head, rec["filename"], offset, length)
-                if key != surt_key(rec["url"]):
-                    out.append(f"{name} line {n}: key {key} is not the SURT of {rec['url']}")
-                if entry is None or entry.url != rec["url"] or entry.timestamp != stamp:
-                    out.append(f"{name} line {n}: the record at {offset} is not {rec['url']}")
+        for n, raw in enumerate(_index_lines(z, name), 1):
+            key, stamp, data = raw.decode("utf-8").split(" ", 2)
+            rec = json.loads(data)
+            member = "archive/" + rec["filename"]
+            if member not in names:
+                out.append(f"{name} line {n}: {rec['filename']} is not in archive/")
+                continue
+            offset, length = int(rec["offset"]), int(rec["length"])
+            with z.open(member) as w:
+                w.seek(offset)
+                blob = w.read(length)
+            try:
+                head = gzip.decompress(blob)[: 1 << 16]
+            except (OSError, EOFError):
+                out.append(f"{name} line {n}: no whole gzip member at {offset}")
+                continue
+            entry = entry_from_head(head, rec["filename"], offset, length)
+            if key != surt_key(rec["url"]):
+                out.append(f"{name} line {n}: key {key} is not the SURT of {rec['url']}")
+            if entry is None or entry.url != rec["url"] or entry.timestamp != stamp:
+                out.append(f"{name} line {n}: the record at {offset} is not {rec['url']}")
     return out

@@ -70,9 +70,11 @@ from dustless.store._types import (
 from dustless.store._warc import (
     DEFAULT_MAX_SIZE,
     REVISIT_PROFILE,
+    TRUNCATIONS,
     ResponseRefs,
     WarcWriter,
     sha1_digest,
+    truncation,
     warc_date,
 )
 
@@ -85,6 +87,7 @@ __all__ = [
     "PROBE_PREFIX",
     "REVISIT_PROFILE",
     "SCHEMA_VERSION",
+    "TRUNCATIONS",
     "URL_KINDS",
     "WARC_DIR",
     "AdmitResult",
@@ -132,6 +135,7 @@ __all__ = [
     "scan_entries",
     "sha1_digest",
     "surt_key",
+    "truncation",
     "url_hash",
     "warc_date",
 ]

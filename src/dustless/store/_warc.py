@@ -19,6 +19,8 @@ HTTP bodies are stored *decoded*: the fetcher hands us the decompressed payload,
 HTTP head drops ``Content-Encoding`` / ``Transfer-Encoding`` (kept as ``X-Dustless-Orig-*``)
 and gets a ``Content-Length`` matching the stored payload; the payload digest is then the
 SHA-1 of what the crawler used as the content identity (ARCHITECTURE "Content identity").
+A payload the fetch did not get whole carries ``WARC-Truncated`` (WARC 1.1 §5.13, see
+``truncation``) and, when it was not encoded, the ``Content-Length`` the server announced.
 """
 
 from __future__ import annotations
@@ -46,15 +48,23 @@ from dustless.store._types import WarcRef
 __all__ = [
     "DEFAULT_MAX_SIZE",
     "REVISIT_PROFILE",
+    "TRUNCATIONS",
     "ResponseRefs",
     "WarcWriter",
     "sha1_digest",
+    "truncation",
     "warc_date",
 ]
 
 DEFAULT_MAX_SIZE = 1_000_000_000  # ~1 GB per file (ARCHITECTURE "Storage")
 # WARC 1.1 §6.7.2: the profile URI of a revisit whose payload is identical to an earlier one.
 REVISIT_PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+# WARC 1.1 §5.13: why a record's payload is shorter than what the server meant to send.
+TRUNCATIONS: tuple[str, ...] = ("length", "time", "disconnect", "unspecified")
+# The fetcher's one-line error of a body the connection ended early (the server closed or
+# reset it mid-body: fetch/_http.py, connection_lost); any other dErr is a body that came
+# but could not be read (bad chunking, bad compression).
+_CUT_SHORT = "the body was cut short"
 _NAME_RE = re.compile(r"^(?P<prefix>.+)-(?P<serial>\d{5,})\.warc\.gz$")
 _DROP = {"content-encoding", "transfer-encoding"}
 _HTTP_RESPONSE = "application/http;msgtype=response"  # WARC 1.1 §6.3, RFC 9112 §10.2
@@ -109,6 +119,23 @@ def sha1_digest(sha1: bytes | str) -> str:
     )
 
 
+def truncation(state: str, error: str | None) -> str | None:
+    """The WARC-Truncated value (WARC 1.1 §5.13) of a fetch that ended in network state
+    ``state`` (its name) with the one-line ``error``; ``None`` when its body is whole.
+
+    Decided from what the crawl DB keeps (state and error), so ``dustless stats`` counts
+    exactly what the records say: tooBig is the size limit or the decompression guard
+    (``length``), dTim a stall or the total time (``time``), dErr a connection closed or
+    reset mid-body (``disconnect``) or a body that could not be decoded (``unspecified``)."""
+    if state == "tooBig":
+        return "length"
+    if state == "dTim":
+        return "time"
+    if state == "dErr":
+        return "disconnect" if (error or "").startswith(_CUT_SHORT) else "unspecified"
+    return None
+
+
 def warc_date(ts: float) -> str:
     """WARC-Date (WARC 1.1 §5.4: W3C-ISO8601, fractions of a second allowed), UTC."""
     # isoformat is strftime("%Y-%m-%dT%H:%M:%S.%f") for the years a timestamp >= 0 can have,
@@ -157,12 +184,22 @@ def _split_head(head: bytes) -> tuple[str, list[tuple[str, str]]]:
     return first, fields
 
 
-def _response_head(head: bytes, payload_len: int | None) -> bytes:
-    """The stored HTTP head: status line and fields, with the decoded body's framing."""
+def _response_head(head: bytes, payload_len: int | None, *, truncated: bool = False) -> bytes:
+    """The stored HTTP head: status line and fields, with the decoded body's framing.
+
+    A truncated payload (``truncated``) that was not content-encoded keeps the length the
+    server announced: its bytes are the first ones of what was sent, and a replay tool
+    serving the head as it is (pywb's ``id_`` mode) then hands the client a message that
+    ends early, as the capture did, instead of a whole 200 of the bytes that came (WARC 1.1
+    §5.13: the record is a truncated capture, not a short resource). Heritrix and wget store
+    truncated records so. Otherwise the announced length, which counts encoded bytes or
+    does not exist (chunked), stays as ``X-Dustless-Orig-Content-Length``."""
     first, fields = _split_head(head)
     if not first.startswith("HTTP/"):
         first = "HTTP/1.1 200 OK" if not first else "HTTP/1.1 " + first
+    encoded = truncated and any(n.lower() == "content-encoding" for n, _ in fields)
     lines = [first]
+    announced = False
     for name, value in fields:
         low = name.lower()
         if low in _DROP:
@@ -170,13 +207,22 @@ def _response_head(head: bytes, payload_len: int | None) -> bytes:
         elif low == "content-length":
             if payload_len is None:
                 lines.append(f"{name}: {value}")
-            elif value != str(payload_len):
+            elif value == str(payload_len):
+                pass  # written below
+            elif truncated and not encoded and not announced and _longer(value, payload_len):
+                lines.append(f"{name}: {value}")
+                announced = True
+            else:
                 lines.append(f"X-Dustless-Orig-{name}: {value}")
         else:
             lines.append(f"{name}: {value}")
-    if payload_len is not None:
+    if payload_len is not None and not announced:
         lines.append(f"Content-Length: {payload_len}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _longer(value: str, payload_len: int) -> bool:
+    return value.isdigit() and int(value) > payload_len
 
 
 def _record(
@@ -379,11 +425,16 @@ class WarcWriter:
         ip: str | None = None,
         payload_sha1: str | None = None,
         status_mime: tuple[int, str | None] | None = None,
+        truncated: str | None = None,
     ) -> ResponseRefs:
         """A ``response`` record (WARC 1.1 §6.3) and, with ``request``, its ``request`` record
         (§6.4, ``WARC-Concurrent-To`` the response). Both go to the same file.
         ``status_mime``: the status and media type of ``http_head`` where the caller has
-        them already parsed (the index needs them; otherwise they are read from the head)."""
+        them already parsed (the index needs them; otherwise they are read from the head).
+        ``truncated``: why ``payload`` is incomplete (one of ``TRUNCATIONS``, ``truncation``
+        of the fetch), written as ``WARC-Truncated`` (WARC 1.1 §5.13)."""
+        if truncated is not None and truncated not in TRUNCATIONS:
+            raise ValueError(f"WARC-Truncated must be one of {', '.join(TRUNCATIONS)}")
         self._maybe_roll()
         sha = payload_sha1 or hashlib.sha1(payload).hexdigest()
         digest = sha1_digest(sha)
@@ -393,7 +444,9 @@ class WarcWriter:
         if ip:
             fields.append(("WARC-IP-Address", ip))
         fields.append(("WARC-Payload-Digest", digest))
-        block = _response_head(http_head, len(payload)) + payload
+        if truncated is not None:
+            fields.append(("WARC-Truncated", truncated))
+        block = _response_head(http_head, len(payload), truncated=truncated is not None) + payload
         resp = self._append(*_record("response", fields, _HTTP_RESPONSE, block))
         if status_mime is None:
             status, mime = http_status_mime(http_head)
