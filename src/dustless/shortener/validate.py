@@ -124,8 +124,8 @@ class Blocklist:
         except UnicodeDecodeError as exc:
             # Refused, not decoded leniently: a replaced byte would turn an entry into one
             # that matches nothing, and the list would let through what it was meant to stop.
-            line = data.count(b"\n", 0, exc.start) + 1
-            raise UsageError(f"{path}:{line}: not UTF-8 text ({exc.reason})") from None
+            number = data.count(b"\n", 0, exc.start) + 1
+            raise UsageError(f"{path}:{number}: not UTF-8 text ({exc.reason})") from None
         entries = []
         for raw in text.splitlines():
             line = raw.split("#", 1)[0].strip()
