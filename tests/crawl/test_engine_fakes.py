@@ -145,9 +145,14 @@ def test_pages_whose_links_the_crawl_waits_for_are_not_held_long(tmp_path, open_
     )  # fmt: skip
     assert result.finished
     # The chain while the slow page is out: each page held briefly at most (0.3 s), not
-    # the half second a batch waits for company when other work is at hand.
-    assert fetcher.asked_at[chain[-1]] - started < 4.0
-    assert time.monotonic() - started < 7.5
+    # the half second a batch waits for company when other work is at hand. A loaded
+    # machine only lengthens a gap between two pages of the chain, never shortens one: a
+    # hold of 0.5 s (or a page a second) is in every gap, so the shortest gap tells
+    # (10 pages held 0.3 s take 3 s, and a loaded CI machine made that 4.1 s).
+    asked = [fetcher.asked_at[u] for u in chain]
+    gaps = [b - a for a, b in itertools.pairwise(asked)]
+    assert min(gaps) < 0.45, gaps
+    assert asked[-1] - started < 6.0  # all of it while the slow page (6 s) was out
 
 
 def test_fetches_that_end_together_do_not_send_their_pages_alone(tmp_path, pg_db):

@@ -97,8 +97,10 @@ def test_three_workers_reach_what_one_sqlite_crawl_reaches_politely(
         assert store.batches()[-1].ended_at is not None
         by_worker = dict(store.query("SELECT worker, count(*) FROM fetches GROUP BY worker"))
         files = store.query("SELECT DISTINCT worker, warc_file FROM fetches")
+    # Which worker fetched what is timing's choice (on a loaded machine one may fetch the
+    # whole web before another has started): the share is not asserted here, but in
+    # test_a_worker_that_joins_takes_a_share_of_the_hosts.
     assert set(by_worker) <= {"w1", "w2", "w3"}
-    assert len(by_worker) >= 2, by_worker  # the work was shared
     for worker, name in files:  # each worker's records are in its own directory
         assert name.startswith(f"dustless-{worker}-")
         assert (tmp_path / worker / "warc" / name).is_file()
@@ -137,9 +139,12 @@ def test_a_killed_workers_hosts_are_taken_over_and_nothing_is_lost(
                     "SELECT 1 FROM host_work WHERE owner = 'w1' OR (owner IS NULL AND queued > 0)"
                 )
             ),
-            timeout=30,
+            timeout=60,
         )
-        assert time.monotonic() - killed <= TTL + 2.5
+        # Within a TTL and a lease round, give or take a loaded machine's scheduling: the
+        # bound is loose, and still far below the default TTL (60 s) a worker ignoring
+        # --lease-ttl would take.
+        assert time.monotonic() - killed <= TTL + 10
         _finish(w2)
         assert _final(store) == want  # complete: nothing w1 had claimed is lost
         assert _fetched_twice(store) == []
@@ -153,12 +158,16 @@ def test_a_worker_that_joins_takes_a_share_of_the_hosts(
     reference: Any, pg_db: str, tmp_path: Path
 ) -> None:
     web, want = reference(sites=8, pages_per_site=40)
-    w1 = _worker(web, tmp_path / "w1", pg_db, "w1")
+    # A share needs work left when w2 has started: 40 pages at 0.3 s are 12 s a host, and
+    # w2 joins after w1's first 8 pages, however long a loaded machine takes to start it
+    # (at 0.1 s a host, 4 s, which a slow start of w2 could miss).
+    slow = ("--delay", "0.3")
+    w1 = _worker(web, tmp_path / "w1", pg_db, "w1", *slow)
     store = PostgresCrawlStore(pg_db, worker="check")
     try:
         _until(lambda: store.query("SELECT count(*) FROM fetches WHERE worker = 'w1'")[0][0] >= 8)
         # The same command, started later (its seeds are in the DB already).
-        w2 = _worker(web, tmp_path / "w2", pg_db, "w2")
+        w2 = _worker(web, tmp_path / "w2", pg_db, "w2", *slow)
         _finish(w1, w2)
         assert _final(store) == want
         hosts = dict(
@@ -244,10 +253,10 @@ def test_workers_learning_at_once_share_their_rules_and_lose_no_document(
     assert merged > 0  # and it saved fetches
     assert len({(h, s) for h, s, _ in rules}) == len(rules)  # one row per host and rule
     by = {w: {h for h, _, who in rules if who == w} for w in ("w1", "w2")}
-    assert by["w1"], by  # both learned (each from the hosts it crawled)
-    assert by["w2"], by
+    # Each learns from the hosts it crawled; which hosts those are is timing's choice (one
+    # worker may have crawled most of them before the other started), so not that both did.
+    learned = by["w1"] | by["w2"]
+    assert learned, by
     # A worker puts the other's rules in force too: its file of rules names their hosts.
     files = {w: (tmp_path / w / "learned-rules.xml").read_text() for w in ("w1", "w2")}
-    assert any(h in files["w1"] for h in by["w2"] - by["w1"]) or any(
-        h in files["w2"] for h in by["w1"] - by["w2"]
-    )
+    assert any(h in files[w] for w in ("w1", "w2") for h in learned - by[w]), by

@@ -138,6 +138,17 @@ def test_serve_refuses_bad_options_with_one_line(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0
     assert "no such file" in proc.stderr
+    proc = serve("--blocklist", str(tmp_path))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0
+    assert "is a directory" in proc.stderr
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes(b"evil.example/\n# caf\xe9\nbad.example/\n")
+    proc = serve("--blocklist", str(latin1), "--db", f"sqlite:///{tmp_path}/x.db")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert "error:" in proc.stderr
+    assert f"{latin1}:2: not UTF-8" in proc.stderr
     proc = serve("--trust-proxy", "not-an-ip", "--db", f"sqlite:///{tmp_path}/x.db")
     assert proc.returncode == 2
     assert "not an IP address" in proc.stderr

@@ -422,7 +422,9 @@ async def _import(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from .server import serve
 
-    if args.blocklist and not os.path.isfile(args.blocklist):
+    if args.blocklist and os.path.isdir(args.blocklist):
+        raise InvalidOption(f"--blocklist {args.blocklist}: is a directory")
+    if args.blocklist and not os.path.exists(args.blocklist):
         raise InvalidOption(f"--blocklist {args.blocklist}: no such file")
     base_url = args.base_url or f"http://{args.host}:{args.port}"
     config = ShortenerConfig(

@@ -7,26 +7,26 @@ DO NOTHING`` against the partial unique index on ``(owner, url_key, redirect)``;
 waits for the first to commit, inserts nothing, and then reads the winner's row (READ
 COMMITTED gives the next statement a fresh snapshot).
 
-Connections come from a ``psycopg_pool`` pool, so a database restart costs the requests in
-flight, not the service: a connection the server closed while it sat idle is noticed when it
-is taken (its socket has become readable: PostgreSQL sends the reason before it closes, or
-the kernel an end of file), closed and replaced, without a round trip on the healthy path.
+Connections come from a small pool of our own (``pg_pool``, which says why not
+``psycopg_pool``), so a database restart costs the requests in flight, not the service: a
+connection the server closed while it sat idle is noticed when it is taken, closed and
+replaced, and the first request after the database is back connects at once.
 """
 
 from __future__ import annotations
 
 import contextlib
-import select
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
-from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from dustless.errors import StoreError, UsageError
 
 from .codes import MAX_ID, Codec
 from .model import AliasTaken, ApiKey, ClickKey, CreateResult, Link, LinkPage, LinkStats, NewLink
+from .pg_pool import ConnectionPool
+from .pg_pool import one_line as _one_line
 from .pg_schema import init_schema
 from .store import (
     KEY_COLUMNS,
@@ -78,22 +78,10 @@ _UPSERT_CLICKS = (
 )
 
 
-def _dead(conn: psycopg.AsyncConnection) -> bool:
-    """True when an idle connection can no longer be used (see the module's docstring)."""
-    if conn.closed or conn.broken:
-        return True
-    try:
-        poller = select.poll()
-        poller.register(conn.pgconn.socket, select.POLLIN)
-    except (psycopg.Error, OSError, ValueError):
-        return True
-    return bool(poller.poll(0))
-
-
 class PostgresStore:
     """The :class:`~dustless.shortener.store.Store` on a PostgreSQL database."""
 
-    def __init__(self, pool: AsyncConnectionPool, codec: Codec) -> None:
+    def __init__(self, pool: ConnectionPool, codec: Codec) -> None:
         self._pool = pool
         self.codec = codec
         self._takes = 0
@@ -101,52 +89,31 @@ class PostgresStore:
     @classmethod
     async def open(cls, dsn: str) -> PostgresStore:
         try:
-            # One plain connection first: its error names what is wrong (the pool's would
-            # only say that it timed out).
-            async with await psycopg.AsyncConnection.connect(
-                dsn, autocommit=True, connect_timeout=10
-            ) as conn:
-                key = await init_schema(conn)
+            # One plain connection first: its error names what is wrong. It is the pool's
+            # first connection; the others are made when requests need them.
+            conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True, connect_timeout=10)
         except psycopg.Error as exc:
             raise StoreError(f"cannot open PostgreSQL store: {_one_line(exc)}") from exc
-        pool = AsyncConnectionPool(
-            dsn,
-            min_size=_POOL_SIZE,
-            max_size=_POOL_SIZE,
-            kwargs={"autocommit": True, "connect_timeout": 5},
-            timeout=_WAIT,
-            open=False,
-            name="shortener",
-        )
         try:
-            await pool.open(wait=True, timeout=30)
-        except PoolTimeout as exc:
-            await pool.close()
-            raise StoreError("cannot open PostgreSQL store: no connection in 30 s") from exc
-        return cls(pool, Codec(key))
-
-    async def _checkout(self) -> psycopg.AsyncConnection:
-        while True:
-            try:
-                conn = await self._pool.getconn()
-            except PoolTimeout:
-                raise StoreError(f"postgresql: no connection within {_WAIT:g} s") from None
-            if not _dead(conn):
-                return conn
-            # Closed by the server while idle (a restart): the pool drops it and connects a
-            # new one in the background; try the next.
+            key = await init_schema(conn)
+        except BaseException as exc:
             await conn.close()
-            await self._pool.putconn(conn)
+            if isinstance(exc, psycopg.Error):
+                raise StoreError(f"cannot open PostgreSQL store: {_one_line(exc)}") from exc
+            raise
+        pool = ConnectionPool(dsn, size=_POOL_SIZE, wait=_WAIT, connect_timeout=5)
+        pool.keep(conn)
+        return cls(pool, Codec(key))
 
     @contextlib.asynccontextmanager
     async def _conn(self) -> AsyncIterator[psycopg.AsyncConnection]:
-        conn = await self._checkout()
+        conn = await self._pool.getconn()
         try:
             yield conn
         except psycopg.Error as exc:
             raise StoreError(f"postgresql: {_one_line(exc)}") from exc
         finally:
-            await self._pool.putconn(conn)  # a broken one is discarded and replaced
+            await self._pool.putconn(conn)  # a broken one is closed, not kept
 
     async def _read(self, sql: str, params: tuple[object, ...] = ()) -> tuple[Any, ...] | None:
         """One row of a read. A read is safe to repeat: once more, on another connection, when
@@ -426,7 +393,3 @@ async def _same_url(conn: psycopg.AsyncConnection, new: NewLink) -> Link | None:
     )
     row = await cur.fetchone()
     return None if row is None else row_to_link(row)
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())

@@ -116,9 +116,16 @@ class Blocklist:
     @classmethod
     def from_file(cls, path: str | Path) -> Blocklist:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            data = Path(path).read_bytes()
         except OSError as exc:
             raise UsageError(f"cannot read blocklist {path}: {exc.strerror or exc}") from exc
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # Refused, not decoded leniently: a replaced byte would turn an entry into one
+            # that matches nothing, and the list would let through what it was meant to stop.
+            number = data.count(b"\n", 0, exc.start) + 1
+            raise UsageError(f"{path}:{number}: not UTF-8 text ({exc.reason})") from None
         entries = []
         for raw in text.splitlines():
             line = raw.split("#", 1)[0].strip()
