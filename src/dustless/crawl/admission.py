@@ -11,7 +11,10 @@ that long before it can be claimed.
 URL-seen, locally: a URL string already settled never gets here (``Discovery``'s cache of
 strings), and an identity this worker saw stored, or has pending, is dropped at once (a
 bounded positive cache: exact, because a stored identity is never deleted). What is left is
-checked by the DB's unique index — the authority — in the batch.
+checked by the DB's unique index — the authority — in the batch. An outside link is a
+candidate seed as well (004 §2): it is dropped only once its seed row is known to exist too,
+so the seed table holds every outside link of the crawl whichever worker (or party) stored
+the URL first — with one process or many, the same seeds.
 
 With ``--script`` the labels of seed 002 §3.4 go with the rows, and the urgent ones are claimed
 at once, ahead of the host's window (§3.4.2).
@@ -69,6 +72,11 @@ class Admission:
         # when full): most links of a page point to pages seen long ago.
         self._known: set[str] = set()
         self._old: set[str] = set()
+        # Identities known to have a seed row (never deleted either), and the candidate
+        # seeds pending: an outside link is dropped only when both its rows are known.
+        self._seeds: set[str] = set()
+        self._old_seeds: set[str] = set()
+        self._pending_seeds: set[str] = set()
         self.spellings: Spellings | None = None  # fallback spellings (crawl/spellings.py)
         # Learning while crawling (crawl/learn.py): told of the links URL-seen drops on a
         # host with learned rules (a rule's merges, kept so that a retraction can undo them).
@@ -90,13 +98,23 @@ class Admission:
     ) -> None:
         """Candidates found at ``item`` (``Discovery.links``): the new ones wait for the flush."""
         known, old, pending = self._known, self._old, self._pending_ids
+        seeds, old_seeds, pending_seeds = self._seeds, self._old_seeds, self._pending_seeds
         spellings: list[tuple[str, str]] = []
         touched = self.learning.live.touched if self.learning is not None else ()
         merged: list[AdmitURL] = []
         for c in candidates:
             identity = c.identity
-            if c.repeat or identity in known or identity in old or identity in pending:
-                self.discovery.settle_one(c.url)
+            stored = identity in known or identity in old
+            if c.external:
+                seeded = stored and (identity in seeds or identity in old_seeds)
+                settled = seeded or identity in pending_seeds
+            else:
+                seeded = False
+                settled = stored or identity in pending
+            if c.repeat or settled:
+                self.discovery.settle_one(c.url, c.site)
+                if seeded:
+                    self.discovery.settle_seed(c.url)
                 spellings.append((identity, c.url))  # another spelling of a known identity
                 if touched and authority_of(identity) in touched:
                     merged.append(c.admit(item.url_id))  # maybe a learned rule's merge
@@ -149,6 +167,7 @@ class Admission:
                     changed += 1
         if changed:
             self._pending_ids = {u.identity for u in pending}
+            self._pending_seeds = {u.identity for u in pending if u.external or u.given}
         return changed
 
     def readmit(self, urls: list[AdmitURL]) -> None:
@@ -159,6 +178,8 @@ class Admission:
     def _add(self, u: AdmitURL) -> None:
         self._pending.append(u)
         self._pending_ids.add(u.identity)
+        if u.external or u.given:
+            self._pending_seeds.add(u.identity)
 
     def flush(self) -> int:
         """Admit what is pending (one ``CrawlStore.admit``); how many URLs were queued."""
@@ -167,29 +188,36 @@ class Admission:
         pending = self._pending
         if not pending:
             return 0
-        self._pending, self._pending_ids = [], set()
+        self._pending, self._pending_ids, self._pending_seeds = [], set(), set()
         labels, self._labels = self._labels, {}
         result = self.store.admit(pending, self.discovery.limits, self.batch)
         stats, d, hosts = self.stats, self.discovery, self.hosts
         stats.seeds_added += result.seeds_added
         queued = 0
         stored: list[str] = []
+        seeded: list[str] = []
         seen_again: list[tuple[str, str]] = []
         rows: list[tuple[AdmitURL, bool]] = []
         touched = self.learning.live.touched if self.learning is not None else ()
         merged: list[AdmitURL] = []
         for u, a in zip(pending, result.admitted, strict=True):
             verdict = a.verdict
+            if u.external or u.given:  # the store wrote its seed row, whatever the verdict
+                seeded.append(u.identity)
             if verdict is Verdict.QUEUED:
                 queued += 1
                 hosts.queued(u.host)
                 stored.append(u.identity)
-                d.settle_one(u.url)
+                d.settle_one(u.url, u.site)
+                if u.external or u.given:
+                    d.settle_seed(u.url)
                 if not u.given:
                     stats.discovered += 1
             elif verdict is Verdict.KNOWN:
                 stored.append(u.identity)
-                d.settle_one(u.url)
+                d.settle_one(u.url, u.site)
+                if u.external or u.given:
+                    d.settle_seed(u.url)
                 seen_again.append((u.identity, u.url))
                 if touched and authority_of(u.identity) in touched:
                     merged.append(u)
@@ -197,6 +225,7 @@ class Admission:
                 d.stats.reject(verdict.value)
             rows.append((u, verdict is Verdict.QUEUED))
         self._remember(stored)
+        self._remember_seeds(seeded)
         if seen_again and self.spellings is not None:
             self.spellings.note(seen_again)
         if merged and self.learning is not None:
@@ -221,6 +250,12 @@ class Admission:
         known.update(identities)
         if len(known) > _KNOWN_LIMIT:
             self._old, self._known = known, set()
+
+    def _remember_seeds(self, identities: list[str]) -> None:
+        seeds = self._seeds
+        seeds.update(identities)
+        if len(seeds) > _KNOWN_LIMIT:
+            self._old_seeds, self._seeds = seeds, set()
 
     @property
     def pending(self) -> int:

@@ -54,6 +54,10 @@ class _Normalizer(Protocol):
     def normalize(self, url: str) -> str: ...
 
 
+# What the caches of settled strings give for a string they do not hold (no site is empty).
+_MISSING = ""
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A URL that passed the filter and the scope: to be checked by URL-seen, then admitted."""
@@ -118,8 +122,15 @@ class Discovery:
         # string is the same URL, so a repeat skips filter, normalizer and URL-seen. Most
         # links on a page are repeats (navigation); this is the crawl's hottest shortcut.
         # Two generations bound the memory: when the young one is full it becomes the old.
-        self._known: dict[str, None] = {}
-        self._old: dict[str, None] = {}
+        # A stored URL's string maps to its site: from another party's page the same string
+        # is an outside link, a candidate seed (004 §2), which the seed table must see once
+        # whichever party found the URL first; a string refused for good maps to None.
+        self._known: dict[str, str | None] = {}
+        self._old: dict[str, str | None] = {}
+        # URL strings whose seed row exists (seed rows are never deleted): an outside link
+        # to one of them, stored too, is settled for every party.
+        self._seeded: set[str] = set()
+        self._old_seeded: set[str] = set()
         self.known_limit = 200_000
         self.limits = Limits(
             max_depth=self.filter.max_depth,
@@ -134,12 +145,20 @@ class Discovery:
     def identity(self, url: str) -> str:
         return self._norm(url)
 
-    def settle_one(self, url: str) -> None:
-        """This URL string is stored (or refused for good): skip it from now on."""
+    def settle_one(self, url: str, site: str) -> None:
+        """This URL string is stored, on ``site``: skip it from now on, but as an outside
+        link (another party's page) until :meth:`settle_seed` says its seed row exists."""
         known = self._known
-        known[url] = None
+        known[url] = site
         if len(known) > self.known_limit:
             self._old, self._known = known, {}
+
+    def settle_seed(self, url: str) -> None:
+        """This URL string has its seed row (004 §2's seed table)."""
+        seeded = self._seeded
+        seeded.add(url)
+        if len(seeded) > self.known_limit:
+            self._old_seeded, self._seeded = seeded, set()
 
     # -- the decisions ------------------------------------------------------------------------
 
@@ -216,10 +235,21 @@ class Discovery:
         child_depth = depth if redirect else depth + 1
         seen_here: dict[str, str] = {}  # identity -> the page's first spelling of it
         known, old = self._known, self._old
+        seeded, old_seeded = self._seeded, self._old_seeded
+        no_boundary = scope is Scope.ANY
         for raw, kind in links:
             stats.links += 1
             url = fetch_form(raw)
-            if url in known or url in old:
+            site = known.get(url, _MISSING)
+            if site is _MISSING:
+                site = old.get(url, _MISSING)
+            if site is not _MISSING and (
+                site is None
+                or site == party_site
+                or no_boundary
+                or url in seeded
+                or url in old_seeded
+            ):
                 stats.known += 1
                 continue
             reason = reject(url, 0)
