@@ -76,7 +76,7 @@ def test_as_sent_records_hold_the_gzip_bytes_and_head_the_server_sent(crawled) -
     coded = 0
     for warc, http, payload in pages:
         url = warc.get_header("WARC-Target-URI")
-        status, headers, sent = _served(web, url)
+        _status, headers, sent = _served(web, url)
         assert payload == sent, url
         if headers.get("Content-Encoding") != "gzip":
             continue  # a redirect, a 404, a page the test web sends otherwise
