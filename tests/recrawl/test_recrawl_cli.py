@@ -112,6 +112,9 @@ def test_refuses_bad_times_and_unfinished(
     assert "ISO 8601" in capsys.readouterr().err
     assert main(["recrawl", str(out), "--budget", "0"]) == 2
     assert main(["recrawl", str(out), "--concurrency", "0", "--quiet"]) == 2
+    # A crawl stores its WARC bodies one way: revisits and changes compare payload digests.
+    assert main(["recrawl", str(out), "--warc-bodies", "decoded", "--quiet"]) == 2
+    assert "cannot change --warc-bodies" in capsys.readouterr().err
     with open_crawl(out) as db:
         assert len(db.batches) == 1  # nothing was written by the refused runs
 

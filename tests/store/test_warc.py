@@ -109,6 +109,83 @@ def test_truncated_payload_carries_warc_truncated_and_the_announced_length(
             r.content_stream().read()
 
 
+def test_as_sent_body_keeps_the_head_as_received_but_chunked_framing(tmp_path: Path) -> None:
+    # The coded bytes under the head received; a de-chunked body is framed by its length
+    # (a head saying chunked over de-chunked bytes is read as chunks by warcio and pywb);
+    # a 304's length of the representation is no framing of its empty body.
+    coded = gzip.compress(b"<html>as sent</html>", mtime=0)
+    sent = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\nX: 1\r\n\r\n"
+    sent %= len(coded)
+    chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n\r\n"
+    not_modified = b"HTTP/1.1 304 Not Modified\r\nContent-Length: 812\r\n\r\n"
+    with WarcWriter(tmp_path, bodies="as-sent") as w:
+        assert w.bodies == "as-sent"
+        a = w.write_response("http://a.test/a", sent, coded, fetched_at=1.0, as_sent=True)
+        b = w.write_response("http://a.test/b", chunked, coded, fetched_at=1.0, as_sent=True)
+        c = w.write_response("http://a.test/c", not_modified, b"", fetched_at=1.0, as_sent=True)
+        v = w.write_revisit(
+            "http://a.test/d",
+            chunked,
+            a.payload_sha1,
+            fetched_at=2.0,
+            refers_to_uri="http://a.test/a",
+            refers_to_date=1.0,
+            payload_len=len(coded),
+            as_sent=True,
+        )
+        name = w.current_file
+    assert a.payload_sha1 == hashlib.sha1(coded).hexdigest()  # the digest of the coded bytes
+    rec = read_record(tmp_path, a.response)
+    assert rec.payload == coded
+    assert list(rec.http_headers) == [
+        ("Content-Encoding", "gzip"),
+        ("Content-Length", str(len(coded))),
+        ("X", "1"),
+    ]
+    assert rec.content() == b"<html>as sent</html>"
+    assert rec.content(max_bytes=6) == b"<html>"  # a reader's bound holds
+    rec = read_record(tmp_path, b.response)
+    assert list(rec.http_headers) == [
+        ("X-Dustless-Orig-Transfer-Encoding", "chunked"),
+        ("Content-Encoding", "gzip"),
+        ("Content-Length", str(len(coded))),
+    ]
+    assert rec.content() == b"<html>as sent</html>"
+    assert dict(read_record(tmp_path, c.response).http_headers) == {
+        "X-Dustless-Orig-Content-Length": "812",
+        "Content-Length": "0",
+    }
+    assert dict(read_record(tmp_path, v.response).http_headers)["Content-Length"] == str(len(coded))
+    with open(tmp_path / name, "rb") as f:
+        for r in ArchiveIterator(f, check_digests="raise"):
+            r.content_stream().read()
+
+
+def test_a_cut_as_sent_body_keeps_its_coding_and_the_announced_length(tmp_path: Path) -> None:
+    # As sent, the stored bytes are the first ones of what the announced length counts,
+    # coded or not; a reader decodes what they hold.
+    coded = gzip.compress(b"<p>" * 5000, mtime=0)
+    head = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n"
+    head %= len(coded)
+    with WarcWriter(tmp_path, bodies="as-sent") as w:
+        refs = w.write_response(
+            "http://a.test/", head, coded[:40], fetched_at=1.0, truncated="time", as_sent=True
+        )
+    rec = read_record(tmp_path, refs.response)
+    assert rec.header("WARC-Truncated") == "time"
+    assert dict(rec.http_headers) == {
+        "Content-Encoding": "gzip",
+        "Content-Length": str(len(coded)),
+    }
+    assert rec.payload == coded[:40]
+    assert b"<p><p>".startswith(rec.content()[:6])
+
+
+def test_writer_refuses_an_unknown_way_of_storing_bodies(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="as-sent"):
+        WarcWriter(tmp_path, bodies="raw")
+
+
 def test_truncation_reason_of_each_state() -> None:
     assert truncation("tooBig", "Content-Length 3 exceeds the limit of 2 bytes") == "length"
     assert truncation("dTim", "no data for 5 s") == "time"

@@ -51,6 +51,12 @@ positive_seconds = _number(float, least=0.0, strict=True)
 _seconds = _number(float, least=0.0, strict=False)
 
 
+def _bodies(text: str) -> str:
+    if text not in ("as-sent", "decoded"):
+        raise argparse.ArgumentTypeError(f"must be as-sent or decoded, not {text!r}")
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     """One ``CrawlConfig`` field as a command-line option."""
@@ -147,6 +153,13 @@ CRAWL_SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("sitemap_depth", "levels of sitemap indexes followed below robots.txt", "N", int),
     Setting("max_sitemaps", "sitemaps read per host at most", "N", int),
+    Setting(
+        "warc_bodies",
+        "WARC records hold bodies as-sent (content-coded, as the server sent them: the "
+        "payload digests other crawlers record) or decoded; one way per crawl",
+        "as-sent|decoded",
+        _bodies,
+    ),
 )
 
 

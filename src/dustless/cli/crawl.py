@@ -321,6 +321,7 @@ def config_from(
         scripts=_rule_files(args.script, args.quiet),
         progress=not args.quiet,
         lease_ttl=args.lease_ttl,
+        warc_bodies=args.warc_bodies,
     )
 
 

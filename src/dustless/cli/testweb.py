@@ -84,6 +84,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="every answer waits S seconds first, as from a server far away (default 0)",
     )
+    parser.add_argument(
+        "--gzip",
+        action="store_true",
+        help="send pages gzip'd to clients that accept it, every other one chunked",
+    )
 
 
 def _addresses(host: str, count: int) -> tuple[str, ...]:
@@ -120,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         slow_seconds=args.slow,
         stall_seconds=args.stall,
         latency=max(0.0, args.latency),
+        gzip=args.gzip,
     )
     server = TestWebServer(cfg, truth=args.truth, day=args.day)
     try:

@@ -79,6 +79,10 @@ class CrawlConfig:
     max_fp: float = 0.01
     min_support: int = 2
     progress: bool = True
+    # How WARC records store bodies (store/_warc.py BODIES): as the server sent them
+    # (content-coded) or decoded. One way for a crawl's every batch: revisits compare
+    # payload digests. A crawl stored before this field existed is "decoded" (from_json).
+    warc_bodies: str = "as-sent"
 
     def __post_init__(self) -> None:
         for name in ("max_pages", "max_pages_per_site", "max_sites"):
@@ -111,6 +115,10 @@ class CrawlConfig:
             raise InvalidOption("--user-agent must not be empty")
         if not (self.lease_ttl > 0 and math.isfinite(self.lease_ttl)):
             raise InvalidOption(f"--lease-ttl must be > 0 seconds, not {self.lease_ttl}")
+        if self.warc_bodies not in ("as-sent", "decoded"):
+            raise InvalidOption(
+                f"--warc-bodies must be as-sent or decoded, not {self.warc_bodies!r}"
+            )
         if not 0 < self.commit_interval <= 1.0:
             raise InvalidOption("commit interval must be in (0, 1] s: a crash repeats at most 1 s")
         self.url_filter()  # validates the deny patterns and the length
@@ -161,6 +169,8 @@ class CrawlConfig:
             raise InvalidOption(f"stored crawl settings are not JSON: {exc}") from None
         known = {f.name for f in fields(cls)}
         kwargs: dict[str, Any] = {k: v for k, v in data.items() if k in known}
+        # Settings stored before --warc-bodies: that crawl's records hold decoded bodies.
+        kwargs.setdefault("warc_bodies", "decoded")
         if "scope" in kwargs:
             kwargs["scope"] = Scope(kwargs["scope"])
         if kwargs.get("trusted_seeds") is not None:

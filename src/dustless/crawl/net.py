@@ -93,6 +93,7 @@ def make_fetcher(config: CrawlConfig) -> Fetcher:
         connect_timeout=config.connect_timeout,
         total_timeout=config.total_timeout,
         user_agent=config.user_agent,
+        keep_wire_body=config.warc_bodies == "as-sent",  # the WARC records' bodies as sent
     )
     verify: bool | ssl.SSLContext = True
     if config.ca_file is not None:

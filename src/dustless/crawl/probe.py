@@ -129,6 +129,7 @@ def run_probe(
         prefix=prefix,
         committed_ends=store.warc_ends(),
         exact_ends=store.warc_committed_ends(),
+        bodies=config.warc_bodies,  # the crawl's: a probe's revisits refer to its records
     )
     crawler = Crawler(config, store, fetcher, warc, batch=batch, progress=progress, probe=True)
     try:

@@ -4,13 +4,15 @@ Fetch rows are kept in memory and written to the store in batches (ARCHITECTURE
 "batch-shaped"); :meth:`Recorder.commit` fsyncs the WARC files first and then commits the DB,
 so the DB never points at a WARC record that is not on disk (docs/storage.md, "Crash safety").
 
-Content seen: the SHA-1 of a payload. The first capture is a WARC ``response``; a later one
-with the same payload is a ``revisit`` record (WARC 1.1 §6.7.2) that refers to it, and the
-engine does not extract its links again. Payloads of the rows not yet committed are looked up
-here; older ones in the store (``content_seen``), so memory does not grow with the crawl. On a
-store other workers share, a payload this worker never saw may be theirs: the engine asks the
-store about the payloads of a whole batch of pages at once (``prefetch``) instead of trusting
-the local filter.
+Content seen: the SHA-1 of a payload, as the WARC files store it (``--warc-bodies``): the
+body as sent (content-coded) or decoded, one or the other for the whole crawl, so that a
+revisit's payload digest is its first capture's. The first capture is a WARC ``response``;
+a later one with the same payload is a ``revisit`` record (WARC 1.1 §6.7.2) that refers to
+it, and the engine does not extract its links again. Payloads of the rows not yet committed
+are looked up here; older ones in the store (``content_seen``), so memory does not grow
+with the crawl. On a store other workers share, a payload this worker never saw may be
+theirs: the engine asks the store about the payloads of a whole batch of pages at once
+(``prefetch``) instead of trusting the local filter.
 
 At every commit the store also learns where each WARC file's committed part ends, in the same
 transaction as the rows: a resume cuts what a crash left after it (``WarcWriter(exact_ends=)``).
@@ -26,6 +28,7 @@ from rbloom import Bloom
 from dustless.fetch import FetchResult
 from dustless.states import NetState
 from dustless.store import (
+    AS_SENT,
     CdxjIndex,
     ContentRef,
     CrawlStore,
@@ -84,6 +87,7 @@ class Recorder:
         # Every payload hash stored: a Bloom "no" spares the DB lookup for a new payload
         # (most of them); a "maybe" asks the DB, so a false positive costs a query only.
         self._sha1s = Bloom(_CONTENT_CAPACITY, 0.01)
+        self._as_sent = warc.bodies == AS_SENT
         # The CDXJ index beside the WARC files (OUTDIR/indexes), synced after every durable
         # commit (docs/archives.md); a resumed crawl's first commit catches up what a crash
         # left out. At that moment every record on disk is one the DB's commit covers.
@@ -102,7 +106,11 @@ class Recorder:
         """
         if r.status is None:
             return _NOTHING
-        body = r.body
+        # As sent: the content-coded bytes, when the fetcher kept them (a body without a
+        # Content-Encoding is the same either way). A coded body it did not keep (a
+        # fetcher not told to: tests, the API) is stored decoded, its head saying so.
+        as_sent = self._as_sent and (r.wire_body is not None or not _coded(r))
+        body = r.sent_body if as_sent else r.body
         sha1 = hashlib.sha1(body).hexdigest()
         # A cut body is no document (no content identity): it is never a revisit of, nor
         # the first capture for, a payload (WARC 1.1 §6.7.2 compares whole payloads).
@@ -123,6 +131,7 @@ class Recorder:
                 request=request,
                 ip=r.ip,
                 payload_len=len(body),
+                as_sent=as_sent,
             )
             return Stored(sha1, refs.response, refs.request, fetch0, True)
         refs = self.warc.write_response(
@@ -135,6 +144,7 @@ class Recorder:
             payload_sha1=sha1,
             status_mime=(r.status, r.mime),  # as the fetcher read them from this head
             truncated=cut,
+            as_sent=as_sent,
         )
         if dedup and body:
             self._content[sha1] = _Pending(url, started, refs.response.record_id, len(self._rows))
@@ -142,7 +152,8 @@ class Recorder:
         return Stored(sha1, refs.response, refs.request, None, False)
 
     def prefetch(self, bodies: list[bytes]) -> None:
-        """A shared store: ask about the payloads of a batch of pages in one round trip."""
+        """A shared store: ask about the payloads of a batch of pages in one round trip.
+        (Decoded bodies: as sent, a coded one is asked about again on its own.)"""
         if not self._shared:
             return
         # The answers serve this batch of pages (a commit in its middle must not drop them:
@@ -228,3 +239,9 @@ class Recorder:
         self.index.sync(wait=False, known=self.warc.take_index())
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
+
+
+def _coded(r: FetchResult) -> bool:
+    """Did the response name a content-coding (RFC 9110 §8.4) other than identity?"""
+    value = r.header("content-encoding")
+    return value is not None and value.strip().lower() not in ("", "identity")

@@ -169,6 +169,7 @@ def start_worker(
         committed_ends=store.warc_ends(),
         exact_ends=store.warc_committed_ends(),
         info=warc_info(config),
+        bodies=config.warc_bodies,
     )
     store.commit()
     return Run(config, store, batch, warc, make_fetcher(config), rules, resume)

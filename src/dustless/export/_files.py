@@ -152,7 +152,7 @@ def export_files(
                 where = warc_dirs.get(ref.file)
                 if where is None:
                     where = warc_dirs[ref.file] = reader.warc_dir(ref.file)
-                payload = read_record(where, ref).payload
+                payload = read_record(where, ref).content()  # decoded, as it was stored
             except StoreError:  # StoreCorrupt: a vanished or torn file; skip it, count it
                 missing += 1
                 continue

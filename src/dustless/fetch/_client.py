@@ -23,7 +23,14 @@ from yarl import URL
 
 from dustless.errors import FetchError, InvalidURL
 from dustless.fetch._address import AddressPolicy
-from dustless.fetch._decode import ACCEPT_ENCODING, DecodeError, Decoder, TooBig, make_decoder
+from dustless.fetch._decode import (
+    ACCEPT_ENCODING,
+    DecodeError,
+    Decoder,
+    TooBig,
+    is_identity,
+    make_decoder,
+)
 from dustless.fetch._dns import Resolver
 from dustless.fetch._http import ConnectFault, Connection, HttpFault, HttpPool, Response
 from dustless.fetch._result import BodySink, FetchLimits, FetchResult, first_header
@@ -75,6 +82,7 @@ class _Progress:
         "status",
         "url",
         "wire",
+        "wire_body",
     )
 
     def __init__(self, url: str) -> None:
@@ -89,6 +97,7 @@ class _Progress:
         self.raw_head = b""
         self.body = bytearray()
         self.wire = 0
+        self.wire_body: bytearray | None = None  # the encoded body as sent, when kept
         self.error: str | None = None
         self.connecting = False  # a new connection is being opened (a timeout then is cTim)
         self.connected = False  # a connection is there (a timeout then is hTim)
@@ -117,6 +126,7 @@ class _Progress:
             raw_request=self.raw_request,
             raw_response_head=self.raw_head,
             wire_bytes=self.wire,
+            wire_body=None if self.wire_body is None else bytes(self.wire_body),
         )
 
 
@@ -421,6 +431,11 @@ class Fetcher:
         except DecodeError as exc:
             progress.move(_S.dErr, str(exc))
             return
+        # The body as sent, for a WARC record of the bytes received (--warc-bodies as-sent):
+        # kept only when it differs from the decoded one, and only for a body kept whole.
+        wire_body = None
+        if limits.keep_wire_body and isinstance(sink, _Keep) and not is_identity(decoder):
+            wire_body = progress.wire_body = bytearray()
         decoded = 0
         stall = limits.stall_timeout
         try:
@@ -432,6 +447,9 @@ class Fetcher:
                         sink.feed(rest)
                     return
                 progress.wire += len(chunk)
+                if wire_body is not None:
+                    room = max_bytes - len(wire_body)  # past the limit the fetch is tooBig
+                    wire_body += chunk if len(chunk) <= room else chunk[: max(room, 0)]
                 out = decoder.feed(chunk, max_bytes - decoded)
                 decoded += len(out)
                 if out and sink.feed(out):

@@ -11,7 +11,15 @@ from __future__ import annotations
 import zlib
 from typing import Protocol
 
-__all__ = ["ACCEPT_ENCODING", "DecodeError", "Decoder", "TooBig", "make_decoder"]
+__all__ = [
+    "ACCEPT_ENCODING",
+    "DecodeError",
+    "Decoder",
+    "TooBig",
+    "decode_payload",
+    "is_identity",
+    "make_decoder",
+]
 
 try:  # brotli is optional: advertise "br" only when we can decode it.
     import brotli as _brotli  # type: ignore[import-untyped]
@@ -140,3 +148,21 @@ def make_decoder(content_encoding: str | None) -> Decoder:
     if coding == "br" and _brotli is not None:
         return _Brotli()
     raise DecodeError(f"unsupported content-coding {coding!r}")
+
+
+def is_identity(decoder: Decoder) -> bool:
+    """Does ``decoder`` hand the bytes on unchanged (no content-coding)?"""
+    return isinstance(decoder, _Identity)
+
+
+def decode_payload(content_encoding: str | None, data: bytes, max_bytes: int) -> bytes:
+    """A stored payload as sent (``content_encoding``: its HTTP head's Content-Encoding),
+    decoded, for the readers of an as-sent WARC record (export, …): at most ``max_bytes``
+    (a bomb stays a bomb when read back). A stream cut short (a truncated capture) gives
+    what its bytes hold; a corrupt or unknown coding is ``DecodeError``."""
+    decoder = make_decoder(content_encoding)
+    try:
+        out = decoder.feed(data, max_bytes)
+        return out + decoder.flush(max_bytes - len(out))
+    except TooBig as exc:
+        return exc.partial

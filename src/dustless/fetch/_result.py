@@ -26,6 +26,9 @@ class FetchLimits:
     max_decompressed_ratio: float = 100.0
     user_agent: str = DEFAULT_USER_AGENT
     max_header_bytes: int = 64 * 1024  # a head bigger than this is hErr
+    # Keep the body as sent (content-coded, de-chunked) beside the decoded one, for a WARC
+    # record of the bytes received (``--warc-bodies as-sent``); bounded by ``max_bytes``.
+    keep_wire_body: bool = False
 
     def __post_init__(self) -> None:
         if self.max_bytes < 0:
@@ -57,6 +60,9 @@ class FetchResult:
     raw_request: bytes = b""  # request line + headers as sent, for the WARC request record
     raw_response_head: bytes = b""  # status line + headers, for the WARC response record
     wire_bytes: int = 0  # body bytes read off the connection (before decoding)
+    # The body as sent (content-coded; de-chunked), when ``keep_wire_body`` asked for it and
+    # a Content-Encoding made it differ from ``body``; ``None``: it is ``body`` itself.
+    wire_body: bytes | None = None
 
     @classmethod
     def unfetched(
@@ -73,6 +79,12 @@ class FetchResult:
     def truncated(self) -> bool:
         """The body is incomplete (WARC-Truncated: length / time / disconnect)."""
         return self.state in (NetState.tooBig, NetState.dTim, NetState.dErr)
+
+    @property
+    def sent_body(self) -> bytes:
+        """The payload as the server sent it: ``wire_body``, or ``body`` when not encoded
+        (the same object: an uncompressed body is never held twice)."""
+        return self.body if self.wire_body is None else self.wire_body
 
     def header(self, name: str) -> str | None:
         """The first response header called ``name`` (case-insensitive), or ``None``."""

@@ -111,6 +111,13 @@ def open_recrawl(
 
     if settings.get("kind") == PROBE_KIND:  # pragma: no cover - probes are filtered above
         raise InvalidOption("the last batch is an evaluate --fetch probe")
+    stored_bodies = settings.get("warc_bodies", "decoded")  # before the option: decoded
+    if (overrides or {}).get("warc_bodies", stored_bodies) != stored_bodies:
+        # Revisits compare payload digests, and changes compare payload hashes, across
+        # the batches: one crawl stores its bodies one way.
+        raise InvalidOption(
+            f"{where} stores WARC bodies {stored_bodies}: a recrawl cannot change --warc-bodies"
+        )
     settings.update(overrides or {})
     settings[RECRAWL_KEY] = {
         "of_batch": prev.number,

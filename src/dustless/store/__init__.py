@@ -68,6 +68,9 @@ from dustless.store._types import (
     WorkLeft,
 )
 from dustless.store._warc import (
+    AS_SENT,
+    BODIES,
+    DECODED,
     DEFAULT_MAX_SIZE,
     REVISIT_PROFILE,
     TRUNCATIONS,
@@ -79,7 +82,10 @@ from dustless.store._warc import (
 )
 
 __all__ = [
+    "AS_SENT",
+    "BODIES",
     "DB_NAME",
+    "DECODED",
     "DEFAULT_MAX_SIZE",
     "INDEX_DIR",
     "LOCAL_WORKER",

@@ -148,6 +148,28 @@ class WarcRecord:
         low = name.lower()
         return next((v for k, v in self.headers if k.lower() == low), None)
 
+    def http_header(self, name: str) -> str | None:
+        low = name.lower()
+        return next((v for k, v in self.http_headers if k.lower() == low), None)
+
+    def content(self, max_bytes: int | None = None) -> bytes:
+        """The payload decoded: a body stored as sent (``--warc-bodies as-sent``) is still
+        content-coded, as its ``Content-Encoding`` says (gzip, deflate, br); a decoded one
+        has none (it became ``X-Dustless-Orig-Content-Encoding``) and is returned as it is.
+        At most ``max_bytes``, by default what the crawl's decompression guard let through
+        (100 x the coded bytes, at least 64 KiB): a bomb is not inflated by reading it.
+        ``StoreCorrupt`` if the stored bytes do not decode."""
+        coding = self.http_header("content-encoding") if self.type == "response" else None
+        if not coding or coding.strip().lower() == "identity":
+            return self.payload
+        from dustless.fetch._decode import DecodeError, decode_payload
+
+        limit = max(100 * len(self.payload), 64 * 1024) if max_bytes is None else max_bytes
+        try:
+            return decode_payload(coding, self.payload, limit)
+        except DecodeError as exc:
+            raise StoreCorrupt(f"{self.ref.file}:{self.ref.offset}: {exc}") from None
+
 
 def _record_at(f: io.BufferedReader, name: str, offset: int) -> WarcRecord:
     # Imported here, by the readers (export, analysis): a crawl only writes records, and

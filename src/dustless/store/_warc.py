@@ -15,12 +15,22 @@ request records through it cost ~150 µs of header bookkeeping per page, as much
 itself; the crawler writes 1,500+ pages/s. ``warcio`` stays the reader (``read_record``) and
 the tests check every record type with its digest-verifying ``ArchiveIterator``.
 
-HTTP bodies are stored *decoded*: the fetcher hands us the decompressed payload, so the stored
-HTTP head drops ``Content-Encoding`` / ``Transfer-Encoding`` (kept as ``X-Dustless-Orig-*``)
-and gets a ``Content-Length`` matching the stored payload; the payload digest is then the
-SHA-1 of what the crawler used as the content identity (ARCHITECTURE "Content identity").
+HTTP bodies are stored one of two ways (``BODIES``, the crawl's ``--warc-bodies``):
+
+* ``as-sent`` (the default of a crawl): the body as the server sent it, content-coding kept
+  (gzip bytes under ``Content-Encoding: gzip``), transfer-coding removed. The head is the
+  one received but for the framing of a de-chunked body: ``Transfer-Encoding`` becomes
+  ``X-Dustless-Orig-Transfer-Encoding`` and a ``Content-Length`` of the stored bytes is
+  added. The payload digest is then WARC 1.1 §5.9's (the entity body, transfer-coding
+  removed), what ``warcio check`` recomputes, and what other crawlers record for the same
+  bytes.
+* ``decoded``: the decompressed payload, so the stored HTTP head drops ``Content-Encoding``
+  / ``Transfer-Encoding`` (kept as ``X-Dustless-Orig-*``) and gets a ``Content-Length``
+  matching it; the payload digest is the SHA-1 of the decoded content.
+
 A payload the fetch did not get whole carries ``WARC-Truncated`` (WARC 1.1 §5.13, see
-``truncation``) and, when it was not encoded, the ``Content-Length`` the server announced.
+``truncation``) and the ``Content-Length`` the server announced when it counts the stored
+bytes' kind (always as sent; decoded, when the body was not encoded).
 """
 
 from __future__ import annotations
@@ -46,6 +56,9 @@ from dustless.store._recover import recover_warc
 from dustless.store._types import WarcRef
 
 __all__ = [
+    "AS_SENT",
+    "BODIES",
+    "DECODED",
     "DEFAULT_MAX_SIZE",
     "REVISIT_PROFILE",
     "TRUNCATIONS",
@@ -57,6 +70,10 @@ __all__ = [
 ]
 
 DEFAULT_MAX_SIZE = 1_000_000_000  # ~1 GB per file (ARCHITECTURE "Storage")
+# How response bodies are stored (``--warc-bodies``, docs/archives.md "Bodies as sent").
+AS_SENT = "as-sent"
+DECODED = "decoded"
+BODIES: tuple[str, ...] = (AS_SENT, DECODED)
 # WARC 1.1 §6.7.2: the profile URI of a revisit whose payload is identical to an earlier one.
 REVISIT_PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 # WARC 1.1 §5.13: why a record's payload is shorter than what the server meant to send.
@@ -221,6 +238,48 @@ def _response_head(head: bytes, payload_len: int | None, *, truncated: bool = Fa
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
+def _sent_head(head: bytes, payload_len: int, *, truncated: bool = False) -> bytes:
+    """The stored HTTP head of a body stored as sent: the head as received, but for the
+    framing of the de-chunked body (WARC 1.1 §6.3 records the message; §5.9's payload is
+    its body with the transfer-coding removed, and stored so, ``warcio check`` recomputes
+    the same digest).
+
+    ``Transfer-Encoding`` becomes ``X-Dustless-Orig-Transfer-Encoding`` and the stored
+    bytes' ``Content-Length`` is added: a head still saying ``chunked`` over a de-chunked
+    body makes every reader guess (warcio and pywb try to de-chunk it and fall back when it
+    does not parse as chunks: a body that starts with a hex number and CRLF is misread).
+    ``Content-Encoding`` stays, since the bytes are still coded. An announced length is
+    kept when it counts the stored bytes, or, ``truncated``, more of them: the record is
+    the first bytes of that message, and pywb's ``id_`` replay ends early as the capture
+    did. Any other (a 304's length of the representation, a length beside chunked, RFC
+    9112 §6.3) stays as ``X-Dustless-Orig-Content-Length``."""
+    first, fields = _split_head(head)
+    if not first.startswith("HTTP/"):
+        first = "HTTP/1.1 200 OK" if not first else "HTTP/1.1 " + first
+    chunked = any(n.lower() == "transfer-encoding" for n, _ in fields)
+    lines = [first]
+    framed = False
+    for name, value in fields:
+        low = name.lower()
+        if low == "transfer-encoding":
+            lines.append(f"X-Dustless-Orig-{name}: {value}")
+        elif low == "content-length":
+            if (
+                not (framed or chunked)
+                and value.isdigit()
+                and (int(value) == payload_len or (truncated and int(value) > payload_len))
+            ):
+                lines.append(f"{name}: {value}")
+                framed = True
+            else:
+                lines.append(f"X-Dustless-Orig-{name}: {value}")
+        else:
+            lines.append(f"{name}: {value}")
+    if not framed:
+        lines.append(f"Content-Length: {payload_len}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
 def _longer(value: str, payload_len: int) -> bool:
     return value.isdigit() and int(value) > payload_len
 
@@ -289,7 +348,13 @@ class WarcWriter:
         committed_ends: Mapping[str, int] | None = None,
         exact_ends: Mapping[str, int] | None = None,
         clock: Callable[[], float] = time.time,
+        bodies: str = DECODED,
     ) -> None:
+        if bodies not in BODIES:
+            raise ValueError(f"bodies must be one of {', '.join(BODIES)}, not {bodies!r}")
+        # How the crawl stores bodies (``BODIES``): its recorder hands over the payload of
+        # that kind and says so with each record (``write_response(as_sent=)``).
+        self.bodies = bodies
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.prefix = prefix
@@ -426,13 +491,16 @@ class WarcWriter:
         payload_sha1: str | None = None,
         status_mime: tuple[int, str | None] | None = None,
         truncated: str | None = None,
+        as_sent: bool = False,
     ) -> ResponseRefs:
         """A ``response`` record (WARC 1.1 §6.3) and, with ``request``, its ``request`` record
         (§6.4, ``WARC-Concurrent-To`` the response). Both go to the same file.
         ``status_mime``: the status and media type of ``http_head`` where the caller has
         them already parsed (the index needs them; otherwise they are read from the head).
         ``truncated``: why ``payload`` is incomplete (one of ``TRUNCATIONS``, ``truncation``
-        of the fetch), written as ``WARC-Truncated`` (WARC 1.1 §5.13)."""
+        of the fetch), written as ``WARC-Truncated`` (WARC 1.1 §5.13).
+        ``as_sent``: ``payload`` is the body as sent (content-coded): ``http_head`` is kept
+        as received but for its framing (``_sent_head``); else ``payload`` is decoded."""
         if truncated is not None and truncated not in TRUNCATIONS:
             raise ValueError(f"WARC-Truncated must be one of {', '.join(TRUNCATIONS)}")
         self._maybe_roll()
@@ -446,7 +514,9 @@ class WarcWriter:
         fields.append(("WARC-Payload-Digest", digest))
         if truncated is not None:
             fields.append(("WARC-Truncated", truncated))
-        block = _response_head(http_head, len(payload), truncated=truncated is not None) + payload
+        cut = truncated is not None
+        framing = _sent_head if as_sent else _response_head
+        block = framing(http_head, len(payload), truncated=cut) + payload
         resp = self._append(*_record("response", fields, _HTTP_RESPONSE, block))
         if status_mime is None:
             status, mime = http_status_mime(http_head)
@@ -472,9 +542,12 @@ class WarcWriter:
         request: bytes | None = None,
         ip: str | None = None,
         payload_len: int | None = None,
+        as_sent: bool = False,
     ) -> ResponseRefs:
         """A ``revisit`` record with the identical-payload-digest profile (WARC 1.1 §6.7.2):
-        the HTTP head only, ``WARC-Refers-To-*`` naming the first capture of the payload."""
+        the HTTP head only, ``WARC-Refers-To-*`` naming the first capture of the payload.
+        ``as_sent``: the payload (``payload_sha1``, ``payload_len``) is the body as sent,
+        and the head is framed as ``write_response`` frames it."""
         self._maybe_roll()
         digest = sha1_digest(payload_sha1)
         date = warc_date(fetched_at)
@@ -490,7 +563,10 @@ class WarcWriter:
         ]
         if refers_to_id:
             fields.append(("WARC-Refers-To", refers_to_id))
-        block = _response_head(http_head, payload_len)
+        if as_sent and payload_len is not None:
+            block = _sent_head(http_head, payload_len)
+        else:
+            block = _response_head(http_head, payload_len)
         resp = self._append(*_record("revisit", fields, _HTTP_RESPONSE, block))
         status, _ = http_status_mime(http_head)
         self._entries.append(

@@ -69,6 +69,10 @@ class WebConfig:
     stall_seconds: float = 8.0
     #: seconds every answer waits before it is sent: a web far away (latency-bound crawls)
     latency: float = 0.0
+    #: pages are sent gzip'd to a client that accepts it (RFC 9110 §8.4.1.3), as most
+    #: servers send HTML; every other page (by its resource id) also chunked, without a
+    #: Content-Length (RFC 9112 §7.1). The gzip bytes are the same on every request.
+    gzip: bool = False
 
 
 class Action(enum.Enum):

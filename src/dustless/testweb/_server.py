@@ -15,6 +15,7 @@ import json
 import socket
 import struct
 import time
+import zlib
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -71,6 +72,7 @@ class TestWebServer:
         self._routes: dict[tuple[str, str], Outcome] = {}
         # (resource-id, version) -> (body, headers with its ETag)
         self._bodies: dict[tuple[str, int, bool], tuple[bytes, dict[str, str]]] = {}
+        self._gzipped: dict[bytes, bytes] = {}  # page body -> its gzip bytes (WebConfig.gzip)
         self._requests = 0  # requests of dynamic pages so far: what their bodies vary with
         self._multi = len(cfg.addresses) > 1
         self._port_suffix = "" if cfg.port == 80 else f":{cfg.port}"
@@ -168,6 +170,33 @@ class TestWebServer:
             cached = self._bodies[key] = (body, headers)
         return cached
 
+    async def _gzip(
+        self,
+        request: web.BaseRequest,
+        page: Page,
+        body: bytes,
+        headers: dict[str, str],
+        status: int,
+    ) -> web.StreamResponse:
+        """A page gzip'd (``WebConfig.gzip``): zlib's gzip header has MTIME 0, so the bytes
+        are the same on every request; every other page is sent chunked."""
+        packed = self._gzipped.get(body)
+        if packed is None:
+            comp = zlib.compressobj(6, zlib.DEFLATED, 31)
+            packed = comp.compress(body) + comp.flush()
+            if page.style != "dynamic" and len(self._gzipped) < _ROUTE_CACHE_MAX:
+                self._gzipped[body] = packed
+        headers = {**headers, hdrs.CONTENT_ENCODING: "gzip", hdrs.VARY: "Accept-Encoding"}
+        if zlib.crc32(page.rid.encode()) % 2 == 0:
+            return web.Response(body=packed, status=status, headers=headers)
+        resp = web.StreamResponse(status=status, headers=headers)  # no length: chunked
+        await resp.prepare(request)
+        half = len(packed) // 2
+        await resp.write(packed[:half])
+        await resp.write(packed[half:])
+        await resp.write_eof()
+        return resp
+
     @staticmethod
     def _twin(page: Page, host: str, body: bytes) -> bytes:
         """A ``www`` twin's page, requested there: its absolute links name its own host."""
@@ -192,6 +221,8 @@ class TestWebServer:
             etag = page_headers.get("ETag")
             if match is not None and etag is not None and etag in match:
                 return web.Response(status=304, headers={hdrs.ETAG: etag})
+            if self.cfg.gzip and "gzip" in request.headers.get(hdrs.ACCEPT_ENCODING, ""):
+                return await self._gzip(request, page, page_body, page_headers, outcome.status)
             return web.Response(body=page_body, status=outcome.status, headers=page_headers)
         headers: dict[str, str] = dict(outcome.headers)
         if outcome.content_type is not None:
