@@ -578,7 +578,7 @@ class Crawler:
         if self.store.shared:
             self.record.prefetch(
                 [
-                    t.result().results[0].body
+                    t.result().results[0]
                     for t in batch
                     if not t.cancelled()
                     and t.exception() is None

@@ -106,10 +106,7 @@ class Recorder:
         """
         if r.status is None:
             return _NOTHING
-        # As sent: the content-coded bytes, when the fetcher kept them (a body without a
-        # Content-Encoding is the same either way). A coded body it did not keep (a
-        # fetcher not told to: tests, the API) is stored decoded, its head saying so.
-        as_sent = self._as_sent and (r.wire_body is not None or not _coded(r))
+        as_sent = self._stores_as_sent(r)
         body = r.sent_body if as_sent else r.body
         sha1 = hashlib.sha1(body).hexdigest()
         # A cut body is no document (no content identity): it is never a revisit of, nor
@@ -151,16 +148,23 @@ class Recorder:
             self._sha1s.add(sha1)
         return Stored(sha1, refs.response, refs.request, None, False)
 
-    def prefetch(self, bodies: list[bytes]) -> None:
-        """A shared store: ask about the payloads of a batch of pages in one round trip.
-        (Decoded bodies: as sent, a coded one is asked about again on its own.)"""
+    def _stores_as_sent(self, r: FetchResult) -> bool:
+        """As sent: the content-coded bytes, when the fetcher kept them (a body without a
+        Content-Encoding is the same either way). A coded body it did not keep (a fetcher
+        not told to: tests, the API) is stored decoded, its head saying so."""
+        return self._as_sent and (r.wire_body is not None or not _coded(r))
+
+    def prefetch(self, results: list[FetchResult]) -> None:
+        """A shared store: ask about the payloads of a batch of pages in one round trip,
+        each as ``response`` will store it (as sent or decoded)."""
         if not self._shared:
             return
         # The answers serve this batch of pages (a commit in its middle must not drop them:
         # each page would then ask on its own).
         self._known.clear()
         ask = []
-        for body in bodies:
+        for r in results:
+            body = r.sent_body if self._stores_as_sent(r) else r.body
             if body:
                 sha1 = hashlib.sha1(body).hexdigest()
                 if sha1 not in self._content and sha1 not in self._known:
