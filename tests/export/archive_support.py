@@ -172,7 +172,8 @@ class Cdp:
             else:
                 self._events.setdefault(data["method"], []).append(data)
         for fut in self._waiting.values():
-            fut.set_exception(ConnectionError("chromium closed the DevTools connection"))
+            if not fut.done():
+                fut.set_exception(ConnectionError("chromium closed the DevTools connection"))
 
     async def send(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
         self._next += 1
