@@ -9,6 +9,14 @@ BENCH_STAMP := $(VENV)/.installed-bench
 # the archive tests run as subprocesses.
 REPLAY := .venv-replay
 REPLAY_STAMP := $(REPLAY)/.installed
+# ReplayWeb.page, the browser's replay of a WACZ (tests/export/test_wacz_replaywebpage.py):
+# the npm package ships the built static app (index.html, ui.js, sw.js), so `npm pack` fetches
+# the one tarball, checked against its pinned sha256, and we unpack it. Its dependencies are
+# only for building it (and `npm install` of 2.5.3 fails: no warcio@^2.4.12 on the registry).
+REPLAYWEB := .replayweb
+REPLAYWEB_VERSION := 2.5.3
+REPLAYWEB_SHA256 := b7d35c39c4da9b7121c5a393911d8675d4cc6f19513c380191e16b086bea812c
+REPLAYWEB_STAMP := $(REPLAYWEB)/.installed-$(REPLAYWEB_VERSION)
 
 .PHONY: install test lint typecheck pytest bench demo clean
 
@@ -27,6 +35,13 @@ $(REPLAY_STAMP): constraints-replay.txt
 	$(REPLAY)/bin/python -m pip install --quiet -c constraints-replay.txt pywb wacz
 	touch $@
 
+$(REPLAYWEB_STAMP):
+	rm -rf $(REPLAYWEB) && mkdir -p $(REPLAYWEB)
+	cd $(REPLAYWEB) && npm pack --silent replaywebpage@$(REPLAYWEB_VERSION) >/dev/null
+	echo "$(REPLAYWEB_SHA256)  $(REPLAYWEB)/replaywebpage-$(REPLAYWEB_VERSION).tgz" | sha256sum -c --quiet
+	tar -xzf $(REPLAYWEB)/replaywebpage-$(REPLAYWEB_VERSION).tgz -C $(REPLAYWEB)
+	touch $@
+
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,bench]'
 	touch $@
@@ -38,7 +53,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy src
 
-pytest: $(STAMP) $(REPLAY_STAMP)
+pytest: $(STAMP) $(REPLAY_STAMP) $(REPLAYWEB_STAMP)
 	$(BIN)/python -m pytest
 
 test: lint typecheck pytest
@@ -51,4 +66,4 @@ demo: $(STAMP)
 	$(BIN)/python -m dustless.demo
 
 clean:
-	rm -rf $(VENV) $(REPLAY) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(REPLAY) $(REPLAYWEB) .mypy_cache .ruff_cache .pytest_cache

@@ -31,6 +31,7 @@ import heapq
 import itertools
 import json
 import os
+import tempfile
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ _PAGES = "pages/pages.jsonl"
 _PAGES_HEADER = {"format": "json-pages-1.0", "id": "pages", "title": "All Pages"}
 _REQUIRED = ("datapackage.json", "datapackage-digest.json", _PAGES)
 _COPY = 1 << 20
+_SPOOL = 16 << 20  # a member of unknown size is held in memory up to this, then on disk
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +92,14 @@ def _iso(ts: float) -> str:
 class _Hashing:
     """A file-like sink that hashes and counts what the ZIP writer passes through."""
 
-    def __init__(self, raw: zipfile.ZipFile, name: str) -> None:
+    def __init__(self, raw: zipfile.ZipFile, name: str, size: int) -> None:
         info = zipfile.ZipInfo(name, _dt.datetime.now(_dt.UTC).timetuple()[:6])
         info.compress_type = zipfile.ZIP_STORED
-        self._f = raw.open(info, "w", force_zip64=True)
+        # A ZIP64 extra field in the local header only when the central directory has one
+        # too (zipfile gives it one past ZIP64_LIMIT): ReplayWeb.page (wabac.js 2.27) finds a
+        # member's data at 30 + name + the *central* extra length, so a forced ZIP64 local
+        # header made it read 20 bytes early ("not valid JSON": it loaded nothing).
+        self._f = raw.open(info, "w", force_zip64=size > zipfile.ZIP64_LIMIT)
         self.sha = hashlib.sha256()
         self.size = 0
 
@@ -106,8 +112,21 @@ class _Hashing:
         self._f.close()
 
 
-def _add(z: zipfile.ZipFile, name: str, chunks: Iterable[bytes]) -> dict[str, object]:
-    sink = _Hashing(z, name)
+def _add(
+    z: zipfile.ZipFile, name: str, chunks: Iterable[bytes], size: int | None = None
+) -> dict[str, object]:
+    """Add a stored member of ``chunks``; ``size`` is their length when known beforehand.
+
+    Without it the chunks are spooled first (memory, then a temporary file): the member's
+    size decides its ZIP64 header before its first byte is written (see ``_Hashing``)."""
+    if size is None:
+        with tempfile.SpooledTemporaryFile(_SPOOL) as spool:
+            for chunk in chunks:
+                spool.write(chunk)
+            size = spool.tell()
+            spool.seek(0)
+            return _add(z, name, iter(lambda: spool.read(_COPY), b""), size)
+    sink = _Hashing(z, name, size)
     try:
         for chunk in chunks:
             sink.write(chunk)
@@ -193,7 +212,7 @@ def export_wacz(
         target = tmp if tmp is not None else cast(BinaryIO, sink)
         with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
             for p, end in warcs:
-                resources.append(_add(z, f"archive/{p.name}", _file_chunks(p, end)))
+                resources.append(_add(z, f"archive/{p.name}", _file_chunks(p, end), end))
 
             merged = heapq.merge(*(index.lines() for index in indexes))
             # The first block decides the form: a whole index in it is one plain file.
