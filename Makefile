@@ -35,11 +35,15 @@ $(REPLAY_STAMP): constraints-replay.txt
 	$(REPLAY)/bin/python -m pip install --quiet -c constraints-replay.txt pywb wacz
 	touch $@
 
+# Without npm the browser test skips (fails under DUSTLESS_REQUIRE_ALL=1, as CI runs it),
+# like the Chromium tests: make test still runs everything else on a bare machine.
 $(REPLAYWEB_STAMP):
-	rm -rf $(REPLAYWEB) && mkdir -p $(REPLAYWEB)
-	cd $(REPLAYWEB) && npm pack --silent replaywebpage@$(REPLAYWEB_VERSION) >/dev/null
-	echo "$(REPLAYWEB_SHA256)  $(REPLAYWEB)/replaywebpage-$(REPLAYWEB_VERSION).tgz" | sha256sum -c --quiet
-	tar -xzf $(REPLAYWEB)/replaywebpage-$(REPLAYWEB_VERSION).tgz -C $(REPLAYWEB)
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the ReplayWeb.page test will skip (apt-get install npm)"; exit 0; fi; \
+	set -e; rm -rf $(REPLAYWEB) && mkdir -p $(REPLAYWEB); \
+	cd $(REPLAYWEB) && npm pack --silent replaywebpage@$(REPLAYWEB_VERSION) >/dev/null && cd ..; \
+	echo "$(REPLAYWEB_SHA256)  $(REPLAYWEB)/replaywebpage-$(REPLAYWEB_VERSION).tgz" | sha256sum -c --quiet; \
+	tar -xzf $(REPLAYWEB)/replaywebpage-$(REPLAYWEB_VERSION).tgz -C $(REPLAYWEB); \
 	touch $@
 
 $(BENCH_STAMP): $(STAMP)
