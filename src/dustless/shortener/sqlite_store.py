@@ -34,24 +34,33 @@ from .model import (
     ApiKey,
     ClickKey,
     CreateResult,
+    ImportCounts,
     Link,
     LinkPage,
+    LinkRecord,
     LinkStats,
     NewLink,
     Redirect,
+    StoredKey,
 )
 from .sqlite_schema import init_schema
 from .store import (
+    CLICK_COLUMNS,
     KEY_COLUMNS,
     LINK_COLUMNS,
+    STORED_KEY_COLUMNS,
     ClickGroups,
+    RawDump,
+    key_conflict,
     like_pattern,
+    link_conflict,
     link_page,
     make_stats,
     new_link,
     row_to_key,
     row_to_link,
     same_slug_request,
+    shares,
 )
 
 __all__ = ["SqliteStore"]
@@ -396,6 +405,37 @@ class SqliteStore:
 
         return await self._write(insert)
 
+    async def export_dump(self) -> RawDump:
+        try:
+            # One read transaction: the three lists are one consistent snapshot.
+            self._reader.execute("BEGIN")
+            try:
+                keys = self._reader.execute(
+                    f"SELECT {STORED_KEY_COLUMNS} FROM api_keys ORDER BY id"
+                ).fetchall()
+                links = self._reader.execute(
+                    f"SELECT {LINK_COLUMNS} FROM links ORDER BY id"
+                ).fetchall()
+                clicks = self._reader.execute(
+                    f"SELECT {CLICK_COLUMNS} FROM clicks"
+                    " ORDER BY link_id, day, referrer_host, ua_family"
+                ).fetchall()
+            finally:
+                self._reader.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"sqlite: {exc}") from exc
+        return RawDump(
+            [tuple(r) for r in keys], [tuple(r) for r in links], [tuple(r) for r in clicks]
+        )
+
+    async def import_dump(
+        self, keys: Sequence[StoredKey], links: Sequence[LinkRecord]
+    ) -> ImportCounts:
+        def run(conn: sqlite3.Connection) -> ImportCounts:
+            return _import_dump(conn, keys, links)
+
+        return await self._write(run)
+
     async def count(self) -> int:
         return int(self._reader.execute("SELECT COUNT(*) FROM links").fetchone()[0])
 
@@ -492,6 +532,84 @@ def _create(conn: sqlite3.Connection, codec: Codec, new: NewLink) -> CreateResul
             return CreateResult(new_link(next_id, code, new), created=True)
         # A generated code that an imported link or a slug already uses: take the next id.
         next_id += 1
+
+
+def _import_dump(
+    conn: sqlite3.Connection, keys: Sequence[StoredKey], links: Sequence[LinkRecord]
+) -> ImportCounts:
+    """The whole import inside one savepoint of the writer: a conflict raises and the
+    savepoint is rolled back, so a refused file writes nothing."""
+    owners: dict[str, int] = {}
+    keys_added = keys_present = 0
+    for key in keys:
+        found = conn.execute(
+            "SELECT id, key_hash FROM api_keys WHERE name = ?", (key.name,)
+        ).fetchone()
+        problem = key_conflict(key.name, found, key)
+        if problem:
+            raise UsageError(problem)
+        if found is not None:
+            owners[key.name] = int(found[0])
+            keys_present += 1
+            continue
+        cur = conn.execute(
+            "INSERT INTO api_keys (name, key_hash, admin, created_at, revoked_at)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (key.name, key.key_hash, int(key.admin), key.created_at, key.revoked_at),
+        )
+        if not cur.rowcount:  # the hash is another name's: the same key twice, renamed
+            raise UsageError(
+                f"key {key.name!r} has the hash of another key in the target database "
+                "(nothing was imported)"
+            )
+        owners[key.name] = int(cur.lastrowid or 0)
+        keys_added += 1
+    added = present = clicks = 0
+    for record in links:
+        link = record.link
+        found = conn.execute("SELECT long_url FROM links WHERE code = ?", (link.code,)).fetchone()
+        problem = link_conflict(found, record)
+        if problem:
+            raise UsageError(problem)
+        if found is not None:
+            present += 1
+            continue
+        owner = 0 if record.owner_name is None else owners[record.owner_name]
+        link_id = None
+        # Shared first; if the owner already has a shared link for this URL, unshared.
+        for share in (1, 0) if shares(link) else (0,):
+            row = conn.execute(
+                "INSERT INTO links (code, long_url, url_key, redirect, created_at,"
+                " expires_at, is_alias, shared, owner, max_visits, visits)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+                (
+                    link.code,
+                    link.long_url,
+                    record.url_key,
+                    int(link.redirect),
+                    link.created_at,
+                    link.expires_at,
+                    int(link.is_alias),
+                    share,
+                    owner,
+                    link.max_visits,
+                    link.visits,
+                ),
+            ).fetchone()
+            if row is not None:
+                link_id = int(row[0])
+                break
+        assert link_id is not None  # its code was free and the unshared insert cannot clash
+        added += 1
+        for day, host, family, n in record.clicks:
+            conn.execute(
+                f"INSERT INTO clicks ({CLICK_COLUMNS}) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (link_id, day, referrer_host, ua_family)"
+                " DO UPDATE SET n = n + excluded.n",
+                (link_id, day, host, family, n),
+            )
+            clicks += n
+    return ImportCounts(keys_added, keys_present, added, present, clicks)
 
 
 def _link_filter(owner: int | None, search: str) -> tuple[str, tuple[object, ...]]:

@@ -29,18 +29,32 @@ Version 1 databases (no owners, keys or visit limits) are migrated when opened.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
 from dustless.errors import UsageError
 
 from .bots import is_bot_family
 from .codes import Codec
-from .model import ApiKey, ClickKey, CreateResult, Link, LinkPage, LinkStats, NewLink, Redirect
+from .model import (
+    ApiKey,
+    ClickKey,
+    CreateResult,
+    ImportCounts,
+    Link,
+    LinkPage,
+    LinkRecord,
+    LinkStats,
+    NewLink,
+    Redirect,
+    StoredKey,
+)
 
 __all__ = [
     "DEFAULT_DB",
     "ClickGroups",
     "GroupedClickStore",
+    "RawDump",
     "SharedBuckets",
     "Store",
     "open_store",
@@ -54,6 +68,9 @@ SCHEMA_VERSION = 2
 LINK_COLUMNS = (
     "id, code, long_url, redirect, created_at, expires_at, is_alias, owner, max_visits, visits"
 )
+# An export's key rows: the stored hash too (never the key, which is not stored).
+STORED_KEY_COLUMNS = "id, name, key_hash, admin, created_at, revoked_at"
+CLICK_COLUMNS = "link_id, day, referrer_host, ua_family, n"
 # How many days of clicks a link list shows per link (its small chart).
 CHART_DAYS = 30
 
@@ -105,6 +122,19 @@ class Store(Protocol):
         """Insert ``(link, url_key)`` pairs keeping their codes; returns how many were new."""
         ...
 
+    async def export_dump(self) -> RawDump:
+        """Every key (with its hash), link and click row, raw (see ``dump.py``)."""
+        ...
+
+    async def import_dump(
+        self, keys: Sequence[StoredKey], links: Sequence[LinkRecord]
+    ) -> ImportCounts:
+        """Insert keys (matched by name) and links (matched by code) with their owners and
+        clicks, in one transaction. What is already there with the same name and hash, or the
+        same code and URL, is kept as it is (importing twice adds nothing); a key name with
+        another hash, or a code naming another URL, raises ``UsageError`` and writes nothing."""
+        ...
+
     async def count(self) -> int: ...
 
     async def ping(self) -> None:
@@ -122,6 +152,15 @@ class Store(Protocol):
     async def revoke_key(self, name: str, now: float) -> ApiKey | None: ...
 
     async def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RawDump:
+    """A whole database as rows, converted by ``dump.write_dump`` one by one."""
+
+    keys: list[tuple[object, ...]]  # STORED_KEY_COLUMNS
+    links: list[tuple[object, ...]]  # LINK_COLUMNS
+    clicks: list[tuple[object, ...]]  # CLICK_COLUMNS, ordered by link_id
 
 
 @runtime_checkable
@@ -276,3 +315,29 @@ def same_slug_request(link: Link, new: NewLink) -> bool:
     """A slug asked for again by its owner for the same URL gets its link back (200); anyone
     else gets 409 and learns nothing about the link."""
     return link.is_alias and link.owner == new.owner and link.long_url == new.long_url
+
+
+def key_conflict(name: str, found: tuple[object, ...] | None, key: StoredKey) -> str | None:
+    """Why the target's key row ``found`` (name, key_hash) for ``key.name`` forbids importing
+    ``key``, or None when it is the same key (or there is none)."""
+    if found is None or str(found[1]) == key.key_hash:
+        return None
+    return (
+        f"a key named {name!r} exists in the target database with another hash: "
+        "rename or revoke one of them first (nothing was imported)"
+    )
+
+
+def link_conflict(found: Sequence[object] | None, record: LinkRecord) -> str | None:
+    """Why an existing row (long_url) with the record's code forbids importing it."""
+    if found is None or str(found[0]) == record.link.long_url:
+        return None
+    return (
+        f"code {record.link.code!r} already links to {found[0]!r} in the target database, "
+        f"not to {record.link.long_url!r} (nothing was imported)"
+    )
+
+
+def shares(link: Link) -> bool:
+    """Whether an imported link may be the one a plain request for its URL gets back."""
+    return not link.is_alias and link.expires_at is None and link.max_visits is None
