@@ -17,7 +17,7 @@ from typing import TextIO
 from dustless.errors import InvalidOption, UsageError
 
 from .config import ShortenerConfig
-from .model import AliasTaken, NewLink, Redirect
+from .model import AliasTaken, ImportCounts, NewLink, Redirect
 from .store import DEFAULT_DB, Store, open_store
 from .validate import Rejected, UrlChecker, check_alias, parse_expiry, parse_max_visits
 
@@ -256,6 +256,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="POLICY",
         help="normalization policy (default rfc3986)",
     )
+    add.add_argument(
+        "--json", action="store_true", help="print the link as JSON (the API's shape, + created)"
+    )
 
     stats = _action(
         sub,
@@ -308,6 +311,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="POLICY",
         help="normalization policy (default rfc3986)",
     )
+    imp.add_argument("--json", action="store_true", help="print what was imported as JSON")
 
     from .cli_keys import configure_keys
 
@@ -356,6 +360,13 @@ async def _add(args: argparse.Namespace) -> int:
             result = await store.create(new)
         except AliasTaken as exc:
             raise UsageError(str(exc)) from None
+    if args.json:
+        from .views import link_json
+
+        body = link_json(result.link, config.short_prefix, time.time())
+        body["created"] = result.created
+        print(json.dumps(body, indent=2))
+        return 0
     print(config.short_prefix + result.link.code)
     if not result.created:
         print("(this URL already had this code)", file=sys.stderr)
@@ -430,38 +441,60 @@ async def _import(args: argparse.Namespace) -> int:
     checker = UrlChecker(args.policy, ())
     # Read and check every line before writing any: a bad file imports nothing.
     if args.file == "-":
-        return await _import_from(sys.stdin, "<stdin>", args.db, checker)
+        return await _import_from(sys.stdin, "<stdin>", args, checker)
     try:
         with open(args.file, encoding="utf-8", newline="") as source:
-            return await _import_from(source, args.file, args.db, checker)
+            return await _import_from(source, args.file, args, checker)
     except OSError as exc:
         raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise UsageError(f"{args.file}: not UTF-8 text ({exc.reason})") from None
 
 
-async def _import_from(source: TextIO, name: str, db: str, checker: UrlChecker) -> int:
+async def _import_from(
+    source: TextIO, name: str, args: argparse.Namespace, checker: UrlChecker
+) -> int:
     from .csvio import read_links
     from .dump import is_dump, read_dump
 
     first = source.readline()
-    rest = itertools.chain([first], source)
     if is_dump(first):
-        dump = read_dump(rest, name, checker)
-        async with store_for(db) as store:
+        dump = read_dump(itertools.chain([first], source), name, checker)
+        async with store_for(args.db) as store:
             counts = await store.import_dump(dump.keys, dump.links)
+        kind = "jsonl"
+    else:
+        rows = list(read_links(io.StringIO(first + source.read()), name, checker))
+        async with store_for(args.db) as store:
+            added = await store.import_links(rows)
+        counts = ImportCounts(0, 0, added, len(rows) - added, 0)
+        kind = "csv"
+    if args.json:
+        print(json.dumps(_import_json(kind, counts), indent=2))
+    elif kind == "jsonl":
         print(
             f"imported {counts.links_added} links ({counts.links_present} already present), "
             f"{counts.keys_added} keys ({counts.keys_present} already present), "
             f"{counts.clicks_added} clicks",
             file=sys.stderr,
         )
-        return 0
-    rows = list(read_links(io.StringIO(first + source.read()), name, checker))
-    async with store_for(db) as store:
-        added = await store.import_links(rows)
-    print(f"imported {added} links ({len(rows) - added} already present)", file=sys.stderr)
+    else:
+        print(
+            f"imported {counts.links_added} links ({counts.links_present} already present)",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _import_json(kind: str, counts: ImportCounts) -> dict[str, object]:
+    return {
+        "format": kind,
+        "linksAdded": counts.links_added,
+        "linksPresent": counts.links_present,
+        "keysAdded": counts.keys_added,
+        "keysPresent": counts.keys_present,
+        "clicksAdded": counts.clicks_added,
+    }
 
 
 def _serve(args: argparse.Namespace) -> int:
