@@ -59,6 +59,12 @@ def test_add_json(capsys, db_url):
     plain, _ = run_json(capsys, "add", "https://example.com/p", "--db", db_url)
     same, _ = run_json(capsys, "add", "https://example.com/p", "--db", db_url)
     assert (same["code"], same["created"]) == (plain["code"], False)
+    tagged, _ = run_json(
+        capsys, "add", "https://example.com/t", "--tag", "b", "--tag", "a", "--db", db_url
+    )
+    assert tagged["tags"] == ["a", "b"]
+    data, _ = run_json(capsys, "stats", tagged["code"], "--db", db_url)
+    assert data["tags"] == ["a", "b"]
 
 
 def test_stats_json(capsys, db_url):

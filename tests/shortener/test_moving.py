@@ -51,6 +51,8 @@ async def _fill(db):
         ).link
         await store.take_visit(limited.id)
         await store.take_visit(limited.id)
+        await store.set_tags(a1.id, ["news", "2026"])
+        await store.set_tags(limited.id, ["limited"])
         await store.create(_new("https://example.com/ended", keys["bob"], expires_at=T0 + 1))
         await store.add_clicks(
             {
@@ -91,6 +93,10 @@ async def test_sqlite_to_postgresql_and_back_keeps_everything(
     assert links["alices-slug"]["validUntil"] == "-inf"
     assert links["alices-slug"]["owner"] == "alice"
     assert sum(n for r in links.values() for *_, n in r["clicks"]) == 7
+    assert sorted(tuple(r["tags"]) for r in links.values() if r["tags"]) == [
+        ("2026", "news"),
+        ("limited",),
+    ]
 
     code, _, err = await cli(capsys, "import", str(first), "--db", pg_db)
     assert code == 0, err
@@ -106,6 +112,9 @@ async def test_sqlite_to_postgresql_and_back_keeps_everything(
         a1 = next(c for c in mine if c != "alices-slug")
         assert mine[a1]["clicks"] == 5
         assert mine[a1]["potentialBotClicks"] == 2
+        assert mine[a1]["tags"] == ["2026", "news"]
+        _, page, _ = await get_json(srv, "/api/v1/links?tag=limited", plain["bob"])
+        assert [item["longUrl"] for item in page["links"]] == ["https://example.com/lim"]
         status, page, _ = await get_json(srv, "/api/v1/links", plain["bob"])
         by_url = {item["longUrl"]: item for item in page["links"]}
         assert by_url["https://example.com/lim"]["visits"] == 2

@@ -19,7 +19,14 @@ from dustless.errors import InvalidOption, UsageError
 from .config import ShortenerConfig
 from .model import AliasTaken, ImportCounts, NewLink, Redirect
 from .store import DEFAULT_DB, Store, open_store
-from .validate import Rejected, UrlChecker, check_alias, parse_expiry, parse_max_visits
+from .validate import (
+    Rejected,
+    UrlChecker,
+    check_alias,
+    parse_expiry,
+    parse_max_visits,
+    parse_tags,
+)
 
 __all__ = ["HELP", "configure", "run"]
 
@@ -257,6 +264,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="normalization policy (default rfc3986)",
     )
     add.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        dest="tags",
+        metavar="TAG",
+        help="a tag for the link (repeatable)",
+    )
+    add.add_argument(
         "--json", action="store_true", help="print the link as JSON (the API's shape, + created)"
     )
 
@@ -351,6 +366,7 @@ async def _add(args: argparse.Namespace) -> int:
             alias,
             parse_expiry(args.expires, now, "--valid-until"),
             max_visits=parse_max_visits(args.max_visits),
+            tags=parse_tags(args.tags, "--tag"),
         )
     except Rejected as exc:
         message = str(exc).replace("longUrl", "URL").replace("customSlug", "--slug")
@@ -360,10 +376,15 @@ async def _add(args: argparse.Namespace) -> int:
             result = await store.create(new)
         except AliasTaken as exc:
             raise UsageError(str(exc)) from None
+        tags = (
+            new.tags
+            if result.created
+            else (await store.tags_of([result.link.id])).get(result.link.id, ())
+        )
     if args.json:
         from .views import link_json
 
-        body = link_json(result.link, config.short_prefix, time.time())
+        body = link_json(result.link, config.short_prefix, time.time(), tags=tags)
         body["created"] = result.created
         print(json.dumps(body, indent=2))
         return 0
@@ -382,15 +403,18 @@ async def _stats(args: argparse.Namespace) -> int:
         if link is None:
             raise UsageError(f"no link '{args.code}' in {args.db}")
         stats = await store.stats(link)
+        tags = (await store.tags_of([link.id])).get(link.id, ())
     now = time.time()
     if args.json:
-        print(json.dumps(stats_json(stats, config.short_prefix, now), indent=2))
+        print(json.dumps(stats_json(stats, config.short_prefix, now, tags), indent=2))
         return 0
     print(f"{link.code} → {link.long_url}")
     print(
         f"redirect {int(link.redirect)}, {stats.total} clicks: {stats.human} by people, "
         f"{stats.bots} by potential bots; {link.ended(now).value}"
     )
+    if tags:
+        print("tags: " + ", ".join(tags))
     if link.redirect is Redirect.MOVED_PERMANENTLY:
         print("(301 is cached by browsers: repeat clicks are not counted)")
     for title, rows in (

@@ -3,7 +3,8 @@ lines out, and back).
 
 The first line is a header naming the format and its version; every other line is one
 record, ``{"type": "key", …}`` or ``{"type": "link", …}``, keys first (a link names its owner
-by the key's name: ids differ between databases). A link carries its aggregated clicks. API
+by the key's name: ids differ between databases). A link carries its aggregated clicks and
+its tags. API
 keys are carried *as stored* — their SHA-256, which is all the database has — so every key
 keeps working after the move and no plaintext key is ever written.
 
@@ -31,7 +32,7 @@ from dustless.errors import UsageError
 from .codes import is_code_shape
 from .model import Link, LinkRecord, Redirect, StoredKey
 from .store import RawDump, row_to_link
-from .validate import Rejected, UrlChecker, check_alias, parse_max_visits
+from .validate import Rejected, UrlChecker, check_alias, parse_max_visits, parse_tags
 
 __all__ = ["FORMAT", "VERSION", "Dump", "is_dump", "read_dump", "write_dump"]
 
@@ -90,6 +91,9 @@ def write_dump(
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
         keys += 1
     clicks = _clicks_by_link(raw.clicks, report)
+    tags: dict[int, list[str]] = {}
+    for link_id, tag in raw.tags:
+        tags.setdefault(int(link_id), []).append(str(tag))  # type: ignore[call-overload]
     for row in raw.links:
         try:
             link = row_to_link(row)
@@ -112,6 +116,7 @@ def write_dump(
             "maxVisits": link.max_visits,
             "visits": link.visits,
             "clicks": clicks.get(link.id, []),
+            "tags": sorted(tags.get(link.id, [])),
         }
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
         links += 1
@@ -215,7 +220,11 @@ def _read_link(record: dict[str, Any], checker: UrlChecker, owners: set[str]) ->
         visits=visits,
     )
     return LinkRecord(
-        link, checked.key, owner, tuple((d, h, f, n) for (d, h, f), n in counts.items())
+        link,
+        checked.key,
+        owner,
+        tuple((d, h, f, n) for (d, h, f), n in counts.items()),
+        parse_tags(_get(record, "tags", (list,))),
     )
 
 

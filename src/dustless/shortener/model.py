@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dustless.errors import UsageError
@@ -83,6 +83,7 @@ class NewLink:
     expires_at: float | None = None
     owner: int = ANONYMOUS
     max_visits: int | None = None
+    tags: tuple[str, ...] = ()
 
     @property
     def dedup(self) -> bool:
@@ -151,6 +152,7 @@ class LinkPage:
     # link id -> ((day, human clicks, bot clicks), ...) over the last days, oldest first
     daily: dict[int, tuple[tuple[str, int, int], ...]]
     clicks: dict[int, tuple[int, int]]  # link id -> (all clicks, bot clicks)
+    tags: dict[int, tuple[str, ...]] = field(default_factory=dict)  # link id -> its tags
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +176,7 @@ class LinkRecord:
     url_key: str
     owner_name: str | None  # None: no key made it
     clicks: tuple[tuple[str, str, str, int], ...] = ()  # (day, referrer host, UA family, n)
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,7 @@ from .store import (
     row_to_link,
     same_slug_request,
     shares,
+    tags_by_link,
 )
 
 __all__ = ["PostgresStore"]
@@ -184,6 +185,8 @@ class PostgresStore:
                         ),
                     )
                     inserted = await cur.fetchone()
+                    if inserted is not None:
+                        await _insert_tags(conn, link_id, new.tags)
                 # Leaving the transaction block committed it: only now is 201 allowed.
                 if inserted is not None:
                     return CreateResult(new_link(link_id, code, new), created=True)
@@ -286,10 +289,19 @@ class PostgresStore:
         return make_stats(link, by_day, refs, uas, top)
 
     async def list_links(
-        self, owner: int | None, search: str, offset: int, limit: int, since_day: str
+        self,
+        owner: int | None,
+        search: str,
+        offset: int,
+        limit: int,
+        since_day: str,
+        tag: str | None = None,
     ) -> LinkPage:
         clauses: list[str] = []
         args: list[object] = []
+        if tag is not None:
+            clauses.append("id IN (SELECT link_id FROM link_tags WHERE tag = %s)")
+            args.append(tag)
         if owner is not None:
             clauses.append("owner = %s")
             args.append(owner)
@@ -312,7 +324,34 @@ class PostgresStore:
                 ([link.id for link in links],),
             )
             clicks = await cur.fetchall()
-        return link_page(total, links, clicks, since_day)
+            cur = await conn.execute(
+                "SELECT link_id, tag FROM link_tags WHERE link_id = ANY(%s)",
+                ([link.id for link in links],),
+            )
+            tag_rows = await cur.fetchall()
+        return link_page(total, links, clicks, since_day, tag_rows)
+
+    async def set_tags(self, link_id: int, tags: Sequence[str]) -> None:
+        async with self._conn() as conn, conn.transaction():
+            await conn.execute("DELETE FROM link_tags WHERE link_id = %s", (link_id,))
+            await _insert_tags(conn, link_id, tags)
+
+    async def tags_of(self, link_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "SELECT link_id, tag FROM link_tags WHERE link_id = ANY(%s)", (list(link_ids),)
+            )
+            return tags_by_link(await cur.fetchall())
+
+    async def list_tags(self, owner: int | None) -> list[tuple[str, int]]:
+        where, args = ("", ()) if owner is None else (" WHERE l.owner = %s", (owner,))
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "SELECT t.tag, COUNT(*) FROM link_tags t JOIN links l ON l.id = t.link_id"
+                f"{where} GROUP BY t.tag ORDER BY t.tag",
+                args,
+            )
+            return [(str(t), int(n)) for t, n in await cur.fetchall()]
 
     async def export_rows(self) -> list[tuple[object, ...]]:
         async with self._conn() as conn:
@@ -366,7 +405,9 @@ class PostgresStore:
                 " ORDER BY link_id, day, referrer_host, ua_family"
             )
             clicks = [tuple(r) for r in await cur.fetchall()]
-        return RawDump(keys, links, clicks)
+            cur = await conn.execute("SELECT link_id, tag FROM link_tags ORDER BY link_id, tag")
+            tags = [tuple(r) for r in await cur.fetchall()]
+        return RawDump(keys, links, clicks, tags)
 
     async def import_dump(
         self, keys: Sequence[StoredKey], links: Sequence[LinkRecord]
@@ -518,4 +559,14 @@ async def _import_dump(
                 ),
             )
             clicks += sum(c[3] for c in record.clicks)
+        await _insert_tags(conn, link_id, record.tags)
     return ImportCounts(keys_added, keys_present, added, present, clicks)
+
+
+async def _insert_tags(conn: psycopg.AsyncConnection, link_id: int, tags: Sequence[str]) -> None:
+    if tags:
+        await conn.execute(
+            "INSERT INTO link_tags (link_id, tag) SELECT %s, unnest(%s::text[])"
+            " ON CONFLICT DO NOTHING",
+            (link_id, list(tags)),
+        )

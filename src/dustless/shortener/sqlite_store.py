@@ -61,6 +61,7 @@ from .store import (
     row_to_link,
     same_slug_request,
     shares,
+    tags_by_link,
 )
 
 __all__ = ["SqliteStore"]
@@ -339,9 +340,15 @@ class SqliteStore:
         return make_stats(link, by_day, refs, uas, top)
 
     async def list_links(
-        self, owner: int | None, search: str, offset: int, limit: int, since_day: str
+        self,
+        owner: int | None,
+        search: str,
+        offset: int,
+        limit: int,
+        since_day: str,
+        tag: str | None = None,
     ) -> LinkPage:
-        where, args = _link_filter(owner, search)
+        where, args = _link_filter(owner, search, tag)
         try:
             total = int(
                 self._reader.execute(f"SELECT COUNT(*) FROM links{where}", args).fetchone()[0]
@@ -357,9 +364,42 @@ class SqliteStore:
                 f" WHERE link_id IN ({marks}) GROUP BY link_id, day, ua_family",
                 [link.id for link in links],
             ).fetchall()
+            tag_rows = self._reader.execute(
+                f"SELECT link_id, tag FROM link_tags WHERE link_id IN ({marks})",
+                [link.id for link in links],
+            ).fetchall()
         except sqlite3.Error as exc:
             raise StoreError(f"sqlite: {exc}") from exc
-        return link_page(total, links, clicks, since_day)
+        return link_page(total, links, clicks, since_day, tag_rows)
+
+    async def set_tags(self, link_id: int, tags: Sequence[str]) -> None:
+        def run(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM link_tags WHERE link_id = ?", (link_id,))
+            _insert_tags(conn, link_id, tags)
+
+        await self._write(run)
+
+    async def tags_of(self, link_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        marks = ",".join("?" * len(link_ids))
+        try:
+            rows = self._reader.execute(
+                f"SELECT link_id, tag FROM link_tags WHERE link_id IN ({marks})", list(link_ids)
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"sqlite: {exc}") from exc
+        return tags_by_link(rows)
+
+    async def list_tags(self, owner: int | None) -> list[tuple[str, int]]:
+        where, args = ("", ()) if owner is None else (" WHERE l.owner = ?", (owner,))
+        try:
+            rows = self._reader.execute(
+                "SELECT t.tag, COUNT(*) FROM link_tags t JOIN links l ON l.id = t.link_id"
+                f"{where} GROUP BY t.tag ORDER BY t.tag",
+                args,
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"sqlite: {exc}") from exc
+        return [(str(t), int(n)) for t, n in rows]
 
     async def export_rows(self) -> list[tuple[object, ...]]:
         try:
@@ -420,12 +460,18 @@ class SqliteStore:
                     f"SELECT {CLICK_COLUMNS} FROM clicks"
                     " ORDER BY link_id, day, referrer_host, ua_family"
                 ).fetchall()
+                tags = self._reader.execute(
+                    "SELECT link_id, tag FROM link_tags ORDER BY link_id, tag"
+                ).fetchall()
             finally:
                 self._reader.execute("COMMIT")
         except sqlite3.Error as exc:
             raise StoreError(f"sqlite: {exc}") from exc
         return RawDump(
-            [tuple(r) for r in keys], [tuple(r) for r in links], [tuple(r) for r in clicks]
+            [tuple(r) for r in keys],
+            [tuple(r) for r in links],
+            [tuple(r) for r in clicks],
+            [tuple(r) for r in tags],
         )
 
     async def import_dump(
@@ -529,6 +575,7 @@ def _create(conn: sqlite3.Connection, codec: Codec, new: NewLink) -> CreateResul
             ),
         )
         if cur.rowcount:
+            _insert_tags(conn, next_id, new.tags)
             return CreateResult(new_link(next_id, code, new), created=True)
         # A generated code that an imported link or a slug already uses: take the next id.
         next_id += 1
@@ -609,12 +656,25 @@ def _import_dump(
                 (link_id, day, host, family, n),
             )
             clicks += n
+        _insert_tags(conn, link_id, record.tags)
     return ImportCounts(keys_added, keys_present, added, present, clicks)
 
 
-def _link_filter(owner: int | None, search: str) -> tuple[str, tuple[object, ...]]:
+def _insert_tags(conn: sqlite3.Connection, link_id: int, tags: Sequence[str]) -> None:
+    conn.executemany(
+        "INSERT INTO link_tags (link_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
+        [(link_id, tag) for tag in tags],
+    )
+
+
+def _link_filter(
+    owner: int | None, search: str, tag: str | None = None
+) -> tuple[str, tuple[object, ...]]:
     clauses: list[str] = []
     args: list[object] = []
+    if tag is not None:
+        clauses.append("id IN (SELECT link_id FROM link_tags WHERE tag = ?)")
+        args.append(tag)
     if owner is not None:
         clauses.append("owner = ?")
         args.append(owner)

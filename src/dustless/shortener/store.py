@@ -5,7 +5,7 @@ database rather than an in-memory hash table (memory is finite and costly). Two 
 implement :class:`Store`: SQLite in WAL mode (the default, one machine) and PostgreSQL
 (``postgresql://…``, many web servers — seed 003's stateless web tier).
 
-Schema (version 2), shared by both (types differ a little):
+Schema (version 3), shared by both (types differ a little):
 
 * ``links(id, code UNIQUE, long_url, url_key, redirect, created_at, expires_at, is_alias,
   shared, owner, max_visits, visits)`` — ``code`` is ``Codec.encode(id)`` for generated links
@@ -19,11 +19,13 @@ Schema (version 2), shared by both (types differ a little):
   batches (seed 003 ch. 8 마무리: 데이터 분석 솔루션). Bots are told apart by ``ua_family``.
 * ``api_keys(id, name UNIQUE, key_hash UNIQUE, admin, created_at, revoked_at)`` — SHA-256 of
   each key, never the key.
+* ``link_tags(link_id, tag)`` — a link's tags (version 3), indexed by tag for the list filter.
 * ``meta(name, value)`` — the code key (random, made once per database) and schema version.
 * PostgreSQL only: ``rate_buckets(name, tokens, updated)`` — the token buckets every instance
   shares (an UNLOGGED table: losing them in a crash only refills them).
 
-Version 1 databases (no owners, keys or visit limits) are migrated when opened.
+Version 1 databases (no owners, keys or visit limits) and version 2 (no tags) are migrated
+when opened.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ __all__ = [
 ]
 
 DEFAULT_DB = "sqlite:///./shortener.db"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # The columns every "give me a link" query selects, in row_to_link's order.
 LINK_COLUMNS = (
     "id, code, long_url, redirect, created_at, expires_at, is_alias, owner, max_visits, visits"
@@ -107,10 +109,29 @@ class Store(Protocol):
     async def stats(self, link: Link, top: int = 10) -> LinkStats: ...
 
     async def list_links(
-        self, owner: int | None, search: str, offset: int, limit: int, since_day: str
+        self,
+        owner: int | None,
+        search: str,
+        offset: int,
+        limit: int,
+        since_day: str,
+        tag: str | None = None,
     ) -> LinkPage:
         """Links of ``owner`` (None: every link), newest first, whose code or long URL contains
-        ``search``; with their clicks and their daily clicks from ``since_day`` on."""
+        ``search`` (and tagged ``tag``); with their clicks, daily clicks from ``since_day`` on
+        and tags."""
+        ...
+
+    async def set_tags(self, link_id: int, tags: Sequence[str]) -> None:
+        """Replace a link's tags."""
+        ...
+
+    async def tags_of(self, link_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        """The tags of each link (sorted); links without tags are left out."""
+        ...
+
+    async def list_tags(self, owner: int | None) -> list[tuple[str, int]]:
+        """Every tag of ``owner``'s links (None: every link) with how many links carry it."""
         ...
 
     async def export_rows(self) -> list[tuple[object, ...]]:
@@ -161,6 +182,7 @@ class RawDump:
     keys: list[tuple[object, ...]]  # STORED_KEY_COLUMNS
     links: list[tuple[object, ...]]  # LINK_COLUMNS
     clicks: list[tuple[object, ...]]  # CLICK_COLUMNS, ordered by link_id
+    tags: list[tuple[object, ...]]  # (link_id, tag)
 
 
 @runtime_checkable
@@ -259,7 +281,11 @@ async def open_store(db: str = DEFAULT_DB, *, durable: bool = True) -> Store:
 
 
 def link_page(
-    total: int, links: Sequence[Link], rows: Sequence[Sequence[object]], since_day: str
+    total: int,
+    links: Sequence[Link],
+    rows: Sequence[Sequence[object]],
+    since_day: str,
+    tag_rows: Sequence[Sequence[object]] = (),
 ) -> LinkPage:
     """A LinkPage from the links and their ``(link_id, day, ua_family, clicks)`` rows of every
     day (the totals); the daily series keep the days from ``since_day`` on."""
@@ -277,7 +303,15 @@ def link_page(
         lid: tuple((day, h, b) for day, (h, b) in sorted(days.items()))
         for lid, days in per_day.items()
     }
-    return LinkPage(total, tuple(links), daily, clicks)
+    return LinkPage(total, tuple(links), daily, clicks, tags_by_link(tag_rows))
+
+
+def tags_by_link(rows: Sequence[Sequence[object]]) -> dict[int, tuple[str, ...]]:
+    """``(link_id, tag)`` rows as each link's sorted tags."""
+    tags: dict[int, list[str]] = {}
+    for link_id, tag in rows:
+        tags.setdefault(int(link_id), []).append(str(tag))  # type: ignore[call-overload]
+    return {lid: tuple(sorted(ts)) for lid, ts in tags.items()}
 
 
 def make_stats(
