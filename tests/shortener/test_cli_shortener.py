@@ -93,7 +93,7 @@ def test_export_import_round_trip_keeps_codes(capsys, tmp_path, db_url):
         db_url,
     )
     csv_path = tmp_path / "links.csv"
-    code, _, err = run(capsys, "export", "--db", db_url, "-o", str(csv_path))
+    code, _, err = run(capsys, "export", "--format", "csv", "--db", db_url, "-o", str(csv_path))
     assert code == 0
     assert "exported 4 links" in err
     text = csv_path.read_text()
@@ -197,7 +197,7 @@ def test_export_reports_bad_rows_and_goes_on(capsys, tmp_path, db_url):
     conn.commit()
     conn.close()
     out = tmp_path / "backup.csv"
-    code, _, err = run(capsys, "export", "--db", db_url, "-o", str(out))
+    code, _, err = run(capsys, "export", "--format", "csv", "--db", db_url, "-o", str(out))
     assert code == 1  # something was left out: a script must notice
     assert "Traceback" not in err
     lines = out.read_text().splitlines()

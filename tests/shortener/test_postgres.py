@@ -221,7 +221,7 @@ def test_export_never_stops_at_a_bad_row_on_postgresql(pg_db):
         conn.execute("UPDATE links SET expires_at = 'NaN' WHERE long_url LIKE '%/2'")
         conn.execute("UPDATE links SET expires_at = 1e300 WHERE long_url LIKE '%/3'")
     proc = subprocess.run(
-        [sys.executable, "-m", "dustless", "shortener", "export", "--db", pg_db],
+        [sys.executable, "-m", "dustless", "shortener", "export", "--format", "csv", "--db", pg_db],
         capture_output=True,
         text=True,
         check=False,

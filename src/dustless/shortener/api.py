@@ -33,7 +33,7 @@ from .openapi import openapi_spec
 from .qr import QrFormat, QrRenderer
 from .ratelimit import RateLimiter
 from .store import CHART_DAYS, SharedBuckets
-from .validate import Rejected, check_alias, parse_expiry, parse_max_visits
+from .validate import Rejected, check_alias, parse_expiry, parse_max_visits, parse_tags
 from .views import link_json, page_json, stats_json
 
 if TYPE_CHECKING:
@@ -107,6 +107,7 @@ class Api:
             Route("/api/v1/data", self._shorten, methods=["POST"]),
             Route("/api/v1/links", self._list, methods=["GET"]),
             Route("/api/v1/links/{code}", self._edit, methods=["PATCH"]),
+            Route("/api/v1/tags", self._tags, methods=["GET"]),
             Route("/api/v1/{code}/stats", self._stats, methods=["GET"]),
             Route("/{code}/qr", self._qr, methods=["GET", "HEAD"]),
         ]
@@ -232,7 +233,17 @@ class Api:
         # A link someone else made anonymously is reused (seed 003: one code per URL), but
         # when it was made is theirs to know.
         created_visible = result.created or caller is not None
-        shown = link_json(link, self.config.short_prefix, app.now(), show_created=created_visible)
+        try:
+            tags = new.tags if result.created else (await app.store.tags_of([link.id])).get(link.id)
+        except StoreError as exc:
+            return _error(503, f"the store is unavailable: {exc}", "store")
+        shown = link_json(
+            link,
+            self.config.short_prefix,
+            app.now(),
+            show_created=created_visible,
+            tags=tags or (),
+        )
         return JSONResponse(shown, 201 if result.created else 200)
 
     def _new_link(self, data: dict[str, Any], now: float, owner: int) -> tuple[NewLink, str]:
@@ -255,6 +266,7 @@ class Api:
             expires_at=parse_expiry(data.get(name), now, name),
             owner=owner,
             max_visits=parse_max_visits(data.get("maxVisits")),
+            tags=parse_tags(data.get("tags")),
         )
         return new, checked.host
 
@@ -270,11 +282,12 @@ class Api:
             if link is None or not (self.config.public_stats or self._may_see(caller, link)):
                 return self._miss(request, f"no link '{code}'")
             stats = await self.app.store.stats(link)
+            tags = (await self.app.store.tags_of([link.id])).get(link.id, ())
         except Rejected as exc:
             return _rejected(exc)
         except StoreError as exc:
             return _error(503, f"the store is unavailable: {exc}", "store")
-        body = stats_json(stats, self.config.short_prefix, self.app.now())
+        body = stats_json(stats, self.config.short_prefix, self.app.now(), tags)
         return JSONResponse(body, headers=_NO_STORE)
 
     async def _list(self, request: Request) -> Response:
@@ -284,10 +297,16 @@ class Api:
             number = _whole(params.get("page", "1"), "page", 1, 10**9)
             size = _whole(params.get("pageSize", str(_PAGE_SIZE)), "pageSize", 1, _MAX_PAGE_SIZE)
             search = params.get("search", "").strip()[:_MAX_SEARCH]
+            tag = params.get("tag") or None
             now = self.app.now()
             since = time.strftime("%Y-%m-%d", time.gmtime(now - (CHART_DAYS - 1) * 86400))
             page = await self.app.store.list_links(
-                None if caller.admin else caller.id, search, (number - 1) * size, size, since
+                None if caller.admin else caller.id,
+                search,
+                (number - 1) * size,
+                size,
+                since,
+                tag,
             )
         except Rejected as exc:
             return _rejected(exc)
@@ -295,7 +314,20 @@ class Api:
             return _error(503, f"the store is unavailable: {exc}", "store")
         body = page_json(page, self.config.short_prefix, now, number, size)
         body["search"] = search
+        body["tag"] = tag
         body["chartSince"] = since
+        return JSONResponse(body, headers=_NO_STORE)
+
+    async def _tags(self, request: Request) -> Response:
+        """The caller's tags (an admin key: every link's), each with how many links carry it."""
+        try:
+            caller = await self._require_key(request)
+            tags = await self.app.store.list_tags(None if caller.admin else caller.id)
+        except Rejected as exc:
+            return _rejected(exc)
+        except StoreError as exc:
+            return _error(503, f"the store is unavailable: {exc}", "store")
+        body = {"tags": [{"tag": t, "links": n} for t, n in tags]}
         return JSONResponse(body, headers=_NO_STORE)
 
     async def _edit(self, request: Request) -> Response:
@@ -307,12 +339,13 @@ class Api:
             link = await app.store.get(code)
             if link is None or not self._may_see(caller, link):
                 return self._miss(request, f"no link '{code}'")
-            unknown = set(data) - {"validUntil", "expiresAt", "maxVisits"}
+            unknown = set(data) - {"validUntil", "expiresAt", "maxVisits", "tags"}
             if unknown:
                 raise Rejected(
-                    f"only validUntil and maxVisits can be changed, not {sorted(unknown)[0]}",
+                    f"only validUntil, maxVisits and tags can be changed, not {sorted(unknown)[0]}",
                     "edit",
                 )
+            tags = parse_tags(data["tags"]) if "tags" in data else None
             now = app.now()
             expires_at, max_visits = link.expires_at, link.max_visits
             for name in ("expiresAt", "validUntil"):
@@ -321,6 +354,9 @@ class Api:
             if "maxVisits" in data:
                 max_visits = parse_max_visits(data["maxVisits"])
             updated = await app.store.update_link(link.id, expires_at, max_visits)
+            if updated is not None and tags is not None:
+                await app.store.set_tags(link.id, tags)
+            shown_tags = (await app.store.tags_of([link.id])).get(link.id, ())
         except Rejected as exc:
             return _rejected(exc)
         except StoreError as exc:
@@ -328,7 +364,8 @@ class Api:
         if updated is None:
             return _error(404, f"no link '{code}'", "not-found")
         app.cache.forget(code)  # this worker at once; the others within the cache's REVALIDATE
-        return JSONResponse(link_json(updated, self.config.short_prefix, now), headers=_NO_STORE)
+        body = link_json(updated, self.config.short_prefix, now, tags=shown_tags)
+        return JSONResponse(body, headers=_NO_STORE)
 
     async def _qr(self, request: Request) -> Response:
         code = request.path_params["code"]

@@ -5,18 +5,28 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
+import itertools
 import json
 import os
 import sys
 import time
 from collections.abc import AsyncIterator
+from typing import TextIO
 
 from dustless.errors import InvalidOption, UsageError
 
 from .config import ShortenerConfig
-from .model import AliasTaken, NewLink, Redirect
+from .model import AliasTaken, ImportCounts, NewLink, Redirect
 from .store import DEFAULT_DB, Store, open_store
-from .validate import Rejected, UrlChecker, check_alias, parse_expiry, parse_max_visits
+from .validate import (
+    Rejected,
+    UrlChecker,
+    check_alias,
+    parse_expiry,
+    parse_max_visits,
+    parse_tags,
+)
 
 __all__ = ["HELP", "configure", "run"]
 
@@ -35,8 +45,8 @@ _EPILOG = """examples:
   dustless shortener add https://example.com/a/very/long/path
   dustless shortener add https://example.com/ --slug home --redirect 301 --max-visits 100
   dustless shortener stats 3fK9xQa --json
-  dustless shortener export > links.csv
-  dustless shortener import --db postgresql://app@db/short links.csv
+  dustless shortener export > shortener.jsonl        # keys, links, owners, clicks
+  dustless shortener import --db postgresql://app@db/short shortener.jsonl
 """
 
 _FMT = argparse.RawDescriptionHelpFormatter
@@ -253,6 +263,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="POLICY",
         help="normalization policy (default rfc3986)",
     )
+    add.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        dest="tags",
+        metavar="TAG",
+        help="a tag for the link (repeatable)",
+    )
+    add.add_argument(
+        "--json", action="store_true", help="print the link as JSON (the API's shape, + created)"
+    )
 
     stats = _action(
         sub,
@@ -270,23 +291,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
     export = _action(
         sub,
         "export",
-        "write every link as CSV",
-        "Write every link as CSV (a backup, or a move to another database). A bad row is "
-        "reported on stderr and never stops the export.",
-        "dustless shortener export --db sqlite:///./old.db > links.csv",
+        "write the whole database (keys, links, owners, clicks) as JSON Lines",
+        "Write everything needed to move a deployment to another database: API keys (their "
+        "stored SHA-256, never a key), links with their owners, codes, limits and ends, and "
+        "their click counts, as JSON Lines (a versioned header, then one record a line). "
+        "--format csv writes the older links-only CSV (no owners, keys or clicks). A bad row "
+        "is reported on stderr and never stops the export.",
+        "dustless shortener export --db sqlite:///./old.db > shortener.jsonl",
     )
     _db_option(export)
     export.add_argument("--output", "-o", metavar="FILE", help="file to write (default stdout)")
+    export.add_argument(
+        "--format",
+        choices=("jsonl", "csv"),
+        default="jsonl",
+        help="jsonl: everything (default); csv: links only, superseded",
+    )
 
     imp = _action(
         sub,
         "import",
-        "read links from CSV (as written by export), keeping their codes",
-        "Read links from CSV as written by 'export', keeping their codes. Every row is checked "
-        "first: a bad row names its line and nothing is imported.",
-        "dustless shortener import --db postgresql://app@db/short links.csv",
+        "read an export (JSON Lines, or the older CSV), keeping codes and owners",
+        "Read a file written by 'export' — JSON Lines (keys, owners, clicks too) or the older "
+        "CSV, told apart by the first line — keeping every code. Every line is checked first: "
+        "a bad one names its line and nothing is imported. Importing twice adds nothing; a "
+        "code naming another URL, or a key name with another hash, refuses the whole file.",
+        "dustless shortener import --db postgresql://app@db/short shortener.jsonl",
     )
-    imp.add_argument("file", metavar="FILE", help="CSV file, or - for stdin")
+    imp.add_argument("file", metavar="FILE", help="export file, or - for stdin")
     _db_option(imp)
     imp.add_argument(
         "--policy",
@@ -294,6 +326,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="POLICY",
         help="normalization policy (default rfc3986)",
     )
+    imp.add_argument("--json", action="store_true", help="print what was imported as JSON")
 
     from .cli_keys import configure_keys
 
@@ -333,6 +366,7 @@ async def _add(args: argparse.Namespace) -> int:
             alias,
             parse_expiry(args.expires, now, "--valid-until"),
             max_visits=parse_max_visits(args.max_visits),
+            tags=parse_tags(args.tags, "--tag"),
         )
     except Rejected as exc:
         message = str(exc).replace("longUrl", "URL").replace("customSlug", "--slug")
@@ -342,6 +376,18 @@ async def _add(args: argparse.Namespace) -> int:
             result = await store.create(new)
         except AliasTaken as exc:
             raise UsageError(str(exc)) from None
+        tags = (
+            new.tags
+            if result.created
+            else (await store.tags_of([result.link.id])).get(result.link.id, ())
+        )
+    if args.json:
+        from .views import link_json
+
+        body = link_json(result.link, config.short_prefix, time.time(), tags=tags)
+        body["created"] = result.created
+        print(json.dumps(body, indent=2))
+        return 0
     print(config.short_prefix + result.link.code)
     if not result.created:
         print("(this URL already had this code)", file=sys.stderr)
@@ -357,15 +403,18 @@ async def _stats(args: argparse.Namespace) -> int:
         if link is None:
             raise UsageError(f"no link '{args.code}' in {args.db}")
         stats = await store.stats(link)
+        tags = (await store.tags_of([link.id])).get(link.id, ())
     now = time.time()
     if args.json:
-        print(json.dumps(stats_json(stats, config.short_prefix, now), indent=2))
+        print(json.dumps(stats_json(stats, config.short_prefix, now, tags), indent=2))
         return 0
     print(f"{link.code} → {link.long_url}")
     print(
         f"redirect {int(link.redirect)}, {stats.total} clicks: {stats.human} by people, "
         f"{stats.bots} by potential bots; {link.ended(now).value}"
     )
+    if tags:
+        print("tags: " + ", ".join(tags))
     if link.redirect is Redirect.MOVED_PERMANENTLY:
         print("(301 is cached by browsers: repeat clicks are not counted)")
     for title, rows in (
@@ -382,41 +431,94 @@ async def _stats(args: argparse.Namespace) -> int:
 
 async def _export(args: argparse.Namespace) -> int:
     from .csvio import write_links
+    from .dump import write_dump
 
     def report(problem: str) -> None:
         print(f"dustless shortener export: warning: {problem}", file=sys.stderr)
 
     async with store_for(args.db) as store:
-        rows = await store.export_rows()
-    if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as out:
+        if args.format == "csv":
+            rows = await store.export_rows()
+        else:
+            raw = await store.export_dump()
+    out = (
+        open(args.output, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed below
+        if args.output
+        else sys.stdout
+    )
+    try:
+        if args.format == "csv":
             written, skipped = write_links(rows, out, report)
-    else:
-        written, skipped = write_links(rows, sys.stdout, report)
+            keys = ""
+        else:
+            n_keys, written, skipped = write_dump(raw, out, report, time.time())
+            keys = f" and {n_keys} keys"
+    finally:
+        if out is not sys.stdout:
+            out.close()
     left_out = f", {skipped} left out (see above)" if skipped else ""
-    print(f"exported {written} links{left_out}", file=sys.stderr)
+    print(f"exported {written} links{keys}{left_out}", file=sys.stderr)
     return 1 if skipped else 0
 
 
 async def _import(args: argparse.Namespace) -> int:
-    from .csvio import read_links
-
     checker = UrlChecker(args.policy, ())
-    # Read and check every row before writing any: a bad file imports nothing.
+    # Read and check every line before writing any: a bad file imports nothing.
     if args.file == "-":
-        rows = list(read_links(sys.stdin, "<stdin>", checker))
+        return await _import_from(sys.stdin, "<stdin>", args, checker)
+    try:
+        with open(args.file, encoding="utf-8", newline="") as source:
+            return await _import_from(source, args.file, args, checker)
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{args.file}: not UTF-8 text ({exc.reason})") from None
+
+
+async def _import_from(
+    source: TextIO, name: str, args: argparse.Namespace, checker: UrlChecker
+) -> int:
+    from .csvio import read_links
+    from .dump import is_dump, read_dump
+
+    first = source.readline()
+    if is_dump(first):
+        dump = read_dump(itertools.chain([first], source), name, checker)
+        async with store_for(args.db) as store:
+            counts = await store.import_dump(dump.keys, dump.links)
+        kind = "jsonl"
     else:
-        try:
-            with open(args.file, encoding="utf-8", newline="") as source:
-                rows = list(read_links(source, args.file, checker))
-        except OSError as exc:
-            raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError as exc:
-            raise UsageError(f"{args.file}: not UTF-8 text ({exc.reason})") from None
-    async with store_for(args.db) as store:
-        added = await store.import_links(rows)
-    print(f"imported {added} links ({len(rows) - added} already present)", file=sys.stderr)
+        rows = list(read_links(io.StringIO(first + source.read()), name, checker))
+        async with store_for(args.db) as store:
+            added = await store.import_links(rows)
+        counts = ImportCounts(0, 0, added, len(rows) - added, 0)
+        kind = "csv"
+    if args.json:
+        print(json.dumps(_import_json(kind, counts), indent=2))
+    elif kind == "jsonl":
+        print(
+            f"imported {counts.links_added} links ({counts.links_present} already present), "
+            f"{counts.keys_added} keys ({counts.keys_present} already present), "
+            f"{counts.clicks_added} clicks",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            f"imported {counts.links_added} links ({counts.links_present} already present)",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _import_json(kind: str, counts: ImportCounts) -> dict[str, object]:
+    return {
+        "format": kind,
+        "linksAdded": counts.links_added,
+        "linksPresent": counts.links_present,
+        "keysAdded": counts.keys_added,
+        "keysPresent": counts.keys_present,
+        "clicksAdded": counts.clicks_added,
+    }
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""CSV export and import of links, for moving a service between databases.
+"""CSV export and import of links — superseded by ``dump.py``'s JSON Lines, which also
+carries owners, API keys and clicks; kept for files written before it and for scripts.
 
 Codes are kept exactly: a generated code is stored as text, so the new database need not
 share the old one's code key; new links it creates skip any code an imported link holds.
@@ -6,7 +7,8 @@ share the old one's code key; new links it creates skip any code an imported lin
 A backup must not stop at one bad row. Rows are converted one by one; a value no CSV cell can
 hold as a date (an ``expires_at`` of ``inf``, ``nan`` or ``1e300``, stored before such values
 were refused) is written empty and reported — which keeps the link's meaning, since the
-service never ended a link at any of those values — and a row that is not a link at all is
+service never ended a link at any of those values; ``-inf`` (always ended) is written as the
+year 1 — and a row that is not a link at all is
 reported and left out while the others are written.
 """
 
@@ -37,6 +39,8 @@ COLUMNS = (
     "max_visits",
     "visits",
 )
+# The first instant a CSV cell can write: what a link that ended at -inf is written as.
+_LONG_AGO = "0001-01-01T00:00:00+00:00"
 # Files written before visit limits existed have only these; they import as before.
 REQUIRED = COLUMNS[:6]
 
@@ -90,8 +94,12 @@ def write_links(
         try:
             expires = _iso(link.expires_at)
         except ValueError as exc:
-            report(f"link {link.code}: expires_at {exc}; written empty (it never ended)")
-            expires = ""
+            if link.expires_at == -math.inf:  # it ended before any time: keep it ended
+                report(f"link {link.code}: expires_at {exc}; written as {_LONG_AGO} (it ended)")
+                expires = _LONG_AGO
+            else:
+                report(f"link {link.code}: expires_at {exc}; written empty (it never ended)")
+                expires = ""
         writer.writerow(
             (
                 link.code,

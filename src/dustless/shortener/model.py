@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dustless.errors import UsageError
@@ -15,11 +15,14 @@ __all__ = [
     "ClickKey",
     "CreateResult",
     "Ended",
+    "ImportCounts",
     "Link",
     "LinkPage",
+    "LinkRecord",
     "LinkStats",
     "NewLink",
     "Redirect",
+    "StoredKey",
 ]
 
 # The owner of links made without an API key (public mode, the CLI, imports).
@@ -80,6 +83,7 @@ class NewLink:
     expires_at: float | None = None
     owner: int = ANONYMOUS
     max_visits: int | None = None
+    tags: tuple[str, ...] = ()
 
     @property
     def dedup(self) -> bool:
@@ -148,3 +152,37 @@ class LinkPage:
     # link id -> ((day, human clicks, bot clicks), ...) over the last days, oldest first
     daily: dict[int, tuple[tuple[str, int, int], ...]]
     clicks: dict[int, tuple[int, int]]  # link id -> (all clicks, bot clicks)
+    tags: dict[int, tuple[str, ...]] = field(default_factory=dict)  # link id -> its tags
+
+
+@dataclass(frozen=True, slots=True)
+class StoredKey:
+    """An API key with its stored SHA-256: what an export carries so that a moved
+    deployment's keys keep working (never the key itself, which nobody has kept)."""
+
+    name: str
+    key_hash: str
+    admin: bool
+    created_at: float
+    revoked_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRecord:
+    """A link as an import writes it: its owner named by key name (ids differ between
+    databases), its ``url_key`` under the importing policy, and its aggregated clicks."""
+
+    link: Link  # id and owner are ignored: the target database assigns them
+    url_key: str
+    owner_name: str | None  # None: no key made it
+    clicks: tuple[tuple[str, str, str, int], ...] = ()  # (day, referrer host, UA family, n)
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ImportCounts:
+    keys_added: int
+    keys_present: int
+    links_added: int
+    links_present: int
+    clicks_added: int  # clicks of the links added (a link already present keeps its own)

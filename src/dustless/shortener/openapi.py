@@ -103,6 +103,7 @@ _PATHS: dict[str, Any] = {
             "operationId": "listLinks",
             "parameters": [
                 {"name": "search", "in": "query", "schema": {"type": "string"}},
+                {"name": "tag", "in": "query", "schema": {"type": "string"}},
                 {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}},
                 {
                     "name": "pageSize",
@@ -118,12 +119,23 @@ _PATHS: dict[str, Any] = {
     },
     "/api/v1/links/{code}": {
         "patch": {
-            "summary": "End a link or limit its visits (validUntil, maxVisits; null clears)",
+            "summary": "End a link, limit its visits or set its tags "
+            "(validUntil, maxVisits, tags; null clears)",
             "operationId": "editLink",
             "parameters": [_CODE],
             "responses": {
                 "200": _link_response("the link as changed"),
                 "404": _error("unknown code, or a link of another key"),
+            },
+        }
+    },
+    "/api/v1/tags": {
+        "get": {
+            "summary": "The key's tags (an admin key: every tag) and how many links carry each",
+            "operationId": "listTags",
+            "responses": {
+                "200": {"description": "{tags: [{tag, links}]}"},
+                "401": _error("an API key is required"),
             },
         }
     },
@@ -148,6 +160,11 @@ _PATHS: dict[str, Any] = {
     },
 }
 
+_TAGS = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": 64},
+    "maxItems": 32,
+}
 _COUNTS = {
     "type": "array",
     "items": {
@@ -171,6 +188,7 @@ _SCHEMAS: dict[str, Any] = {
                 "oneOf": [{"type": "string", "format": "date-time"}, {"type": "number"}],
             },
             "redirect": {"type": "integer", "enum": [301, 302]},
+            "tags": _TAGS,
             "expiresAt": {
                 "description": "the older name of validUntil",
                 "oneOf": [{"type": "string", "format": "date-time"}, {"type": "number"}],
@@ -192,6 +210,7 @@ _SCHEMAS: dict[str, Any] = {
             "visits": {"type": ["integer", "null"]},
             "status": {"enum": ["active", "expired", "visit-limit"]},
             "qrUrl": {"type": "string"},
+            "tags": _TAGS,
         },
     },
     "Stats": {

@@ -1,4 +1,5 @@
-"""The PostgreSQL schema of the shortener, and its migration from version 1."""
+"""The PostgreSQL schema of the shortener, and its migrations from versions 1 and 2 (every
+statement is idempotent: a version 1 or 2 database gets what it lacks, a new one everything)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,12 @@ _TABLES = (
         admin BOOLEAN NOT NULL DEFAULT FALSE,
         created_at DOUBLE PRECISION NOT NULL,
         revoked_at DOUBLE PRECISION)""",
+    # Version 3: tags.
+    """CREATE TABLE IF NOT EXISTS link_tags (
+        link_id BIGINT NOT NULL,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (link_id, tag))""",
+    "CREATE INDEX IF NOT EXISTS link_tags_by_tag ON link_tags (tag, link_id)",
     # UNLOGGED: no WAL for a value that changes on every create; a crash empties the table,
     # which only gives every client a full bucket again.
     """CREATE UNLOGGED TABLE IF NOT EXISTS rate_buckets (

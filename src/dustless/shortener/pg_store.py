@@ -24,21 +24,40 @@ import psycopg
 from dustless.errors import StoreError, UsageError
 
 from .codes import MAX_ID, Codec
-from .model import AliasTaken, ApiKey, ClickKey, CreateResult, Link, LinkPage, LinkStats, NewLink
+from .model import (
+    AliasTaken,
+    ApiKey,
+    ClickKey,
+    CreateResult,
+    ImportCounts,
+    Link,
+    LinkPage,
+    LinkRecord,
+    LinkStats,
+    NewLink,
+    StoredKey,
+)
 from .pg_pool import ConnectionPool
 from .pg_pool import one_line as _one_line
 from .pg_schema import init_schema
 from .store import (
+    CLICK_COLUMNS,
     KEY_COLUMNS,
     LINK_COLUMNS,
+    STORED_KEY_COLUMNS,
     ClickGroups,
+    RawDump,
+    key_conflict,
     like_pattern,
+    link_conflict,
     link_page,
     make_stats,
     new_link,
     row_to_key,
     row_to_link,
     same_slug_request,
+    shares,
+    tags_by_link,
 )
 
 __all__ = ["PostgresStore"]
@@ -166,6 +185,8 @@ class PostgresStore:
                         ),
                     )
                     inserted = await cur.fetchone()
+                    if inserted is not None:
+                        await _insert_tags(conn, link_id, new.tags)
                 # Leaving the transaction block committed it: only now is 201 allowed.
                 if inserted is not None:
                     return CreateResult(new_link(link_id, code, new), created=True)
@@ -268,10 +289,19 @@ class PostgresStore:
         return make_stats(link, by_day, refs, uas, top)
 
     async def list_links(
-        self, owner: int | None, search: str, offset: int, limit: int, since_day: str
+        self,
+        owner: int | None,
+        search: str,
+        offset: int,
+        limit: int,
+        since_day: str,
+        tag: str | None = None,
     ) -> LinkPage:
         clauses: list[str] = []
         args: list[object] = []
+        if tag is not None:
+            clauses.append("id IN (SELECT link_id FROM link_tags WHERE tag = %s)")
+            args.append(tag)
         if owner is not None:
             clauses.append("owner = %s")
             args.append(owner)
@@ -294,7 +324,34 @@ class PostgresStore:
                 ([link.id for link in links],),
             )
             clicks = await cur.fetchall()
-        return link_page(total, links, clicks, since_day)
+            cur = await conn.execute(
+                "SELECT link_id, tag FROM link_tags WHERE link_id = ANY(%s)",
+                ([link.id for link in links],),
+            )
+            tag_rows = await cur.fetchall()
+        return link_page(total, links, clicks, since_day, tag_rows)
+
+    async def set_tags(self, link_id: int, tags: Sequence[str]) -> None:
+        async with self._conn() as conn, conn.transaction():
+            await conn.execute("DELETE FROM link_tags WHERE link_id = %s", (link_id,))
+            await _insert_tags(conn, link_id, tags)
+
+    async def tags_of(self, link_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "SELECT link_id, tag FROM link_tags WHERE link_id = ANY(%s)", (list(link_ids),)
+            )
+            return tags_by_link(await cur.fetchall())
+
+    async def list_tags(self, owner: int | None) -> list[tuple[str, int]]:
+        where, args = ("", ()) if owner is None else (" WHERE l.owner = %s", (owner,))
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "SELECT t.tag, COUNT(*) FROM link_tags t JOIN links l ON l.id = t.link_id"
+                f"{where} GROUP BY t.tag ORDER BY t.tag",
+                args,
+            )
+            return [(str(t), int(n)) for t, n in await cur.fetchall()]
 
     async def export_rows(self) -> list[tuple[object, ...]]:
         async with self._conn() as conn:
@@ -334,6 +391,31 @@ class PostgresStore:
                     if await cur.fetchone() is not None:
                         break
         return added
+
+    async def export_dump(self) -> RawDump:
+        # REPEATABLE READ: the three lists are one snapshot, whatever is written meanwhile.
+        async with self._conn() as conn, conn.transaction():
+            await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            cur = await conn.execute(f"SELECT {STORED_KEY_COLUMNS} FROM api_keys ORDER BY id")
+            keys = [tuple(r) for r in await cur.fetchall()]
+            cur = await conn.execute(f"SELECT {LINK_COLUMNS} FROM links ORDER BY id")
+            links = [tuple(r) for r in await cur.fetchall()]
+            cur = await conn.execute(
+                f"SELECT {CLICK_COLUMNS} FROM clicks"
+                " ORDER BY link_id, day, referrer_host, ua_family"
+            )
+            clicks = [tuple(r) for r in await cur.fetchall()]
+            cur = await conn.execute("SELECT link_id, tag FROM link_tags ORDER BY link_id, tag")
+            tags = [tuple(r) for r in await cur.fetchall()]
+        return RawDump(keys, links, clicks, tags)
+
+    async def import_dump(
+        self, keys: Sequence[StoredKey], links: Sequence[LinkRecord]
+    ) -> ImportCounts:
+        async with self._conn() as conn, conn.transaction():
+            # One import at a time: two racing imports of one file must not both insert.
+            await conn.execute("LOCK TABLE api_keys, links IN SHARE ROW EXCLUSIVE MODE")
+            return await _import_dump(conn, keys, links)
 
     async def count(self) -> int:
         async with self._conn() as conn:
@@ -393,3 +475,98 @@ async def _same_url(conn: psycopg.AsyncConnection, new: NewLink) -> Link | None:
     )
     row = await cur.fetchone()
     return None if row is None else row_to_link(row)
+
+
+async def _import_dump(
+    conn: psycopg.AsyncConnection, keys: Sequence[StoredKey], links: Sequence[LinkRecord]
+) -> ImportCounts:
+    """The whole import in the caller's transaction: a conflict raises and rolls it back."""
+    owners: dict[str, int] = {}
+    keys_added = keys_present = 0
+    for key in keys:
+        cur = await conn.execute("SELECT id, key_hash FROM api_keys WHERE name = %s", (key.name,))
+        found = await cur.fetchone()
+        problem = key_conflict(key.name, found, key)
+        if problem:
+            raise UsageError(problem)
+        if found is not None:
+            owners[key.name] = int(found[0])
+            keys_present += 1
+            continue
+        cur = await conn.execute(
+            "INSERT INTO api_keys (name, key_hash, admin, created_at, revoked_at)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
+            (key.name, key.key_hash, key.admin, key.created_at, key.revoked_at),
+        )
+        row = await cur.fetchone()
+        if row is None:
+            raise UsageError(
+                f"key {key.name!r} has the hash of another key in the target database "
+                "(nothing was imported)"
+            )
+        owners[key.name] = int(row[0])
+        keys_added += 1
+    added = present = clicks = 0
+    for record in links:
+        link = record.link
+        cur = await conn.execute("SELECT long_url FROM links WHERE code = %s", (link.code,))
+        found = await cur.fetchone()
+        problem = link_conflict(found, record)
+        if problem:
+            raise UsageError(problem)
+        if found is not None:
+            present += 1
+            continue
+        owner = 0 if record.owner_name is None else owners[record.owner_name]
+        link_id = None
+        for share in (True, False) if shares(link) else (False,):
+            cur = await conn.execute("SELECT nextval('shortener_link_ids')")
+            row = await cur.fetchone()
+            assert row is not None
+            cur = await conn.execute(
+                _INSERT,
+                (
+                    int(row[0]),
+                    link.code,
+                    link.long_url,
+                    record.url_key,
+                    int(link.redirect),
+                    link.created_at,
+                    link.expires_at,
+                    link.is_alias,
+                    share,
+                    owner,
+                    link.max_visits,
+                    link.visits,
+                ),
+            )
+            inserted = await cur.fetchone()
+            if inserted is not None:
+                link_id = int(inserted[0])
+                break
+        assert link_id is not None
+        added += 1
+        if record.clicks:
+            await conn.execute(
+                f"INSERT INTO clicks ({CLICK_COLUMNS})"
+                " SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[])",
+                (
+                    link_id,
+                    [c[0] for c in record.clicks],
+                    [c[1] for c in record.clicks],
+                    [c[2] for c in record.clicks],
+                    [c[3] for c in record.clicks],
+                ),
+            )
+            clicks += sum(c[3] for c in record.clicks)
+        await _insert_tags(conn, link_id, record.tags)
+    return ImportCounts(keys_added, keys_present, added, present, clicks)
+
+
+async def _insert_tags(conn: psycopg.AsyncConnection, link_id: int, tags: Sequence[str]) -> None:
+    if tags:
+        await conn.execute(
+            "INSERT INTO link_tags (link_id, tag) SELECT %s, unnest(%s::text[])"
+            " ON CONFLICT DO NOTHING",
+            (link_id, list(tags)),
+        )

@@ -1,8 +1,9 @@
-"""The SQLite schema of the shortener, and its migration from version 1.
+"""The SQLite schema of the shortener, and its migrations from versions 1 and 2.
 
 Version 1 had no owners, API keys or visit limits, and shared one link per long URL among
 everyone; version 2 adds the columns (every old link belongs to no key, owner 0) and makes
-the "same long URL" index per owner.
+the "same long URL" index per owner. Version 3 adds the ``link_tags`` table (old links have
+no tags).
 """
 
 from __future__ import annotations
@@ -47,14 +48,20 @@ CREATE TABLE IF NOT EXISTS api_keys (
     admin INTEGER NOT NULL DEFAULT 0,
     created_at REAL NOT NULL,
     revoked_at REAL
-)
+);
+CREATE TABLE IF NOT EXISTS link_tags (
+    link_id INTEGER NOT NULL,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (link_id, tag)
+) WITHOUT ROWID
 """
 
 # Run after the migration: they name columns a version 1 table gets only then.
 _INDEXES = """
 CREATE UNIQUE INDEX IF NOT EXISTS links_same_owner_url
     ON links (owner, url_key, redirect) WHERE shared = 1;
-CREATE INDEX IF NOT EXISTS links_by_owner ON links (owner, id)
+CREATE INDEX IF NOT EXISTS links_by_owner ON links (owner, id);
+CREATE INDEX IF NOT EXISTS link_tags_by_tag ON link_tags (tag, link_id)
 """
 
 _FROM_1 = """
@@ -95,6 +102,8 @@ def init_schema(conn: sqlite3.Connection) -> bytes:
             )
         if version == 1:
             _run(conn, _FROM_1)
+        # Version 3's table was made by _TABLES above.
+        if version < SCHEMA_VERSION:
             conn.execute(
                 "UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(SCHEMA_VERSION),)
             )

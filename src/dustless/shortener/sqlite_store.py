@@ -34,24 +34,34 @@ from .model import (
     ApiKey,
     ClickKey,
     CreateResult,
+    ImportCounts,
     Link,
     LinkPage,
+    LinkRecord,
     LinkStats,
     NewLink,
     Redirect,
+    StoredKey,
 )
 from .sqlite_schema import init_schema
 from .store import (
+    CLICK_COLUMNS,
     KEY_COLUMNS,
     LINK_COLUMNS,
+    STORED_KEY_COLUMNS,
     ClickGroups,
+    RawDump,
+    key_conflict,
     like_pattern,
+    link_conflict,
     link_page,
     make_stats,
     new_link,
     row_to_key,
     row_to_link,
     same_slug_request,
+    shares,
+    tags_by_link,
 )
 
 __all__ = ["SqliteStore"]
@@ -330,9 +340,15 @@ class SqliteStore:
         return make_stats(link, by_day, refs, uas, top)
 
     async def list_links(
-        self, owner: int | None, search: str, offset: int, limit: int, since_day: str
+        self,
+        owner: int | None,
+        search: str,
+        offset: int,
+        limit: int,
+        since_day: str,
+        tag: str | None = None,
     ) -> LinkPage:
-        where, args = _link_filter(owner, search)
+        where, args = _link_filter(owner, search, tag)
         try:
             total = int(
                 self._reader.execute(f"SELECT COUNT(*) FROM links{where}", args).fetchone()[0]
@@ -348,9 +364,42 @@ class SqliteStore:
                 f" WHERE link_id IN ({marks}) GROUP BY link_id, day, ua_family",
                 [link.id for link in links],
             ).fetchall()
+            tag_rows = self._reader.execute(
+                f"SELECT link_id, tag FROM link_tags WHERE link_id IN ({marks})",
+                [link.id for link in links],
+            ).fetchall()
         except sqlite3.Error as exc:
             raise StoreError(f"sqlite: {exc}") from exc
-        return link_page(total, links, clicks, since_day)
+        return link_page(total, links, clicks, since_day, tag_rows)
+
+    async def set_tags(self, link_id: int, tags: Sequence[str]) -> None:
+        def run(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM link_tags WHERE link_id = ?", (link_id,))
+            _insert_tags(conn, link_id, tags)
+
+        await self._write(run)
+
+    async def tags_of(self, link_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        marks = ",".join("?" * len(link_ids))
+        try:
+            rows = self._reader.execute(
+                f"SELECT link_id, tag FROM link_tags WHERE link_id IN ({marks})", list(link_ids)
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"sqlite: {exc}") from exc
+        return tags_by_link(rows)
+
+    async def list_tags(self, owner: int | None) -> list[tuple[str, int]]:
+        where, args = ("", ()) if owner is None else (" WHERE l.owner = ?", (owner,))
+        try:
+            rows = self._reader.execute(
+                "SELECT t.tag, COUNT(*) FROM link_tags t JOIN links l ON l.id = t.link_id"
+                f"{where} GROUP BY t.tag ORDER BY t.tag",
+                args,
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"sqlite: {exc}") from exc
+        return [(str(t), int(n)) for t, n in rows]
 
     async def export_rows(self) -> list[tuple[object, ...]]:
         try:
@@ -395,6 +444,43 @@ class SqliteStore:
             return added
 
         return await self._write(insert)
+
+    async def export_dump(self) -> RawDump:
+        try:
+            # One read transaction: the three lists are one consistent snapshot.
+            self._reader.execute("BEGIN")
+            try:
+                keys = self._reader.execute(
+                    f"SELECT {STORED_KEY_COLUMNS} FROM api_keys ORDER BY id"
+                ).fetchall()
+                links = self._reader.execute(
+                    f"SELECT {LINK_COLUMNS} FROM links ORDER BY id"
+                ).fetchall()
+                clicks = self._reader.execute(
+                    f"SELECT {CLICK_COLUMNS} FROM clicks"
+                    " ORDER BY link_id, day, referrer_host, ua_family"
+                ).fetchall()
+                tags = self._reader.execute(
+                    "SELECT link_id, tag FROM link_tags ORDER BY link_id, tag"
+                ).fetchall()
+            finally:
+                self._reader.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"sqlite: {exc}") from exc
+        return RawDump(
+            [tuple(r) for r in keys],
+            [tuple(r) for r in links],
+            [tuple(r) for r in clicks],
+            [tuple(r) for r in tags],
+        )
+
+    async def import_dump(
+        self, keys: Sequence[StoredKey], links: Sequence[LinkRecord]
+    ) -> ImportCounts:
+        def run(conn: sqlite3.Connection) -> ImportCounts:
+            return _import_dump(conn, keys, links)
+
+        return await self._write(run)
 
     async def count(self) -> int:
         return int(self._reader.execute("SELECT COUNT(*) FROM links").fetchone()[0])
@@ -489,14 +575,106 @@ def _create(conn: sqlite3.Connection, codec: Codec, new: NewLink) -> CreateResul
             ),
         )
         if cur.rowcount:
+            _insert_tags(conn, next_id, new.tags)
             return CreateResult(new_link(next_id, code, new), created=True)
         # A generated code that an imported link or a slug already uses: take the next id.
         next_id += 1
 
 
-def _link_filter(owner: int | None, search: str) -> tuple[str, tuple[object, ...]]:
+def _import_dump(
+    conn: sqlite3.Connection, keys: Sequence[StoredKey], links: Sequence[LinkRecord]
+) -> ImportCounts:
+    """The whole import inside one savepoint of the writer: a conflict raises and the
+    savepoint is rolled back, so a refused file writes nothing."""
+    owners: dict[str, int] = {}
+    keys_added = keys_present = 0
+    for key in keys:
+        found = conn.execute(
+            "SELECT id, key_hash FROM api_keys WHERE name = ?", (key.name,)
+        ).fetchone()
+        problem = key_conflict(key.name, found, key)
+        if problem:
+            raise UsageError(problem)
+        if found is not None:
+            owners[key.name] = int(found[0])
+            keys_present += 1
+            continue
+        cur = conn.execute(
+            "INSERT INTO api_keys (name, key_hash, admin, created_at, revoked_at)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (key.name, key.key_hash, int(key.admin), key.created_at, key.revoked_at),
+        )
+        if not cur.rowcount:  # the hash is another name's: the same key twice, renamed
+            raise UsageError(
+                f"key {key.name!r} has the hash of another key in the target database "
+                "(nothing was imported)"
+            )
+        owners[key.name] = int(cur.lastrowid or 0)
+        keys_added += 1
+    added = present = clicks = 0
+    for record in links:
+        link = record.link
+        found = conn.execute("SELECT long_url FROM links WHERE code = ?", (link.code,)).fetchone()
+        problem = link_conflict(found, record)
+        if problem:
+            raise UsageError(problem)
+        if found is not None:
+            present += 1
+            continue
+        owner = 0 if record.owner_name is None else owners[record.owner_name]
+        link_id = None
+        # Shared first; if the owner already has a shared link for this URL, unshared.
+        for share in (1, 0) if shares(link) else (0,):
+            row = conn.execute(
+                "INSERT INTO links (code, long_url, url_key, redirect, created_at,"
+                " expires_at, is_alias, shared, owner, max_visits, visits)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+                (
+                    link.code,
+                    link.long_url,
+                    record.url_key,
+                    int(link.redirect),
+                    link.created_at,
+                    link.expires_at,
+                    int(link.is_alias),
+                    share,
+                    owner,
+                    link.max_visits,
+                    link.visits,
+                ),
+            ).fetchone()
+            if row is not None:
+                link_id = int(row[0])
+                break
+        assert link_id is not None  # its code was free and the unshared insert cannot clash
+        added += 1
+        for day, host, family, n in record.clicks:
+            conn.execute(
+                f"INSERT INTO clicks ({CLICK_COLUMNS}) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (link_id, day, referrer_host, ua_family)"
+                " DO UPDATE SET n = n + excluded.n",
+                (link_id, day, host, family, n),
+            )
+            clicks += n
+        _insert_tags(conn, link_id, record.tags)
+    return ImportCounts(keys_added, keys_present, added, present, clicks)
+
+
+def _insert_tags(conn: sqlite3.Connection, link_id: int, tags: Sequence[str]) -> None:
+    conn.executemany(
+        "INSERT INTO link_tags (link_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING",
+        [(link_id, tag) for tag in tags],
+    )
+
+
+def _link_filter(
+    owner: int | None, search: str, tag: str | None = None
+) -> tuple[str, tuple[object, ...]]:
     clauses: list[str] = []
     args: list[object] = []
+    if tag is not None:
+        clauses.append("id IN (SELECT link_id FROM link_tags WHERE tag = ?)")
+        args.append(tag)
     if owner is not None:
         clauses.append("owner = ?")
         args.append(owner)

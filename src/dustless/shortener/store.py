@@ -5,7 +5,7 @@ database rather than an in-memory hash table (memory is finite and costly). Two 
 implement :class:`Store`: SQLite in WAL mode (the default, one machine) and PostgreSQL
 (``postgresql://…``, many web servers — seed 003's stateless web tier).
 
-Schema (version 2), shared by both (types differ a little):
+Schema (version 3), shared by both (types differ a little):
 
 * ``links(id, code UNIQUE, long_url, url_key, redirect, created_at, expires_at, is_alias,
   shared, owner, max_visits, visits)`` — ``code`` is ``Codec.encode(id)`` for generated links
@@ -19,28 +19,44 @@ Schema (version 2), shared by both (types differ a little):
   batches (seed 003 ch. 8 마무리: 데이터 분석 솔루션). Bots are told apart by ``ua_family``.
 * ``api_keys(id, name UNIQUE, key_hash UNIQUE, admin, created_at, revoked_at)`` — SHA-256 of
   each key, never the key.
+* ``link_tags(link_id, tag)`` — a link's tags (version 3), indexed by tag for the list filter.
 * ``meta(name, value)`` — the code key (random, made once per database) and schema version.
 * PostgreSQL only: ``rate_buckets(name, tokens, updated)`` — the token buckets every instance
   shares (an UNLOGGED table: losing them in a crash only refills them).
 
-Version 1 databases (no owners, keys or visit limits) are migrated when opened.
+Version 1 databases (no owners, keys or visit limits) and version 2 (no tags) are migrated
+when opened.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
 from dustless.errors import UsageError
 
 from .bots import is_bot_family
 from .codes import Codec
-from .model import ApiKey, ClickKey, CreateResult, Link, LinkPage, LinkStats, NewLink, Redirect
+from .model import (
+    ApiKey,
+    ClickKey,
+    CreateResult,
+    ImportCounts,
+    Link,
+    LinkPage,
+    LinkRecord,
+    LinkStats,
+    NewLink,
+    Redirect,
+    StoredKey,
+)
 
 __all__ = [
     "DEFAULT_DB",
     "ClickGroups",
     "GroupedClickStore",
+    "RawDump",
     "SharedBuckets",
     "Store",
     "open_store",
@@ -49,11 +65,14 @@ __all__ = [
 ]
 
 DEFAULT_DB = "sqlite:///./shortener.db"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # The columns every "give me a link" query selects, in row_to_link's order.
 LINK_COLUMNS = (
     "id, code, long_url, redirect, created_at, expires_at, is_alias, owner, max_visits, visits"
 )
+# An export's key rows: the stored hash too (never the key, which is not stored).
+STORED_KEY_COLUMNS = "id, name, key_hash, admin, created_at, revoked_at"
+CLICK_COLUMNS = "link_id, day, referrer_host, ua_family, n"
 # How many days of clicks a link list shows per link (its small chart).
 CHART_DAYS = 30
 
@@ -90,10 +109,29 @@ class Store(Protocol):
     async def stats(self, link: Link, top: int = 10) -> LinkStats: ...
 
     async def list_links(
-        self, owner: int | None, search: str, offset: int, limit: int, since_day: str
+        self,
+        owner: int | None,
+        search: str,
+        offset: int,
+        limit: int,
+        since_day: str,
+        tag: str | None = None,
     ) -> LinkPage:
         """Links of ``owner`` (None: every link), newest first, whose code or long URL contains
-        ``search``; with their clicks and their daily clicks from ``since_day`` on."""
+        ``search`` (and tagged ``tag``); with their clicks, daily clicks from ``since_day`` on
+        and tags."""
+        ...
+
+    async def set_tags(self, link_id: int, tags: Sequence[str]) -> None:
+        """Replace a link's tags."""
+        ...
+
+    async def tags_of(self, link_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        """The tags of each link (sorted); links without tags are left out."""
+        ...
+
+    async def list_tags(self, owner: int | None) -> list[tuple[str, int]]:
+        """Every tag of ``owner``'s links (None: every link) with how many links carry it."""
         ...
 
     async def export_rows(self) -> list[tuple[object, ...]]:
@@ -103,6 +141,19 @@ class Store(Protocol):
 
     async def import_links(self, links: Sequence[tuple[Link, str]]) -> int:
         """Insert ``(link, url_key)`` pairs keeping their codes; returns how many were new."""
+        ...
+
+    async def export_dump(self) -> RawDump:
+        """Every key (with its hash), link and click row, raw (see ``dump.py``)."""
+        ...
+
+    async def import_dump(
+        self, keys: Sequence[StoredKey], links: Sequence[LinkRecord]
+    ) -> ImportCounts:
+        """Insert keys (matched by name) and links (matched by code) with their owners and
+        clicks, in one transaction. What is already there with the same name and hash, or the
+        same code and URL, is kept as it is (importing twice adds nothing); a key name with
+        another hash, or a code naming another URL, raises ``UsageError`` and writes nothing."""
         ...
 
     async def count(self) -> int: ...
@@ -122,6 +173,16 @@ class Store(Protocol):
     async def revoke_key(self, name: str, now: float) -> ApiKey | None: ...
 
     async def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RawDump:
+    """A whole database as rows, converted by ``dump.write_dump`` one by one."""
+
+    keys: list[tuple[object, ...]]  # STORED_KEY_COLUMNS
+    links: list[tuple[object, ...]]  # LINK_COLUMNS
+    clicks: list[tuple[object, ...]]  # CLICK_COLUMNS, ordered by link_id
+    tags: list[tuple[object, ...]]  # (link_id, tag)
 
 
 @runtime_checkable
@@ -220,7 +281,11 @@ async def open_store(db: str = DEFAULT_DB, *, durable: bool = True) -> Store:
 
 
 def link_page(
-    total: int, links: Sequence[Link], rows: Sequence[Sequence[object]], since_day: str
+    total: int,
+    links: Sequence[Link],
+    rows: Sequence[Sequence[object]],
+    since_day: str,
+    tag_rows: Sequence[Sequence[object]] = (),
 ) -> LinkPage:
     """A LinkPage from the links and their ``(link_id, day, ua_family, clicks)`` rows of every
     day (the totals); the daily series keep the days from ``since_day`` on."""
@@ -238,7 +303,15 @@ def link_page(
         lid: tuple((day, h, b) for day, (h, b) in sorted(days.items()))
         for lid, days in per_day.items()
     }
-    return LinkPage(total, tuple(links), daily, clicks)
+    return LinkPage(total, tuple(links), daily, clicks, tags_by_link(tag_rows))
+
+
+def tags_by_link(rows: Sequence[Sequence[object]]) -> dict[int, tuple[str, ...]]:
+    """``(link_id, tag)`` rows as each link's sorted tags."""
+    tags: dict[int, list[str]] = {}
+    for link_id, tag in rows:
+        tags.setdefault(int(link_id), []).append(str(tag))  # type: ignore[call-overload]
+    return {lid: tuple(sorted(ts)) for lid, ts in tags.items()}
 
 
 def make_stats(
@@ -276,3 +349,29 @@ def same_slug_request(link: Link, new: NewLink) -> bool:
     """A slug asked for again by its owner for the same URL gets its link back (200); anyone
     else gets 409 and learns nothing about the link."""
     return link.is_alias and link.owner == new.owner and link.long_url == new.long_url
+
+
+def key_conflict(name: str, found: tuple[object, ...] | None, key: StoredKey) -> str | None:
+    """Why the target's key row ``found`` (name, key_hash) for ``key.name`` forbids importing
+    ``key``, or None when it is the same key (or there is none)."""
+    if found is None or str(found[1]) == key.key_hash:
+        return None
+    return (
+        f"a key named {name!r} exists in the target database with another hash: "
+        "rename or revoke one of them first (nothing was imported)"
+    )
+
+
+def link_conflict(found: Sequence[object] | None, record: LinkRecord) -> str | None:
+    """Why an existing row (long_url) with the record's code forbids importing it."""
+    if found is None or str(found[0]) == record.link.long_url:
+        return None
+    return (
+        f"code {record.link.code!r} already links to {found[0]!r} in the target database, "
+        f"not to {record.link.long_url!r} (nothing was imported)"
+    )
+
+
+def shares(link: Link) -> bool:
+    """Whether an imported link may be the one a plain request for its URL gets back."""
+    return not link.is_alias and link.expires_at is None and link.max_visits is None

@@ -34,6 +34,7 @@ __all__ = [
     "check_alias",
     "parse_expiry",
     "parse_max_visits",
+    "parse_tags",
 ]
 
 MAX_URL_LENGTH = 2048
@@ -54,6 +55,7 @@ RESERVED_ALIASES = frozenset(
         "links",
         "info",
         "keys",
+        "tags",
         # names a visitor could take for the service's own pages
         "qr",
         "admin",
@@ -289,6 +291,29 @@ def parse_expiry(value: object, now: float, name: str = "validUntil") -> float |
     if ts > MAX_TIMESTAMP:
         raise Rejected(f"{name} is after the year 9999", "expires")
     return ts
+
+
+MAX_TAGS = 32
+_MAX_TAG = 64
+
+
+def parse_tags(value: object, name: str = "tags") -> tuple[str, ...]:
+    """A link's tags (Shlink's ``tags``): a list of at most 32 strings of 1–64 characters
+    without control characters, trimmed; duplicates dropped, sorted."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise Rejected(f"{name} must be a list of strings", "tags")
+    tags = {t.strip() for t in value}
+    if len(tags) > MAX_TAGS:
+        raise Rejected(f"{name}: at most {MAX_TAGS} tags", "tags")
+    for tag in tags:
+        if not 1 <= len(tag) <= _MAX_TAG or _CONTROL.search(tag):
+            raise Rejected(
+                f"{name}: a tag is 1-{_MAX_TAG} characters, no control characters: {tag[:20]!r}",
+                "tags",
+            )
+    return tuple(sorted(tags))
 
 
 def parse_max_visits(value: object) -> int | None:

@@ -27,7 +27,12 @@ def iso(ts: float | None) -> str | None:
 
 
 def link_json(
-    link: Link, short_prefix: str, now: float, *, show_created: bool = True
+    link: Link,
+    short_prefix: str,
+    now: float,
+    *,
+    show_created: bool = True,
+    tags: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """A link as the API answers it. ``show_created=False`` hides when someone else made it
     (an anonymous request that got an existing anonymous link back)."""
@@ -43,6 +48,7 @@ def link_json(
         "visits": link.visits if link.max_visits is not None else None,
         "status": link.ended(now).value,
         "qrUrl": short_prefix + link.code + "/qr",
+        "tags": list(tags),
     }
 
 
@@ -50,9 +56,11 @@ def _counts(rows: tuple[tuple[str, int], ...]) -> list[dict[str, Any]]:
     return [{"key": key, "clicks": n} for key, n in rows]
 
 
-def stats_json(stats: LinkStats, short_prefix: str, now: float) -> dict[str, Any]:
+def stats_json(
+    stats: LinkStats, short_prefix: str, now: float, tags: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """A link's statistics: every click, the people's and the potential bots' apart."""
-    body = link_json(stats.link, short_prefix, now)
+    body = link_json(stats.link, short_prefix, now, tags=tags)
     body.update(
         {
             "clicks": stats.total,
@@ -78,7 +86,7 @@ def page_json(
     items = []
     for link in page.links:
         everything, bots = page.clicks.get(link.id, (0, 0))
-        item = link_json(link, short_prefix, now)
+        item = link_json(link, short_prefix, now, tags=page.tags.get(link.id, ()))
         item["clicks"] = everything
         item["humanClicks"] = everything - bots
         item["potentialBotClicks"] = bots
