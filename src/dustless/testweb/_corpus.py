@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: bump when the parse changes: cached parses of another version are parsed again
-_PARSE_VERSION = 2
+_PARSE_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +214,9 @@ def _doc_to_json(doc: Document) -> object:
 
 def _doc_from_json(data: list[object]) -> Document:
     doc_id, title, blocks = data
-    assert isinstance(doc_id, str) and isinstance(title, str) and isinstance(blocks, list)
+    assert isinstance(doc_id, str)
+    assert isinstance(title, str)
+    assert isinstance(blocks, list)
     return Document(
         doc_id,
         title,
@@ -331,20 +333,14 @@ def _tidy(tag: str, segments: list[Segment]) -> Block | None:
     size = 0
     for seg in segments:
         if isinstance(seg, str):
-            text = (
-                seg if tag == "pre" else " ".join(seg.split()) + (" " if seg[-1:].isspace() else "")
-            )
-            if tag != "pre" and seg[:1].isspace() and text and not text.startswith(" "):
-                text = " " + text
             if out and isinstance(out[-1], str):
-                out[-1] += text
+                out[-1] += seg
             else:
-                out.append(text)
-            size += len(text)
+                out.append(seg)
+            size += len(seg)
         else:
-            anchor = " ".join(seg[0].split())
-            out.append((anchor, seg[1]))
-            size += len(anchor)
+            out.append((" ".join(seg[0].split()), seg[1]))
+            size += len(seg[0])
         if size > _MAX_BLOCK:
             break
     if tag != "pre":
