@@ -40,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--profile",
-        choices=("clean", "dirty", "hostile", "mixed", "field", "sitemaps", "canonical"),
+        choices=("clean", "dirty", "hostile", "mixed", "field", "sitemaps", "canonical", "real"),
         default="mixed",
         help="clean: no aliases or traps; dirty: aliasing personalities; "
         "hostile: traps and misbehaviour; mixed: all (default); field: dirty's plus www "
