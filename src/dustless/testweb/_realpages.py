@@ -268,6 +268,10 @@ class Renderer:
             out.append((f"/amp{path}", "AMP"))
         return out
 
+    def content(self, doc: str, where: Where) -> str:
+        """A document's main content as every template of ``where``'s host shows it."""
+        return self._document(doc, where).content
+
     # -- the pages a site answers ----------------------------------------------------------
 
     def primary_pages(self) -> list[tuple[str, str]]:
