@@ -7,6 +7,7 @@ in the assertion message so it can be replayed (``dustless testweb --profile rea
 
 from __future__ import annotations
 
+import html
 import sqlite3
 import subprocess
 import sys
@@ -116,16 +117,22 @@ def test_every_link_resolves_to_a_url_the_truth_classifies(corpus, seed):
         assert kinds[url].split(">")[0] in {"doc", "trap", "soft404", "notfound", "redirect"}, (
             f"seed {seed}: {url} is {kinds[url]}"
         )
-        if kinds[url].startswith("redirect>"):
-            target, _ = _get(web, kinds[url].split(">", 1)[1])
-            assert target is not None, f"seed {seed}: {url} → {kinds[url]} leads nowhere"
-            # to a document, or (a dead link respelled on a redirecting host) to a 404
-            assert truth_kind(target) in ("doc", "notfound", "soft404"), f"seed {seed}: {url}"
+        kind = kinds[url]
+        for _ in range(3):  # www → moved → the page: a chain of two at most
+            if not kind.startswith("redirect>"):
+                break
+            target, _ = _get(web, kind.split(">", 1)[1])
+            assert target is not None, f"seed {seed}: {url} → {kind} leads nowhere"
+            kind = truth_kind(target)
+        # to a document or trap, or (a dead link respelled on a redirecting host) a 404
+        assert kind in ("doc", "trap", "notfound", "soft404"), f"seed {seed}: {url} → {kind}"
     reached = {out.rid for out, _ in walked.values() if out is not None and out.resource}
     missing = set(web.pages_by_rid) - reached
     assert not missing, f"seed {seed}: documents no link reaches: {sorted(missing)[:5]}"
-    broken = [u for u, k in kinds.items() if k in ("notfound", "soft404")]
-    assert len(broken) < 0.15 * len(kinds), f"seed {seed}: {len(broken)} broken of {len(kinds)}"
+    # broken links: to documents of the package the site lacks (two a page at most), and the
+    # raw pages' own links on an autoindex host; stylesheets are not pages
+    broken = [u for u, k in kinds.items() if k in ("notfound", "soft404") and ".css" not in u]
+    assert len(broken) < 0.25 * len(kinds), f"seed {seed}: {len(broken)} broken of {len(kinds)}"
     # the initial truth agrees with the server's answers
     for row in web.initial_truth():
         if row.url in walked:
@@ -193,7 +200,7 @@ def test_the_www_twin_differs_in_one_subtree_only(corpus):
             if doc in site.twin:
                 differ += 1
                 assert twin.rid == f"www.{site.name}:{path}" != main.rid
-                assert site.twin[doc].title in twin.render(0).decode()
+                assert html.escape(site.twin[doc].title) in twin.render(0).decode()
             else:
                 assert twin.rid == main.rid, f"seed {seed} {site.name} {path}"
                 if not site.plan.dynamic:
@@ -204,7 +211,7 @@ def test_the_www_twin_differs_in_one_subtree_only(corpus):
 def test_tomcat_session_ids_soft_404s_and_irrelevant_parameters(corpus):
     for seed, site in _sites(SEEDS, lambda p: p.jsessionid):
         home = site.route(site.host, "/", "").render(0).decode()
-        hrefs = [h for h in _hrefs(home) if h.startswith("/")]
+        hrefs = [h for h in _hrefs(home) if h.startswith("/") and not h.endswith(".css")]
         assert hrefs, f"seed {seed} {site.name}"
         assert all(";jsessionid=" in h for h in hrefs), f"seed {seed} {site.name}"
     for seed, site in _sites(SEEDS, lambda p: p.soft404):

@@ -74,11 +74,14 @@ class Renderer:
         q = "&".join(params)
         written += f"?{q}" if q else ""
         host = where.host
-        if plan.www != "none" and not where.twin and where.variant == "normal" and h % 13 == 0:
-            host = "www." + self.site.host  # a link that names the www spelling
-        if where.variant in ("print", "amp") and host.startswith("print."):
+        named = plan.www != "none" and h % 13 == 0
+        if named:
+            # a link that names the www spelling, absolute, on every host and template alike
+            # (the www twin's pages stay byte-identical to the main host's)
+            host = "www." + self.site.host
+        elif where.host.startswith("print."):
             host = self.site.host  # a printer host's links lead back to the site
-        if host != where.host:
+        if named or host != where.host:
             absolute = origin(host, self.port) + written
             return absolute, absolute
         return written, origin(host, self.port) + written
