@@ -24,6 +24,7 @@ _EPILOG = """output (one per line, flushed before serving):
 examples:
   dustless testweb --seed 7 --profile dirty --port 8080 --truth truth.tsv
   dustless testweb --port 0 --profile clean --sites 100 --pages-per-site 100
+  dustless testweb --profile real --seed 4 --sites 6 --pages-per-site 500 --truth truth.tsv
   curl --resolve 'site1.test:8080:127.0.0.1' http://site1.test:8080/
   curl http://127.0.0.1:8080/__testweb/stats
 
@@ -40,13 +41,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--profile",
-        choices=("clean", "dirty", "hostile", "mixed", "field", "sitemaps", "canonical"),
+        choices=("clean", "dirty", "hostile", "mixed", "field", "sitemaps", "canonical", "real"),
         default="mixed",
         help="clean: no aliases or traps; dirty: aliasing personalities; "
         "hostile: traps and misbehaviour; mixed: all (default); field: dirty's plus www "
         "twins linking to their own host, dynamic pages and a templated site; "
         "sitemaps: sitemaps and feeds, good and hostile; canonical: dirty's sites declaring "
-        "their canonical URLs, and sites whose declarations are wrong",
+        "their canonical URLs, and sites whose declarations are wrong; real: sites of Debian's "
+        "documentation whose server behaviours are drawn from the seed (/__testweb/info)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one")

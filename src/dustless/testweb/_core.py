@@ -49,6 +49,9 @@ class Profile(enum.Enum):
     #: plus sites whose declarations are wrong: every page canonical to the home page, to a
     #: 404, to another site, and pagination whose canonical drops the page parameter
     CANONICAL = "canonical"
+    #: sites of real documents (Debian's documentation packages) whose server behaviours are
+    #: drawn at random from the seed (testweb/_behaviours.py), with a truth that knows each
+    REAL = "real"
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from dustless.testweb._hostile import bomb_body
 from dustless.testweb._html import render_page
 from dustless.testweb._stats import Stats
 from dustless.testweb._truth import TruthWriter
-from dustless.testweb._web import Web, build_web, truth_rid
+from dustless.testweb._web import Web, build_web, truth_kind, truth_rid
 
 __all__ = ["TestWebServer", "serve_forever"]
 
@@ -136,7 +136,8 @@ class TestWebServer:
                 if outcome.cacheable and len(self._routes) < _ROUTE_CACHE_MAX:
                     self._routes[key] = outcome
                 url = f"http://{host}{self._port_suffix}{raw}"
-                self.truth.served(url, outcome.status, truth_rid(outcome))
+                kind = truth_kind(outcome) if self.web.kinds else ""
+                self.truth.served(url, outcome.status, truth_rid(outcome), kind)
             self.stats.served(outcome.rid, outcome.resource, outcome.trap)
             return await self._respond(request, outcome, host)
         finally:
@@ -301,12 +302,19 @@ class TestWebServer:
                             "www": site.www_mode,
                             "address": site.address,
                             "robots": site.robots_variant,
+                            **_behaviours(site),
                         }
                         for site in self.web.sites
                     },
                 }
             )
         return _json({"error": f"no control endpoint {what!r}"}, status=404)
+
+
+def _behaviours(site: object) -> dict[str, object]:
+    """A ``real`` site's drawn behaviours (``/__testweb/info``), nothing for the others."""
+    plan = getattr(site, "plan", None)
+    return {"behaviours": plan.info()} if plan is not None else {}
 
 
 def _json(data: object, status: int = 200) -> web.Response:

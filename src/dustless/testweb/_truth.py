@@ -7,6 +7,8 @@ written before had no header and named them ``404``, ``redirect`` …; readers t
 non-2xx status as no resource, so both read the same.) At start it holds
 every resource's canonical URL and every spelling a page links to; while serving, every URL
 served for the first time is appended and flushed, so traps and session ids are covered too.
+The ``real`` profile adds a fourth column, what each answer is: ``doc``, ``trap``,
+``soft404``, ``notfound``, ``redirect>URL``, ``robots``, ``error`` (``truth_kind``).
 Change rates go to the companion file ``FILE.rates``: ``resource-id<TAB>period<TAB>salt``: the
 page changes as a Poisson process of rate ``1/period`` a day (period 0: never), its draws
 salted by the third column (``dustless.testweb.change_count`` replays them).
@@ -54,11 +56,11 @@ class TruthWriter:
             for rid, period, phase in rates:
                 f.write(f"{rid}\t{period}\t{phase}\n")
 
-    def served(self, url: str, status: int, rid: str) -> None:
+    def served(self, url: str, status: int, rid: str, kind: str = "") -> None:
         if self._file is None or url in self._seen:
             return
         self._seen.add(url)
-        self._file.write(f"{url}\t{status}\t{rid}\n")
+        self._file.write(TruthRow(url, status, rid, kind).line())
         self._file.flush()
 
     def close(self) -> None:
@@ -75,8 +77,8 @@ def read_truth(path: Path) -> list[TruthRow]:
                 break  # a line still being written
             if line == HEADER or line.startswith("#"):
                 continue
-            url, status, rid = line[:-1].split("\t")
-            rows.append(TruthRow(url, int(status), rid))
+            url, status, rid, *kind = line[:-1].split("\t")
+            rows.append(TruthRow(url, int(status), rid, kind[0] if kind else ""))
     return rows
 
 

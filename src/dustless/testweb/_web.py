@@ -31,7 +31,7 @@ from dustless.testweb._personality import (
 from dustless.testweb._sitemaps import sitemap_sites
 from dustless.testweb._sites import GeneratedSite
 
-__all__ = ["NO_RESOURCE", "TruthRow", "Web", "build_web", "truth_rid"]
+__all__ = ["NO_RESOURCE", "TruthRow", "Web", "build_web", "truth_kind", "truth_rid"]
 
 #: The truth's resource id of an answer that is no resource: a 404, an error, a redirect, a
 #: soft 404, robots.txt. Each is its own non-resource, never one shared id (two broken links
@@ -41,6 +41,21 @@ NO_RESOURCE = "-"
 
 def truth_rid(out: Outcome) -> str:
     return out.rid if out.resource else NO_RESOURCE
+
+
+def truth_kind(out: Outcome) -> str:
+    """The truth's fourth column (``real`` profile): what the answer is. ``doc`` (a document),
+    ``trap``, ``soft404`` (a 200 saying "not found"), ``notfound`` (a 4xx), ``redirect>URL``
+    (where it leads), ``robots``, ``error`` (5xx or no answer)."""
+    if out.trap:
+        return "trap"
+    if out.resource:
+        return "doc"
+    if out.rid.startswith(("redirect>", "soft404", "robots")):
+        return out.rid
+    if out.location is not None:
+        return "redirect>" + out.location
+    return "notfound" if 400 <= out.status < 500 else "error"
 
 
 _DIRTY = (IIS, APACHE, PHP, JSP, LINKS)
@@ -59,9 +74,12 @@ class TruthRow:
     url: str
     status: int
     rid: str
+    #: what the answer is (``truth_kind``); written as a fourth column when not empty
+    kind: str = ""
 
     def line(self) -> str:
-        return f"{self.url}\t{self.status}\t{self.rid}\n"
+        tail = f"\t{self.kind}" if self.kind else ""
+        return f"{self.url}\t{self.status}\t{self.rid}{tail}\n"
 
 
 class Web:
@@ -77,6 +95,8 @@ class Web:
         self.hosts = tuple(self.by_host)
         self.seeds = tuple(seed for site in sites for seed in site.seeds)
         self.pages_by_rid: dict[str, Page] = {p.rid: p for s in sites for p in s.pages()}
+        #: the truth has a fourth column, each answer's kind (``real`` profile)
+        self.kinds = cfg.profile is Profile.REAL
 
     def route(self, host: str, path: str, query: str) -> Outcome | None:
         """The answer for ``host``; None when no site has that name."""
@@ -108,7 +128,7 @@ class Web:
             for page in site.pages():
                 if page.url not in seen:
                     seen.add(page.url)
-                    yield TruthRow(page.url, 200, page.rid)
+                    yield TruthRow(page.url, 200, page.rid, "doc" if self.kinds else "")
         for site in self.sites:
             for page in site.pages():
                 for link in page.links:
@@ -119,7 +139,8 @@ class Web:
                     if out is None:
                         continue
                     seen.add(link.target)
-                    yield TruthRow(link.target, out.status, truth_rid(out))
+                    kind = truth_kind(out) if self.kinds else ""
+                    yield TruthRow(link.target, out.status, truth_rid(out), kind)
 
     def rates(self) -> Iterator[tuple[str, int, int]]:
         """(resource-id, period in days (0: never changes), phase) for every page."""
@@ -143,6 +164,10 @@ def build_web(cfg: WebConfig) -> Web:
     """Generate the web ``cfg`` describes; deterministic in ``cfg``."""
     if cfg.profile is Profile.SITEMAPS:
         return Web(cfg, sitemap_sites(cfg))
+    if cfg.profile is Profile.REAL:
+        from dustless.testweb._real import real_sites  # reads the corpus: only when asked
+
+        return Web(cfg, real_sites(cfg))
     kinds = _personalities(cfg.profile)
     n = max(1, cfg.sites)
     names = [f"site{i}" for i in range(1, n + 1)]
