@@ -10,6 +10,7 @@ import pytest
 from dustless.shortener import AliasTaken, NewLink, Redirect, create_app
 from dustless.shortener.model import ClickKey
 from dustless.shortener.store import open_store
+from pg_fixture import free_port
 from shortener.helpers import open_config
 
 pytestmark = pytest.mark.slow
@@ -201,6 +202,37 @@ async def test_the_first_request_after_a_long_outage_is_served(postgres, pg_db, 
         assert (await srv.get("/" + made["code"])).status == 302
         # A connection on the loopback takes milliseconds; a pool still backing off, seconds.
         assert loop.time() - started < 4.0
+
+
+async def test_the_pool_keeps_only_idle_connections_and_bounds_the_wait(pg_db):
+    from dustless.errors import StoreError
+    from dustless.shortener.pg_pool import ConnectionPool
+
+    pool = ConnectionPool(pg_db, size=1, wait=0.2, connect_timeout=5)
+    try:
+        conn = await pool.getconn()
+        with pytest.raises(StoreError, match=r"no connection within 0\.2 s"):
+            await pool.getconn()  # the one connection is out
+        await conn.execute("BEGIN")
+        await pool.putconn(conn)  # left inside a transaction (a cancelled request): closed
+        assert conn.closed
+        again = await pool.getconn()
+        assert again is not conn
+        assert not again.closed
+        await pool.putconn(again)
+        assert await pool.getconn() is again  # an idle one is kept and taken again
+        await pool.putconn(again)
+    finally:
+        await pool.close()
+    assert again.closed
+    with pytest.raises(StoreError, match="closed"):
+        await pool.getconn()
+    # Nothing listening: one line, and the slot is free again for the next request.
+    down = ConnectionPool(f"postgresql://postgres@127.0.0.1:{free_port()}/x", 1, 0.2, 5)
+    for _ in range(2):
+        with pytest.raises(StoreError, match="Connection refused") as raised:
+            await down.getconn()
+        assert raised.value.__cause__ is None  # not retried as a broken pooled connection
 
 
 def test_export_never_stops_at_a_bad_row_on_postgresql(pg_db):
