@@ -29,13 +29,28 @@ TTL = 2.0  # seconds a lease lasts unrenewed
 LATENCY = ("--latency", "0.05")  # every answer of the test web waits this long
 
 
-def _worker(web: Any, out: Path, db: str, name: str, *extra: str) -> subprocess.Popen[bytes]:
+def _worker(
+    web: Any, out: Path, db: str, name: str, *extra: str, delay: float = DELAY
+) -> subprocess.Popen[bytes]:
     cmd = [
         sys.executable, "-m", "dustless", "crawl", str(out), *web.seeds, *web.resolve_args,
-        "--db", db, "--worker", name, "--delay", str(DELAY), "--delay-factor", "0",
+        "--db", db, "--worker", name, "--delay", str(delay), "--delay-factor", "0",
         "--lease-ttl", str(TTL), "--max-depth", "50", "--quiet", *extra,
     ]  # fmt: skip
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.fixture
+def workers() -> Any:
+    """Started workers, killed and reaped at the test's end whatever happened (a failed wait
+    must not leave processes crawling, nor their pipes for a later test's GC to warn about)."""
+    procs: list[subprocess.Popen[bytes]] = []
+    yield procs
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGCONT)
+            proc.kill()
+        proc.communicate()
 
 
 def _finish(*procs: subprocess.Popen[bytes]) -> list[str]:
@@ -91,30 +106,34 @@ def reference(testweb_factory: Any, tmp_path: Path, ch: Any) -> Callable[..., An
     return crawl
 
 
+# The stalled worker's hosts must still hold work when it is stopped, however slowly a loaded
+# machine starts the second worker: a host's crawl lasts at least its pages × this rest
+# (politeness, not CPU, sets it), 24 s for the 60 pages of a site.
+STALL_DELAY = 0.4
+# A host of w1's with work left: queued, or claimed in its window (in flight in the DB).
+W1_WORK = (
+    "SELECT 1 FROM host_work WHERE owner = 'w1' AND queued + "
+    "(SELECT count(*) FROM urls u WHERE u.host = host_work.host AND u.state = 'in-flight') > 0"
+)
+
+
 def test_a_worker_stalled_past_its_lease_sends_and_records_nothing_for_lost_hosts(
-    reference: Any, pg_db: str, tmp_path: Path
+    reference: Any, pg_db: str, tmp_path: Path, workers: list[Any]
 ) -> None:
     web, want = reference(sites=4, pages_per_site=60)
-    w1 = _worker(web, tmp_path / "w1", pg_db, "w1")
+    w1 = _worker(web, tmp_path / "w1", pg_db, "w1", delay=STALL_DELAY)
+    workers.append(w1)
     store = PostgresCrawlStore(pg_db, worker="check")
     try:
         _until(lambda: store.query("SELECT count(*) FROM fetches WHERE worker = 'w1'")[0][0] >= 5)
-        w2 = _worker(web, tmp_path / "w2", pg_db, "w2")
+        w2 = _worker(web, tmp_path / "w2", pg_db, "w2", delay=STALL_DELAY)
+        workers.append(w2)
         _until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w2'"))
-        _until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w1' AND queued > 0"))
+        _until(lambda: store.query(W1_WORK))
         w1.send_signal(signal.SIGSTOP)
         try:
             # w2 takes w1's hosts over once their leases have run out, and crawls them.
-            _until(
-                lambda: (
-                    not store.query(
-                        "SELECT 1 FROM host_work WHERE owner = 'w1' AND queued + "
-                        "(SELECT count(*) FROM urls u WHERE u.host = host_work.host "
-                        "AND u.state = 'in-flight') > 0"
-                    )
-                ),
-                timeout=30,
-            )
+            _until(lambda: not store.query(W1_WORK), timeout=30)
             _until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w2' AND queued > 5"))
         finally:
             w1.send_signal(signal.SIGCONT)
@@ -127,10 +146,11 @@ def test_a_worker_stalled_past_its_lease_sends_and_records_nothing_for_lost_host
 
 
 def test_workers_ride_out_a_postgresql_restart(
-    reference: Any, postgres: Any, pg_db: str, tmp_path: Path
+    reference: Any, postgres: Any, pg_db: str, tmp_path: Path, workers: list[Any]
 ) -> None:
     web, want = reference(sites=6, pages_per_site=40)
     procs = [_worker(web, tmp_path / f"w{i}", pg_db, f"w{i}") for i in (1, 2, 3)]
+    workers.extend(procs)
     with PostgresCrawlStore(pg_db, worker="check") as store:
         _until(lambda: store.query("SELECT count(*) FROM fetches")[0][0] >= 20)
     # -l: the new server's output goes to its log, not to the pipe ``ctl`` reads to its end.
