@@ -108,7 +108,7 @@ def reference(testweb_factory: Any, tmp_path: Path, ch: Any) -> Callable[..., An
 
 # The stalled worker's hosts must still hold work when it is stopped, however slowly a loaded
 # machine starts the second worker: a host's crawl lasts at least its pages × this rest
-# (politeness, not CPU, sets it), 24 s for the 60 pages of a site.
+# (politeness, not CPU, sets it), 16 s for the 40 pages of a site.
 STALL_DELAY = 0.4
 # A host of w1's with work left: queued, or claimed in its window (in flight in the DB).
 W1_WORK = (
@@ -120,7 +120,7 @@ W1_WORK = (
 def test_a_worker_stalled_past_its_lease_sends_and_records_nothing_for_lost_hosts(
     reference: Any, pg_db: str, tmp_path: Path, workers: list[Any]
 ) -> None:
-    web, want = reference(sites=4, pages_per_site=60)
+    web, want = reference(sites=4, pages_per_site=40)
     w1 = _worker(web, tmp_path / "w1", pg_db, "w1", delay=STALL_DELAY)
     workers.append(w1)
     store = PostgresCrawlStore(pg_db, worker="check")
