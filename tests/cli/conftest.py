@@ -15,10 +15,15 @@ import pytest
 from testweb_fixture import TestWeb, start_testweb
 
 
-def run_cli(*args: str, cwd: Path | None = None, timeout: float = 180) -> Any:
-    """``dustless ARGS…`` as a user runs it (in ``cwd``); stdout as bytes (a WACZ may
-    come on it), stderr as text."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+def run_cli(
+    *args: str, cwd: Path | None = None, timeout: float = 180, env: dict[str, str] | None = None
+) -> Any:
+    """``dustless ARGS…`` as a user runs it (in ``cwd``, with ``env`` added to the
+    environment); stdout as bytes (a WACZ may come on it), stderr as text."""
+    # No progress line by chance on a loaded machine (a step over 10 s): the tests that
+    # check progress set the interval themselves.
+    quiet = {"PYTHONUNBUFFERED": "1", "DUSTLESS_PROGRESS_INTERVAL": "3600"}
+    env = {**os.environ, **quiet, **(env or {})}
     proc = subprocess.run(
         [sys.executable, "-m", "dustless", *args],
         cwd=cwd,

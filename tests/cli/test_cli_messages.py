@@ -71,3 +71,36 @@ def test_plural_and_thousands():
     assert plural(1, "page") == "1 page"
     assert plural(0, "page") == "0 pages"
     assert plural(12345, "seed directory", "seed directories") == "12,345 seed directories"
+
+
+def test_crawl_status_lines_have_separators_and_the_right_plural():
+    from dustless.cli._status import status_lines
+    from dustless.store import Batch, CrawlStatus, URLState
+    from dustless.store._pg_read import WorkerStatus
+
+    now = 1_000_000.0
+    worker = WorkerStatus("w1", "m1", 7, "/crawl/w1", now - 60, now - 1, 1, 0, 1)
+    status = CrawlStatus(
+        now, Batch(1, now - 60, now - 60, "{}"), [worker], 1, 1, 1, 1,
+        {URLState.DONE: 12_345, URLState.QUEUED: 1, URLState.SKIPPED: 0,
+         URLState.IN_FLIGHT: 1, URLState.MERGED: 0},
+        1,
+    )  # fmt: skip
+    text = "\n".join(status_lines(status, "postgresql://db/crawl", 30.0))
+    assert "  1 fetch " in text, text
+    assert " 1 host leased " in text, text
+    assert "queue: 1 URL queued on 1 host; 1 host leased, 1 lease run out" in text, text
+    assert "; 1 URL claimed" in text
+    assert "urls: 12,345 done, 1 queued" in text
+    worker = WorkerStatus("w1", "m1", 7, "/crawl/w1", now - 60, now - 1, 12_000, 600, 2)
+    status = CrawlStatus(now, status.batch, [worker], 3, 2_500, 0, 0, status.urls, 600)
+    text = "\n".join(status_lines(status, "postgresql://db/crawl", 30.0))
+    assert " 12,000 fetches " in text, text
+    assert " 2 hosts leased " in text, text
+    assert "queue: 2,500 URLs queued on 3 hosts; 0 hosts leased, 0 leases run out" in text
+
+
+def test_changes_text_has_the_right_plural(crawled, cli):
+    out = cli("changes", str(crawled)).stdout.decode()
+    head = out.splitlines()[0]
+    assert ": 1 batch, " in head, head

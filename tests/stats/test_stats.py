@@ -276,3 +276,21 @@ def test_size_histogram_buckets_come_from_the_data() -> None:
 
 def test_the_crawls_histogram(stats: CrawlStats) -> None:
     assert sum(b.count for b in stats.size_histogram) == stats.downloaded
+
+
+def test_text_counts_have_the_right_plural(tmp_path: Path) -> None:
+    one = build_crawl(tmp_path / "one", [Page("http://a.test/", depth=0, links=(0, 0, 0))])
+    with open_crawl(one) as db:
+        text = format_stats(crawl_stats(db))
+    head = text.splitlines()[0]
+    assert ": batch 1; 1 URL known, 1 seed, 1 host; 1 requested, 1 downloaded;" in head, head
+    assert "Documents: 1 complete 2xx download, 1 distinct" in text
+    assert "; 0 duplicates" in text
+
+
+def test_text_counts_have_thousands_separators_and_plurals(stats: CrawlStats) -> None:
+    import dataclasses
+
+    big = dataclasses.replace(stats, urls_known=12_345, seeds_known=2, hosts=1_001)
+    head = format_stats(big).splitlines()[0]
+    assert ": batch 1; 12,345 URLs known, 2 seeds, 1,001 hosts;" in head, head

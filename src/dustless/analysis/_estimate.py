@@ -66,7 +66,8 @@ def poisson_rate(intervals: int, changed: int, interval_days: float) -> float:
         return 0.0
     if interval_days <= 0:
         raise InvalidOption(f"interval must be positive, got {interval_days} days")
-    return -math.log((intervals - changed + 0.5) / (intervals + 0.5)) / interval_days
+    # + 0.0: no change gives -log(1) = -0.0, which would print as "-0.000".
+    return -math.log((intervals - changed + 0.5) / (intervals + 0.5)) / interval_days + 0.0
 
 
 def estimate_rate(

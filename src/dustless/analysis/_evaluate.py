@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dustless.analysis._canonical_eval import canonical_rows
@@ -307,6 +307,7 @@ def _method_rows(
     truth_frag: Mapping[str, str | None] | None,
     reading: str,
     tries: int,
+    progress: Callable[[str, int], None] | None = None,
 ) -> list[MethodRow]:
     rows: list[MethodRow] = []
     for factor in factors:
@@ -316,6 +317,8 @@ def _method_rows(
             evaluate_rows(view.index, [view.factor], t, reading=reading, tries=tries, host_of=_host)
         )
         del view
+        if progress is not None:
+            progress("factors compared", 1)
     return rows
 
 
@@ -372,13 +375,15 @@ def evaluate_crawl(
     content: str = "near",
     reading: str = "crawler",
     tries: int = 3,
+    progress: Callable[[str, int], None] | None = None,
 ) -> Evaluation:
     """Table 1 of seed 000 for the crawl in ``db``, per host and overall, and the policy.
 
     ``content``: ``near`` or ``exact`` (what "the same document" is); ``reading``:
     ``crawler`` or ``paper`` (how coverage loss is read, docs/evaluation.md); with ``truth``
     the rows, the loss and the recommendation are the truth's, and the rows where the
-    content estimate is off by more than :data:`DISAGREEMENT` are listed.
+    content estimate is off by more than :data:`DISAGREEMENT` are listed. ``progress(what,
+    n)`` is told of each factor compared (the CLI's progress line; no clock here).
     """
     if reading not in READINGS:
         raise InvalidOption(f"reading must be one of {', '.join(READINGS)}, not {reading!r}")
@@ -388,12 +393,14 @@ def evaluate_crawl(
     chosen = set(FACTOR_ORDER if factors is None else factors)
     all_factors = [f for f in build_factors(default_documents) if f.name in chosen]
     truth_std, truth_frag = _truth_views(truth, obs)
-    method_rows = _method_rows(obs, all_factors, truth_std, truth_frag, reading, tries)
+    method_rows = _method_rows(obs, all_factors, truth_std, truth_frag, reading, tries, progress)
     disagreements: tuple[Disagreement, ...] = ()
     if truth_std is not None and truth_frag is not None:
         content_rows = method_rows
         obs = _truth_observations(obs, truth_std, truth_frag)
-        method_rows = _method_rows(obs, all_factors, truth_std, truth_frag, reading, tries)
+        method_rows = _method_rows(
+            obs, all_factors, truth_std, truth_frag, reading, tries, progress
+        )
         disagreements = _disagreements(method_rows, content_rows, DISAGREEMENT)
         del content_rows
     ev = _assemble(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from dustless.analysis._evaltext import format_evaluation, text_table
 from dustless.analysis._stats import CrawlStats, StateCount, StatusCount, status_meaning
+from dustless.cli._text import plural
 
 __all__ = ["format_evaluation", "format_stats", "text_table"]
 
@@ -41,10 +42,12 @@ def _truncated(st: CrawlStats) -> str:
 def format_stats(st: CrawlStats) -> str:
     """The statistics of seed 004 §3, one table after another."""
     parts = [
-        f"crawl {st.directory}: batches {', '.join(map(str, st.batches)) or '-'}; "
-        f"{_n(st.urls_known)} URLs known, {_n(st.seeds_known)} seeds, {_n(st.hosts)} hosts; "
+        f"crawl {st.directory}: {'batch' if len(st.batches) == 1 else 'batches'} "
+        f"{', '.join(map(str, st.batches)) or '-'}; "
+        f"{plural(st.urls_known, 'URL')} known, {plural(st.seeds_known, 'seed')}, "
+        f"{plural(st.hosts, 'host')}; "
         f"{_n(st.requested)} requested, {_n(st.downloaded)} downloaded; "
-        f"{st.pages_per_second:.2f} pages/s",
+        f"{st.pages_per_second:,.2f} pages/s",
         _states("Table 1. Seed documents by network state", st.seed_states, st.seed_codes),
         _states("Table 2. All documents by network state", st.document_states, st.document_codes),
         _truncated(st),
@@ -64,7 +67,8 @@ def format_stats(st: CrawlStats) -> str:
             (False, True, True),
         ),
         text_table(
-            f"Table 5. Document sizes (mean {st.mean_size:,.0f} bytes, largest {st.max_size:,})",
+            f"Table 5. Document sizes (mean {st.mean_size:,.0f} bytes, largest "
+            f"{plural(st.max_size, 'byte')})",
             ("size", "documents"),
             [(b.label, _n(b.count)) for b in st.sizes],
             (False, True),
@@ -115,10 +119,11 @@ def format_stats(st: CrawlStats) -> str:
             (False, True, True),
         ),
         *_link_filtering(st),
-        f"Documents: {_n(st.documents)} complete 2xx downloads, "
+        f"Documents: {plural(st.documents, 'complete 2xx download')}, "
         f"{_n(st.distinct_documents)} distinct ("
         + ("near-duplicate text" if st.content == "near" else "payload SHA-1")
-        + f", --content {st.content}); {_n(st.documents - st.distinct_documents)} duplicates",
+        + f", --content {st.content}); "
+        + plural(st.documents - st.distinct_documents, "duplicate"),
         text_table(
             "Top hosts",
             ("host", "requested", "downloaded", "distinct", "bytes"),
@@ -176,8 +181,8 @@ def _learned(st: CrawlStats) -> list[str]:
         rows.append((r.host, r.rule, _n(r.support), _pct(r.fp_rate), when, merged, checked, state))
     active = sum(1 for r in st.learned if r.active)
     title = (
-        f"Rules learned while crawling: {active} in force, {len(st.learned) - active} "
-        f"retracted; {_n(sum(r.merged for r in st.learned if r.active))} URLs merged"
+        f"Rules learned while crawling: {_n(active)} in force, {_n(len(st.learned) - active)} "
+        f"retracted; {plural(sum(r.merged for r in st.learned if r.active), 'URL')} merged"
     )
     return [
         text_table(

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from dustless.cli._json import print_json
+from dustless.cli._text import plural
 
 __all__ = ["print_status", "status_json", "status_lines"]
 
@@ -79,25 +80,26 @@ def status_lines(status: object, where: str, ttl: float) -> list[str]:
         return [f"crawl DB {where}: no crawl yet"]
     state = "finished " + _ago(now - b.ended_at) if b.ended_at is not None else "running"
     lines = [f"crawl DB {where}: batch {b.number}, {state}, started {_ago(now - b.started_at)}"]
-    lines.append(f"workers ({len(status.workers)}):")
+    lines.append(f"workers ({len(status.workers):,}):")
     for w in status.workers:
         alive = _liveness(now, w.seen_at, b.ended_at, ttl)
         lines.append(
             f"  {w.name:20} {alive:5} seen {_ago(now - w.seen_at):>10}  "
-            f"{w.fetches:>9,} fetches  {w.last_minute / 60:7.1f}/s  "
-            f"{w.leases:>5,} hosts leased  {w.machine or '?'}:{w.pid or '?'} {w.dir}"
+            f"{plural(w.fetches, 'fetch', 'fetches'):>17}  {w.last_minute / 60:7,.1f}/s  "
+            f"{plural(w.leases, 'host'):>11} leased  {w.machine or '?'}:{w.pid or '?'} {w.dir}"
         )
     u = status.urls
     lines.append(
-        f"queue: {status.urls_queued:,} URLs queued on {status.hosts_queued:,} hosts; "
-        f"{status.hosts_leased:,} hosts leased, {status.leases_expired:,} leases run out "
-        f"(taken over at the next claim); {u[URLState.IN_FLIGHT]:,} URLs claimed"
+        f"queue: {plural(status.urls_queued, 'URL')} queued on "
+        f"{plural(status.hosts_queued, 'host')}; {plural(status.hosts_leased, 'host')} leased, "
+        f"{plural(status.leases_expired, 'lease')} run out "
+        f"(taken over at the next claim); {plural(u[URLState.IN_FLIGHT], 'URL')} claimed"
     )
     merged = f", {u[URLState.MERGED]:,} merged" if u[URLState.MERGED] else ""  # --learn
     lines.append(
         f"urls: {u[URLState.DONE]:,} done, {u[URLState.QUEUED]:,} queued, "
         f"{u[URLState.SKIPPED]:,} skipped{merged}; fetches: {status.last_minute:,} in the last "
-        f"minute ({status.last_minute / 60:.1f}/s)"
+        f"minute ({status.last_minute / 60:,.1f}/s)"
     )
     return lines
 

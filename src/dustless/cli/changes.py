@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from dustless.cli._text import plural
+
 if TYPE_CHECKING:
     from dustless.analysis._changes import ChangeGroup
     from dustless.analysis._changes_db import ChangeReport
@@ -109,7 +111,7 @@ def _lastmod_json(rep: ChangeReport) -> dict[str, Any] | None:
 
 
 def _f(v: float | None, digits: int = 2) -> str:
-    return "-" if v is None else f"{v:.{digits}f}"
+    return "-" if v is None else f"{v:,.{digits}f}"
 
 
 def _pct(v: float) -> str:
@@ -156,8 +158,8 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
     import datetime as dt
 
     lines = [
-        f"changes in {rep.directory}: {len(rep.batches)} batches, {rep.seeds:,} seeds, "
-        f"{rep.documents:,} documents",
+        f"changes in {rep.directory}: {plural(len(rep.batches), 'batch', 'batches')}, "
+        f"{plural(rep.seeds, 'seed')}, {plural(rep.documents, 'document')}",
         "",
     ]
     lines += _table(
@@ -178,7 +180,7 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
     lines += _table(
         "Seeds by successful downloads (Table 8)",
         ("downloads", "seeds"),
-        [[str(n), f"{c:,}"] for n, c in rep.seeds_by_downloads],
+        [[f"{n:,}", f"{c:,}"] for n, c in rep.seeds_by_downloads],
     )
     lines += [
         f"SS (formula 1) = {_f(rep.ss, 4)}   FF (formula 2) = {_f(rep.ff, 4)}",
@@ -190,18 +192,21 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
     lines += _table(
         "Documents by successful downloads (Table 11)",
         ("downloads", "documents", "share"),
-        [[str(n), f"{c:,}", _pct(s)] for n, c, s in rep.documents_by_downloads],
+        [[f"{n:,}", f"{c:,}", _pct(s)] for n, c, s in rep.documents_by_downloads],
     )
     lines += _table("Documents by depth (Table 12)", heads, _group_rows(rep.by_depth))
     lines += _table("Documents by link kind (Table 13)", heads, _group_rows(rep.by_link_kind))
     lines.append(
-        f"{rep.changed_pages:,} documents changed; mean change interval "
+        f"{plural(rep.changed_pages, 'document')} changed; mean change interval "
         f"{_f(rep.change_interval_days)} days"
+        if rep.changed_pages
+        else "no document changed between two of its downloads"
     )
     if rep.prediction is not None:
         p = rep.prediction
         lines.append(
-            f"rate prediction from domain/depth/link kind on {p.pages:,} held-out pages: "
+            f"rate prediction from domain/depth/link kind on "
+            f"{plural(p.pages, 'held-out page')}: "
             f"MAE {p.mean_absolute_error:.4f}/day (predicting the mean: "
             f"{p.baseline_mean_absolute_error:.4f}/day)"
         )
@@ -209,8 +214,9 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
     if rep.lastmod is not None:
         a = rep.lastmod
         lines += _table(
-            f"Sitemap lastmod against the changes seen ({a.pairs:,} pairs of downloads, "
-            f"{a.pages:,} pages)",
+            f"Sitemap lastmod against the changes seen "
+            f"({plural(a.pairs, 'pair of downloads', 'pairs of downloads')}, "
+            f"{plural(a.pages, 'page')})",
             ("lastmod", "changed", "unchanged"),
             [
                 ["moved", f"{a.moved_changed:,}", f"{a.moved_unchanged:,}"],
@@ -236,8 +242,8 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
             [
                 [
                     r.url,
-                    str(r.downloads),
-                    str(r.changes),
+                    f"{r.downloads:,}",
+                    f"{r.changes:,}",
                     _f(r.change_interval_days),
                     _f(r.naive_rate, 3),
                     _f(r.poisson_rate, 3),

@@ -37,6 +37,9 @@ rows, the loss and the recommendation come from its resources (404s, errors and 
 are none), its wrong merges and wrong splits are shown, and rows where the content estimate
 differs from the truth by more than 0.05 are listed.
 
+Progress (the rows read, the factors compared) goes to stderr: a live line on a terminal,
+a line every 10 seconds elsewhere; --quiet prints none.
+
 examples:
   dustless evaluate out/
   dustless evaluate out/ --max-loss 0.02 --json
@@ -62,7 +65,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet",
         action="store_true",
-        help="nothing on stderr but errors (no --fetch progress, no 'fetched'/'wrote' lines)",
+        help="nothing on stderr but errors (no progress, no 'fetched'/'wrote' lines)",
     )
     parser.add_argument(
         "--rules-out",
@@ -218,7 +221,10 @@ def run(args: argparse.Namespace) -> int:
                 + (f"; {result.skipped} over --fetch-limit" if result.skipped else ""),
                 file=sys.stderr,
             )
-    with open_source(source) as db:
+    from dustless.cli._progress import StepProgress, counting_reader
+
+    with open_source(source) as raw, StepProgress("evaluate", quiet=args.quiet) as progress:
+        db = counting_reader(raw, progress)
         ev = evaluate_crawl(
             db,
             max_loss=args.max_loss,
@@ -230,6 +236,7 @@ def run(args: argparse.Namespace) -> int:
             content=args.content,
             reading=reading_of(args),
             tries=args.spelling_tries,
+            progress=progress.add,
         )
     wrote = ""
     if args.rules_out:

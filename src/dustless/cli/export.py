@@ -35,6 +35,8 @@ and revisit records as indexes/index.cdx (index.cdx.gz + index.idx when large), 
 summary then goes to stderr, --json's too).
 
 --json prints the summary as one JSON document, keys in docs/archives.md; --quiet none.
+On a terminal a live line shows the rows read and the documents (or pages) written; off a
+terminal (a log, a pipe) a line on stderr every 10 seconds; --quiet prints none.
 
 examples:
   dustless export crawl1 --format wacz -o crawl1.wacz
@@ -80,10 +82,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the summary as one JSON document (on stderr when -o - is standard output)",
     )
-    parser.add_argument("--quiet", action="store_true", help="no summary (errors still printed)")
+    parser.add_argument(
+        "--quiet", action="store_true", help="no summary, no progress (errors still printed)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from dustless.cli._progress import StepProgress
     from dustless.cli._source import crawl_source
     from dustless.errors import InvalidOption
 
@@ -91,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
     to_stdout = args.output == "-"
     # With the archive on stdout, the summary must not be mixed into it.
     say = sys.stderr if to_stdout else sys.stdout
+    # Progress on stderr, unless --quiet or --json's document goes there (-o -): a line
+    # in the middle would make it unreadable to jq.
+    progress = StepProgress("export", quiet=args.quiet or (args.json and to_stdout))
     if args.format == "wacz":
         from dustless.export import export_wacz
 
@@ -100,7 +108,10 @@ def run(args: argparse.Namespace) -> int:
             # As gzip does: a ZIP on a terminal is noise, and likely a forgotten redirection.
             raise InvalidOption("standard output is a terminal: redirect it (> crawl.wacz)")
         out = sys.stdout.buffer if to_stdout else Path(args.output)
-        w = export_wacz(source.directory, out, db=source.db, dirs=source.worker_dirs)
+        with progress:
+            w = export_wacz(
+                source.directory, out, db=source.db, dirs=source.worker_dirs, progress=progress.add
+            )
         if args.json:
             data = {
                 "format": "wacz",
@@ -131,9 +142,15 @@ def run(args: argparse.Namespace) -> int:
         rules = RuleSet()
         for path in args.script:
             rules = rules + load_script(path).rules
-    summary = export_files(
-        source.directory, Path(args.output), rules, db=source.db, dirs=source.worker_dirs
-    )
+    with progress:
+        summary = export_files(
+            source.directory,
+            Path(args.output),
+            rules,
+            db=source.db,
+            dirs=source.worker_dirs,
+            progress=progress.add,
+        )
     if args.json:
         data = {
             "format": "files",

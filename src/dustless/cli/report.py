@@ -28,6 +28,8 @@ Writes one HTML file that works offline (inline CSS and SVG charts, no script, n
 the crawl statistics of seed 004 §3 and the normalization evaluation of seed 000 (Table 1,
 and requests / downloads / unique documents per method like its Figs. 2-5), the size and
 depth distributions and network states over time. Open it in any browser.
+Progress (the queries run, the rows read, the factors compared) goes to stderr: a live line
+on a terminal, a line every 10 seconds elsewhere; --quiet prints none.
 
 examples:
   dustless report out/ -o report.html
@@ -50,7 +52,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_evaluation_options(parser)
     parser.add_argument("--title", help="the page title")
     parser.add_argument(
-        "--quiet", action="store_true", help="no 'wrote' line on stderr (errors still printed)"
+        "--quiet",
+        action="store_true",
+        help="no progress, no 'wrote' line on stderr (errors still printed)",
     )
 
 
@@ -69,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     from dustless.analysis._evaluate import evaluate_crawl
     from dustless.analysis._stats import crawl_stats
+    from dustless.cli._progress import StepProgress, counting_reader
     from dustless.cli._source import crawl_source, open_source
     from dustless.cli.evaluate import evaluation_inputs, reading_of
     from dustless.errors import InvalidOption
@@ -76,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
 
     source = crawl_source(args)
     docs, truth = evaluation_inputs(args)
-    with open_source(source) as db:
+    with open_source(source) as raw, StepProgress("report", quiet=args.quiet) as progress:
+        db = counting_reader(raw, progress)
         stats = crawl_stats(db, batch=args.batch)
         ev = evaluate_crawl(
             db,
@@ -88,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
             content=args.content,
             reading=reading_of(args),
             tries=args.spelling_tries,
+            progress=progress.add,
         )
         extra = _extra_sections(db)
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -18,11 +18,14 @@ downloaded documents and internal links by depth (Table 6), documents by link ki
 (Table 13), pages/s and the top hosts.
 Each URL's last fetch in a batch is counted; `evaluate --fetch` probes are left out.
 The DB is opened read-only: it is safe on a crawl that is still running.
+Progress (the queries run, the rows read) goes to stderr: a live line on a terminal, a line
+every 10 seconds elsewhere; --quiet prints none.
 
 examples:
   dustless stats out/
   dustless stats out/ --json | jq '.document_states'
   dustless stats out/ --batch 2 --top-hosts 50
+  dustless stats out/ --quiet > stats.txt          # nothing on stderr but errors
   dustless stats --db postgresql://crawler@dbhost/crawl   # a crawl shared by workers"""
 
 
@@ -37,6 +40,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--top-hosts", type=int, default=20, metavar="N", help="hosts listed (default: 20)"
     )
     parser.add_argument(
+        "--quiet", action="store_true", help="nothing on stderr but errors (no progress)"
+    )
+    parser.add_argument(
         "--content",
         choices=("near", "exact"),
         default="near",
@@ -48,13 +54,15 @@ def run(args: argparse.Namespace) -> int:
     from dustless.analysis._jsonio import to_jsonable
     from dustless.analysis._stats import crawl_stats
     from dustless.analysis._text import format_stats
+    from dustless.cli._progress import StepProgress, counting_reader
     from dustless.cli._source import crawl_source, open_source
     from dustless.errors import InvalidOption
 
     source = crawl_source(args)
     if args.top_hosts < 0:
         raise InvalidOption(f"--top-hosts must be >= 0, not {args.top_hosts}")
-    with open_source(source) as db:
+    with open_source(source) as raw, StepProgress("stats", quiet=args.quiet) as progress:
+        db = counting_reader(raw, progress)
         stats = crawl_stats(db, batch=args.batch, top_hosts=args.top_hosts, content=args.content)
     if args.json:
         json.dump(to_jsonable(stats), sys.stdout, indent=2)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gzip
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -117,12 +117,14 @@ def export_files(
     *,
     db: str | None = None,
     dirs: Mapping[str, Path] | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> ExportSummary:
     """Write every document of the crawl in ``crawl_dir`` under ``out`` (004 §2 layout).
 
     ``db`` (``postgresql://…``): the crawl workers share there, each payload read from the
     directory of the worker that wrote its WARC file (``dirs``: worker name -> its
-    directory on this machine, when not where it crawled)."""
+    directory on this machine, when not where it crawled). ``progress(what, n)``: told of
+    the fetch rows read and the documents written (the CLI's progress line)."""
     from dustless.analysis import open_crawl
     from dustless.store import DB_NAME, read_record
 
@@ -133,7 +135,9 @@ def export_files(
     with open_crawl(crawl_dir, db=db, dirs=dirs) as reader:
         stored: dict[int, WarcRef] = {}  # fetch id -> response record (revisits refer to it)
         last: dict[int, FetchRow] = {}  # url id -> its last document fetch
+        tick = progress or _no_progress
         for row in fetch_rows(reader):
+            tick("fetch rows read", 1)
             if row.warc is not None and row.revisit_of is None:
                 stored[row.id] = row.warc
             if _is_document(row):
@@ -165,7 +169,12 @@ def export_files(
             (dst / xml_file).write_text(crawl_info_xml(info), encoding="utf-8")
             count += 1
             size += len(payload)
+            tick("documents written", 1)
     return ExportSummary(count, size, len(numbers), missing)
+
+
+def _no_progress(what: str, n: int) -> None:
+    pass
 
 
 def _write(path: Path, payload: bytes, fetched_at: float) -> None:

@@ -33,7 +33,7 @@ import json
 import os
 import tempfile
 import zipfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
@@ -168,6 +168,7 @@ def export_wacz(
     db: str | None = None,
     dirs: Mapping[str, Path] | None = None,
     index_block_lines: int = INDEX_BLOCK_LINES,
+    progress: Callable[[str, int], None] | None = None,
 ) -> WaczSummary:
     """Write ``out`` (a new ``.wacz`` file, or a binary stream such as standard output)
     from the crawl in ``crawl_dir``.
@@ -176,7 +177,8 @@ def export_wacz(
     holds its WARC files and their index (``dirs``: worker name -> its directory on this
     machine, when not where it crawled). The archive holds every worker's files, and one
     index: theirs merged. ``index_block_lines``: an index of more lines is written as
-    gzip blocks of this many lines with an ``index.idx``."""
+    gzip blocks of this many lines with an ``index.idx``. ``progress(what, n)``: told of the
+    WARC files copied, the index lines and the pages written (the CLI's progress line)."""
     from dustless.analysis import open_crawl
     from dustless.store import DB_NAME, INDEX_DIR, WARC_DIR, CdxjIndex
 
@@ -211,13 +213,16 @@ def export_wacz(
         warcs.sort(key=lambda w: w[0].name)
         target = tmp if tmp is not None else cast(BinaryIO, sink)
         with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+            tick = progress or _no_progress
             for p, end in warcs:
                 resources.append(_add(z, f"archive/{p.name}", _file_chunks(p, end), end))
+                tick("WARC files copied", 1)
 
             merged = heapq.merge(*(index.lines() for index in indexes))
             # The first block decides the form: a whole index in it is one plain file.
             first = list(itertools.islice(merged, index_block_lines))
             lines = len(first)
+            tick("index lines", lines)
             if lines < index_block_lines:
                 data = "".join(first).encode("utf-8")
                 resources.append(_add(z, _INDEX, [data]))
@@ -240,6 +245,7 @@ def export_wacz(
                         yield data
                         block = list(itertools.islice(merged, index_block_lines))
                         lines += len(block)
+                        tick("index lines", len(block))
 
                 resources.append(_add(z, _INDEX_GZ, gz_blocks()))
                 meta = json.dumps({"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"})
@@ -250,6 +256,8 @@ def export_wacz(
                 nonlocal pages
                 for i, line in enumerate(_page_lines(reader)):
                     pages += i > 0
+                    if i > 0:
+                        tick("pages listed", 1)
                     yield line
 
             resources.append(_add(z, _PAGES, page_bytes()))
@@ -275,6 +283,10 @@ def export_wacz(
     assert isinstance(out, Path)
     os.replace(tmp, out)
     return WaczSummary(out, len(warcs), lines, pages, out.stat().st_size)
+
+
+def _no_progress(what: str, n: int) -> None:
+    pass
 
 
 def _sha256(data: bytes) -> str:

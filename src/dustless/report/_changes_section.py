@@ -13,6 +13,7 @@ from typing import Any
 
 from dustless.analysis._changes import ChangeGroup
 from dustless.analysis._changes_db import ChangeReport
+from dustless.cli._text import plural
 from dustless.report._page import Block, Chart, Paragraph, Section, Table
 from dustless.report._svg import BarChart, Series
 
@@ -64,6 +65,74 @@ def _group_chart(title: str, x_label: str, groups: tuple[ChangeGroup[Any], ...])
     )
 
 
+def _apart(days: float) -> str:
+    """``2.0 days``, ``5.3 hours``, ``40 seconds``: how far apart two downloads were."""
+    seconds = days * 86_400
+    if days >= 1:
+        return f"{days:,.1f} days"
+    if seconds >= 3_600:
+        return f"{seconds / 3_600:.1f} hours"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f} minutes"
+    return plural(round(seconds), "second")
+
+
+def _rate_blocks(rep: ChangeReport) -> list[Block]:
+    """The change-rate chart, or what it lacks. A rate needs two downloads of a page and a
+    change between them: when every page downloaded twice stayed the same, every rate is 0
+    and a chart of zeros would read "no data" over hundreds of pages (so it says that)."""
+    rated = [r for r in rep.pages if r.poisson_rate is not None and r.naive_rate is not None]
+    if not rated:
+        return [
+            Paragraph(
+                "No change rate: no page was downloaded twice (a rate needs two downloads).",
+                note=True,
+            )
+        ]
+    changed = sum(1 for r in rated if r.changes)
+    intervals = [r.observed_days / (r.downloads - 1) for r in rated if r.downloads > 1]
+    mean_days = sum(intervals) / len(intervals) if intervals else None
+    apart = "–" if mean_days is None else _apart(mean_days)
+    twice = f"{plural(len(rated), 'page')} downloaded at least twice"
+    if not changed:
+        return [
+            Paragraph(
+                f"No change rate chart: {twice} (downloads {apart} apart on average), none "
+                "changed between two downloads, so every estimated rate is 0. Recrawl later "
+                "(`dustless recrawl`) to see pages change.",
+                note=True,
+            )
+        ]
+    # Rates per day in bins of the corrected estimate, log-spaced: how much the naive
+    # estimate undercounts grows with the rate (Cho & Garcia-Molina, TOIT 2003).
+    edges = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, math.inf)
+    labels, naive, corrected = [], [], []
+    for lo, hi in pairwise(edges):
+        inside = [r for r in rated if lo <= (r.poisson_rate or 0.0) < hi]
+        if not inside:
+            continue
+        labels.append(f"≥ {lo:g}" if hi == math.inf else f"{lo:g}–{hi:g}")
+        naive.append(sum(r.naive_rate or 0.0 for r in inside) / len(inside))
+        corrected.append(sum(r.poisson_rate or 0.0 for r in inside) / len(inside))
+    return [
+        Chart(
+            BarChart(
+                "Mean estimated change rate per day, naive vs bias-corrected",
+                tuple(labels),
+                (Series("naive", tuple(naive)), Series("corrected", tuple(corrected))),
+                y_label="changes per day",
+                x_label="bias-corrected rate bin",
+            ),
+            f"{twice}, {changed:,} of them changed; downloads {apart} apart on average"
+            + (
+                ": rates per day measured over less than a day are large."
+                if mean_days is not None and mean_days < 1
+                else "."
+            ),
+        )
+    ]
+
+
 def change_sections(rep: ChangeReport) -> list[Section]:
     if len(rep.batches) < 2:
         return [
@@ -80,10 +149,15 @@ def change_sections(rep: ChangeReport) -> list[Section]:
         ]
     blocks: list[Block] = [
         Paragraph(
-            f"{len(rep.batches)} batches, {rep.seeds:,} seeds, {rep.documents:,} documents; "
-            f"{rep.changed_pages:,} documents changed (mean change interval "
-            f"{_f(rep.change_interval_days)} days). SS = {_f(rep.ss, 4)}, FF = {_f(rep.ff, 4)} "
-            "(seed 004 formulas 1 and 2)."
+            f"{len(rep.batches)} batches, {plural(rep.seeds, 'seed')}, "
+            f"{plural(rep.documents, 'document')}; "
+            + (
+                f"{plural(rep.changed_pages, 'document')} changed (mean change interval "
+                f"{_f(rep.change_interval_days)} days)"
+                if rep.changed_pages
+                else "no document changed between two downloads"
+            )
+            + f". SS = {_f(rep.ss, 4)}, FF = {_f(rep.ff, 4)} (seed 004 formulas 1 and 2)."
         ),
         Chart(
             BarChart(
@@ -123,31 +197,7 @@ def change_sections(rep: ChangeReport) -> list[Section]:
             "Documents by link kind: changed or not (Table 13)", "link kind", rep.by_link_kind
         ),
     ]
-    rated = [r for r in rep.pages if r.poisson_rate is not None and r.naive_rate is not None]
-    if rated:
-        # Rates per day in bins of the corrected estimate, log-spaced: how much the naive
-        # estimate undercounts grows with the rate (Cho & Garcia-Molina, TOIT 2003).
-        edges = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, math.inf)
-        labels, naive, corrected = [], [], []
-        for lo, hi in pairwise(edges):
-            inside = [r for r in rated if lo <= (r.poisson_rate or 0.0) < hi]
-            if not inside:
-                continue
-            labels.append(f"≥ {lo:g}" if hi == math.inf else f"{lo:g}–{hi:g}")
-            naive.append(sum(r.naive_rate or 0.0 for r in inside) / len(inside))
-            corrected.append(sum(r.poisson_rate or 0.0 for r in inside) / len(inside))
-        blocks.append(
-            Chart(
-                BarChart(
-                    "Mean estimated change rate per day, naive vs bias-corrected",
-                    tuple(labels),
-                    (Series("naive", tuple(naive)), Series("corrected", tuple(corrected))),
-                    y_label="changes per day",
-                    x_label="bias-corrected rate bin",
-                ),
-                f"{len(rated):,} pages downloaded at least twice.",
-            )
-        )
+    blocks.extend(_rate_blocks(rep))
     if rep.prediction is not None:
         p = rep.prediction
         blocks.append(
