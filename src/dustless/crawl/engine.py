@@ -410,7 +410,13 @@ class Crawler:
             or not self._tasks
         ):
             return None
-        left = self._done_since + self._hold - now
+        until = self._done_since + self._hold
+        if self._hold >= _HOLD_SECONDS and self._next_maintain <= until + _HOLD_SECONDS:
+            # The usual hold, with the lease round less than another hold later: the batch
+            # waits for it, and goes with the round's commit (one exchange), not one of its own
+            # half a second before it (bench/crawl_scale.py --trips: content_seen).
+            until = self._next_maintain
+        left = until - now
         return left if left > 0 else None
 
     def _take_done(self, now: float) -> list[asyncio.Task[Any]]:
