@@ -85,7 +85,8 @@ _MAINTAIN_EVERY = 1.0  # seconds between lease renewals / lease rounds
 _IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold all the work
 # Many machines: on a shared store the payloads of a batch of pages are asked about in one
 # round trip (``_prefetch``), so a small batch waits for company while fetches are out — at
-# most this long, or until this many pages have come.
+# most this long (on to the lease round when that is less than another hold away:
+# ``_held_for``), or until this many pages have come.
 _HOLD_SECONDS = 0.5
 _HOLD_PAGES = 128
 # ... but only this long while nothing can start until a fetch out ends or the waiting pages
