@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,6 +102,10 @@ def workers(server: Server, tmp: Path, admin: str, n: int, args: argparse.Namesp
         "--db", db, "--delay", str(args.delay), "--delay-factor", "0",
         "--concurrency", str(args.concurrency), "--max-depth", "100",
     ]  # fmt: skip
+    # Every worker appends its round trips by call site here (``_pg_conn.py``).
+    trips_file = tmp / f"trips{n}.jsonl"
+    trips_file.unlink(missing_ok=True)
+    env = {**os.environ, "DUSTLESS_DB_TRIPS": str(trips_file)}
     started = time.perf_counter()
     procs = [
         subprocess.Popen(
@@ -107,6 +113,7 @@ def workers(server: Server, tmp: Path, admin: str, n: int, args: argparse.Namesp
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            env=env,
         )
         for i in range(n)
     ]
@@ -127,8 +134,12 @@ def workers(server: Server, tmp: Path, admin: str, n: int, args: argparse.Namesp
     stats = server.get("stats")
     polite = all(h["max_concurrent"] == 1 for h in stats["hosts"].values())
     gaps = [h["min_gap_s"] for h in stats["hosts"].values() if h["min_gap_s"] is not None]
+    by: Counter[str] = Counter()
+    if trips_file.exists():
+        for line in trips_file.read_text().splitlines():
+            by.update(json.loads(line)["by"])
     return {
-        "pages": pages, "span": t1 - t0, "wall": wall, "trips": trips,
+        "pages": pages, "span": t1 - t0, "wall": wall, "trips": trips, "by": by,
         "per_worker": per_worker, "polite": polite, "min_gap": min(gaps, default=None),
         "duplicates": stats["duplicate_fetches"],
     }  # fmt: skip
@@ -211,6 +222,10 @@ def main() -> int:
     ap.add_argument("--peer-pages", type=int, default=20_000)
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--skip-scale", action="store_true")
+    ap.add_argument(
+        "--trips", action="store_true",
+        help="scale: the round trips of each run by call site (store method < crawl function)",
+    )  # fmt: skip
     ap.add_argument("--db", help="an admin DSN of a PostgreSQL server to use instead")
     ap.add_argument(
         "--statements", action="store_true",
@@ -250,6 +265,10 @@ def main() -> int:
                             f"host at a time: {m['polite']}, least gap {m['min_gap']:.3f} s, "
                             f"duplicate fetches {m['duplicates']}"
                         )
+                        if args.trips:
+                            pages = max(m["pages"], 1)
+                            for site, k in m["by"].most_common(12):
+                                print(f"      {k:6,} = {k / pages:.4f}/page  {site}")
                 finally:
                     server.stop()
                 if 1 in rates:

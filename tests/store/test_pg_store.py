@@ -253,6 +253,81 @@ def test_round_trips_are_counted_as_the_server_sees_them(pg_db: str, tmp_path: P
         store.close()
 
 
+def test_a_commit_and_the_work_left_ride_with_the_admission(pg_db: str) -> None:
+    """The engine's commit before a lease round: its fetch rows and the round's reading of
+    the work left cost no round trip of their own when an admission goes first — they
+    follow it in a transaction of their own, and the reading sees both (3 trips before)."""
+    store = PostgresCrawlStore(pg_db, worker="w1")
+    try:
+        store.start_batch("{}", 0.0)
+        store.register_worker("w1", 0.0)
+        store.admit([_url(f"/{i}") for i in range(10)], Limits(), 1)
+        assert [h.host for h in store.lease_hosts(10, now=1.0, ttl=60.0)] == ["a.test"]
+        claimed = store.claim_queued(5, hosts=["a.test"])
+        store.record_fetches([FetchRecord(u.id, 2.0, "OK", status=200) for u in claimed])
+        store.warc_committed({"dustless-w1-00001.warc.gz": 1234})
+        before = store.round_trips
+        store.expect_work_left(2.0, alive_within=60.0)
+        result = store.admit([_url("/", host="b.test")], Limits(), 1)
+        left = store.work_left(2.0, alive_within=60.0)
+        assert store.round_trips - before == 2  # the admission's two, nothing more
+        assert result.admitted[0].verdict is Verdict.QUEUED
+        # Read after the admission (b.test is free with work) and the heartbeat.
+        assert (left.queued_hosts, left.leased_elsewhere, left.workers) == (1, 0, 1)
+        assert store.query("SELECT count(*) FROM fetches")[0][0] == 5
+        assert store.query("SELECT count(*) FROM urls WHERE state = 'done'")[0][0] == 5
+        # Asked again, with no rider: its own round trip.
+        before = store.round_trips
+        assert store.work_left(3.0, alive_within=60.0) == left
+        assert store.round_trips - before == 1
+    finally:
+        store.close()
+
+
+def test_a_rider_with_no_exchange_to_ride_goes_with_work_left(pg_db: str) -> None:
+    store = PostgresCrawlStore(pg_db, worker="w1")
+    try:
+        store.start_batch("{}", 0.0)
+        store.admit([_url("/")], Limits(), 1)
+        store.lease_hosts(1, now=1.0, ttl=60.0)
+        (u,) = store.claim_queued(5, hosts=["a.test"])
+        store.record_fetches([FetchRecord(u.id, 2.0, "OK", status=200, content_sha1="ab")])
+        store.expect_work_left(2.0)
+        before = store.round_trips
+        # A read that comes first carries the rider and sees the writes before it.
+        assert set(store.content_seen(["ab"])) == {"ab"}
+        assert store.work_left(2.0).queued_hosts == 0
+        assert store.round_trips - before == 1
+        store.expect_work_left(3.0)
+        before = store.round_trips
+        store.work_left(3.0)
+        assert store.round_trips - before == 1  # no exchange came: it asks, once
+    finally:
+        store.close()
+
+
+def test_rows_riding_with_an_admission_are_fenced_by_their_lease(pg_db: str) -> None:
+    """Fetch rows at the end of an admission's exchange are still refused once their lease
+    was taken over (the worker stalled past it)."""
+    w1 = PostgresCrawlStore(pg_db, worker="w1")
+    w2 = PostgresCrawlStore(pg_db, worker="w2")
+    try:
+        w1.start_batch("{}", 0.0)
+        w1.admit([_url(f"/{i}") for i in range(3)], Limits(), 1)
+        w1.lease_hosts(1, now=1.0, ttl=1.0)
+        claimed = w1.claim_queued(3, hosts=["a.test"])
+        assert [h.host for h in w2.lease_hosts(1, now=10.0, ttl=60.0)] == ["a.test"]
+        w1.record_fetches([FetchRecord(u.id, 11.0, "OK", status=200) for u in claimed])
+        w1.expect_work_left(11.0)
+        w1.admit([_url("/", host="b.test")], Limits(), 1)
+        w1.work_left(11.0)
+        assert w2.query("SELECT count(*) FROM fetches")[0][0] == 0
+        assert w2.query("SELECT count(*) FROM urls WHERE state = 'queued'")[0][0] == 4
+    finally:
+        w1.close()
+        w2.close()
+
+
 # -- errors --------------------------------------------------------------------------------
 def test_a_lost_connection_comes_back_once(pg_db: str, postgres: Any) -> None:
     store = PostgresCrawlStore(pg_db, worker="w1")

@@ -64,6 +64,7 @@ from dustless.store._types import (
     StoredURL,
     URLLabel,
     URLState,
+    WorkLeft,
 )
 
 __all__ = ["PostgresCrawlStore"]
@@ -174,6 +175,7 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         # claimed and not recorded yet (what its fetch row is written under).
         self._epochs: dict[str, int] = {}
         self._claims: dict[int, tuple[str, int | None]] = {}
+        self._left: WorkLeft | None = None
         try:
             # ``read_only`` (``--status``): the schema as it is, never migrated (0: none).
             self.schema_version = (

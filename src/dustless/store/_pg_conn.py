@@ -30,12 +30,20 @@ out, its reply did not come back). The writes are idempotent (above), and every 
 that reads what it changed must give the same answer when replayed after its own commit:
 while such a replay runs, ``replaying`` is True, and a claim or a lease asks for what it may
 have taken already (``_pg.py``, ``_pg_work.py``).
+
+``DUSTLESS_DB_TRIPS=FILE`` (a debugging aid, ``bench/crawl_scale.py``): every round trip is
+also counted by where it came from — the store's method and the crawl's function that called
+it — and the counts are appended to FILE as one JSON line when the connection closes.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -54,6 +62,23 @@ Read = Callable[[], R]
 Params = Sequence[Any] | Mapping[str, Any] | None
 OUTAGE = 120.0  # seconds an exchange waits for a server that went away (restart, failover)
 _PAUSES = (0.1, 0.2, 0.5, 1.0, 2.0)  # between two tries to reach it again (then 2 s)
+_TRIPS_ENV = "DUSTLESS_DB_TRIPS"
+
+
+def _call_site() -> str:
+    """``store_method<crawl_function``: the first frame outside this module (the store's
+    method) and the first outside the store (who asked). Only with ``DUSTLESS_DB_TRIPS``."""
+    frame = sys._getframe(2)
+    method = caller = ""
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not method and not path.endswith("_pg_conn.py"):
+            method = frame.f_code.co_name
+        if "/store/" not in path and "contextlib" not in path:
+            caller = f"{os.path.basename(path)[:-3]}.{frame.f_code.co_name}"
+            break
+        frame = frame.f_back  # type: ignore[assignment]
+    return f"{method}<{caller}"
 
 
 def _server_gone(exc: psycopg.Error, conn: Conn | None) -> bool:
@@ -100,6 +125,9 @@ class PgConnection:
     ) -> None:
         self.dsn = dsn
         self.round_trips = 0
+        # DUSTLESS_DB_TRIPS (module docstring): round trips by call site, or None.
+        self._trips_to = os.environ.get(_TRIPS_ENV) or None
+        self.trips_by: Counter[str] | None = Counter() if self._trips_to else None
         self.outage = outage
         self.replaying = False  # see the module docstring
         self.on_outage: Callable[[float | None], None] | None = None
@@ -109,6 +137,8 @@ class PgConnection:
         self._sleep = sleep
         self._lock = threading.RLock()
         self._pending: list[tuple[str, Params]] = []
+        # ``ride``: statements for the tail of the next exchange, and who hears their answer.
+        self._tail: tuple[Callable[[Conn], Read[Any]], Callable[[Any], None]] | None = None
         # The first connection is not waited for: a wrong --db gets its one line at once.
         try:
             self._conn: Conn | None = self._open()
@@ -140,11 +170,14 @@ class PgConnection:
         with self._lock:
             self._pending.append((sql, params))
 
-    def exchange(self, send: Callable[[Conn], Read[R]]) -> R:
-        """The pending writes, then ``send``'s statements, in one transaction and one Sync;
-        ``send``'s reader is called after it. Replayed once after a deadlock or a
-        serialization failure; after the server went away, replayed once it is back (see
-        the module docstring)."""
+    def exchange(self, send: Callable[[Conn], Read[R]], *, writes_last: bool = False) -> R:
+        """The pending writes (and the rider: ``ride``), then ``send``'s statements, in one
+        transaction and one Sync; ``send``'s reader is called after it. ``writes_last``:
+        ``send``'s statements first, in a transaction of their own, then the pending writes
+        and the rider in another, in the same round trip (admission: a page's links are in
+        the DB no later than its row, and an admission never holds a fetch row's locks).
+        Replayed once after a deadlock or a serialization failure; after the server went
+        away, replayed once it is back (see the module docstring)."""
         with self._lock:
             locked = False
             down_since: float | None = None
@@ -155,13 +188,25 @@ class PgConnection:
                     try:
                         conn = self.conn
                         sent = True
-                        with conn.pipeline():
+                        tail = self._tail
+                        read_tail: Read[Any] | None = None
+                        with conn.pipeline() as pipeline:
+                            if writes_last:
+                                read = send(conn)
+                                if self._pending or tail is not None:
+                                    pipeline.sync()  # the exchange's transaction ends here
                             for sql, params in self._pending:
                                 conn.execute(sql, params)
-                            read = send(conn)
-                        self.round_trips += 1
+                            if tail is not None:
+                                read_tail = tail[0](conn)
+                            if not writes_last:
+                                read = send(conn)
+                        self._count()
                         self._pending.clear()
                         result = read()
+                        if tail is not None and read_tail is not None:
+                            self._tail = None
+                            tail[1](read_tail())
                         self.replaying = False
                         return result
                     except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:
@@ -187,11 +232,34 @@ class PgConnection:
                 if down_since is not None and self.on_outage is not None:
                     self.on_outage(None)
 
+    def ride(self, send: Callable[[Conn], Read[R]], answer: Callable[[R], None]) -> None:
+        """``send``'s statements ride with the next exchange, after the writes pending then
+        (``exchange``); ``answer`` hears what they read. So a commit's writes and a read that
+        must follow them cost no round trip of their own when another exchange comes first
+        (the engine's commit: the admission's, or the next pages' content-seen query)."""
+        with self._lock:
+            self._tail = (send, answer)
+
+    def unride(self) -> None:
+        """The rider waiting for the next exchange, if any, is dropped."""
+        with self._lock:
+            self._tail = None
+
+    @property
+    def riding(self) -> bool:
+        """A rider waits for the next exchange."""
+        return self._tail is not None
+
     def flush(self, cur: psycopg.Cursor[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """Read a result in the middle of an exchange (the server answers what was sent so
         far; the transaction stays open): one more round trip."""
-        self.round_trips += 1
+        self._count()
         return cur.fetchall()
+
+    def _count(self) -> None:
+        self.round_trips += 1
+        if self.trips_by is not None:
+            self.trips_by[_call_site()] += 1
 
     def rows(self, sql: str, params: Params = None) -> list[tuple[Any, ...]]:
         """One statement's rows, in one exchange."""
@@ -213,6 +281,15 @@ class PgConnection:
             finally:
                 if self._conn is not None:
                     self._conn.close()
+                self._write_trips()
+
+    def _write_trips(self) -> None:
+        if self._trips_to is None or self.trips_by is None:
+            return
+        line = {"name": self._name, "round_trips": self.round_trips, "by": self.trips_by}
+        with open(self._trips_to, "a", encoding="utf-8") as f:
+            f.write(json.dumps(line) + "\n")
+        self.trips_by.clear()
 
     def translate(self, exc: psycopg.Error) -> StoreError:
         where = display_dsn(self.dsn)

@@ -107,6 +107,11 @@ FROM host_work WHERE queued > 0 OR owner IS NOT NULL
 _HEARTBEAT = "UPDATE workers SET seen_at = greatest(seen_at, %s) WHERE name = %s"
 
 
+def _work_left(rows: Rows) -> WorkLeft:
+    ((queued, elsewhere, alive),) = rows
+    return WorkLeft(int(queued), int(elsewhere), int(alive))
+
+
 class PgWork:
     """Admission, leases, robots.txt and workers; ``PostgresCrawlStore`` sets ``_db``."""
 
@@ -114,6 +119,7 @@ class PgWork:
     _worker: str
     _epochs: dict[str, int]
     _claims: dict[int, tuple[str, int | None]]
+    _left: WorkLeft | None  # what the last rider read (``expect_work_left``)
 
     # -- admission ---------------------------------------------------------------------------
     def admit(self, urls: Sequence[AdmitURL], limits: Limits, batch: int) -> AdmitResult:
@@ -204,7 +210,7 @@ class PgWork:
 
             return read
 
-        return self._db.exchange(send)
+        return self._db.exchange(send, writes_last=True)
 
     def rebuild_sites(self, site_of_host: Callable[[str], str]) -> int:
         if self._db.rows("SELECT 1 FROM sites LIMIT 1"):
@@ -326,7 +332,24 @@ class PgWork:
                 {"me": self._worker, "hosts": list(ready_at), "ready": list(ready_at.values())},
             )
 
+    def expect_work_left(self, now: float, alive_within: float | None = None) -> None:
+        self._left = None
+
+        def heard(rows: Rows) -> None:
+            self._left = _work_left(rows)
+
+        self._db.ride(self._ask_work_left(now, alive_within), heard)
+
     def work_left(self, now: float, alive_within: float | None = None) -> WorkLeft:
+        left, self._left = self._left, None
+        if left is not None:
+            return left  # read at the end of the last exchange (``expect_work_left``)
+        self._db.unride()  # no exchange came: this one sends the writes, as the rider would
+        return _work_left(self._db.exchange(self._ask_work_left(now, alive_within)))
+
+    def _ask_work_left(
+        self, now: float, alive_within: float | None
+    ) -> Callable[[Conn], Read[Rows]]:
         me = self._worker
         since = None if alive_within is None else now - alive_within
 
@@ -334,8 +357,7 @@ class PgWork:
             conn.execute(_HEARTBEAT, (now, me))
             return reader(conn.execute(_WORK_LEFT, {"me": me, "now": now, "since": since}))
 
-        ((queued, elsewhere, alive),) = self._db.exchange(send)
-        return WorkLeft(int(queued), int(elsewhere), int(alive))
+        return send
 
     def requeue_in_flight(self) -> int:
         me = self._worker

@@ -130,6 +130,13 @@ class CrawlStore(Protocol):
         hosts is the hosts with work over the workers alive). On a shared store it is also this
         worker's heartbeat (one process alone on SQLite needs none)."""
 
+    def expect_work_left(self, now: float, alive_within: float | None = None) -> None:
+        """``work_left`` will be asked soon, once the writes made until then are in: a store
+        across the network reads it at the end of its next exchange, in a transaction of its
+        own after that exchange's, with those writes (so the commit before a lease round
+        costs no round trip of its own), and the next ``work_left`` answers that reading —
+        or asks, if no exchange came since. A store without a network: nothing."""
+
     def claim_queued(
         self, limit: int, *, hosts: Sequence[str] | None = None, per_host: int | None = None
     ) -> list[StoredURL]:

@@ -264,6 +264,9 @@ class SQLiteWork:
                 [(when, host, self._worker) for host, when in ready_at.items()],
             )
 
+    def expect_work_left(self, now: float, alive_within: float | None = None) -> None:
+        return  # one process, no network: work_left asks when asked
+
     def work_left(self, now: float, alive_within: float | None = None) -> WorkLeft:
         me = self._worker
         with self._lock:
