@@ -37,7 +37,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from dustless.extract._charset import decode_document, decode_html
 from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
-from dustless.extract._visible import tree_text
+from dustless.extract._visible import all_text, tree_text
 
 __all__ = [
     "FINGERPRINT_BYTES",
@@ -45,6 +45,7 @@ __all__ = [
     "content_fingerprint",
     "fingerprint_text",
     "is_near",
+    "main_text",
     "similarity",
     "visible_text",
 ]
@@ -65,13 +66,26 @@ _SPACES = bytes.maketrans(_ASCII_PUNCT, b" " * len(_ASCII_PUNCT))
 _TEXT_TYPES = frozenset({"text/plain"})
 
 
-def visible_text(body: bytes, content_type: str | None = None) -> str:
-    """The text a browser shows for an HTML document (``extract._visible``): parsed as link
-    extraction parses it (the same decoding, the same budget of tags), so the crawl, which
-    reads the text from extraction's tree, and a reader of stored bodies agree."""
+def _parse(body: bytes, content_type: str | None) -> tuple[LexborHTMLParser, str]:
+    # parsed as link extraction parses it (the same decoding, the same budget of tags)
     text, _encoding = decode_document(body, content_type)
     text, _flattened, _over = prepare(text, DEFAULT_MAX_TAGS)
-    return tree_text(LexborHTMLParser(text), text.lower())
+    return LexborHTMLParser(text), text
+
+
+def visible_text(body: bytes, content_type: str | None = None) -> str:
+    """The text a browser shows for an HTML document (``extract._visible``), template and
+    all."""
+    parser, text = _parse(body, content_type)
+    return all_text(parser, text.lower())
+
+
+def main_text(body: bytes, content_type: str | None = None) -> str:
+    """The text of an HTML document's main content (``extract._maincontent``): what its
+    fingerprint hashes, and what the crawl reads from extraction's tree
+    (``Extraction.text``), so the two agree."""
+    parser, _text = _parse(body, content_type)
+    return tree_text(parser, "")
 
 
 def _tokens(text: str) -> list[str]:
@@ -111,7 +125,7 @@ def content_fingerprint(
     other types (images, PDF) have no fingerprint: their content identity is their SHA-1.
     """
     if mime is None or mime in ("text/html", "application/xhtml+xml"):
-        return fingerprint_text(visible_text(body, content_type))
+        return fingerprint_text(main_text(body, content_type))
     if mime in _TEXT_TYPES:
         return fingerprint_text(decode_html(body, content_type))
     return None
