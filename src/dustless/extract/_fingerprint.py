@@ -10,7 +10,11 @@ documents", 1997: the resemblance of two documents is the Jaccard similarity of 
 of w-word shingles, w = 3 here; Broder et al. WWW 1997 cluster the web at a resemblance
 threshold). What is hashed:
 
-* the visible text: markup, comments, ``<script>``, ``<style>``, ``<noscript>``,
+* the text of the main content (``_maincontent``): the site's template — header,
+  navigation, sidebars, footer, copyright line, lists of links — is not the document, so a
+  printer, mobile or AMP page of an article is the article, and two short articles in one
+  heavy template are not alike;
+* visible text only: markup, comments, ``<script>``, ``<style>``, ``<noscript>``,
   ``<template>`` and attribute values (CSRF tokens, URLs) are not text;
 * words of letters only, lower-cased: a token with a digit in it (a date, a time, a counter,
   a session or request id) is the part of a page that changes between two requests, so it
@@ -24,7 +28,7 @@ positions; its standard error is about √(J(1 − J)/128), 0.02 at J = 0.95.
 
 Near-duplicate: estimated resemblance ≥ :data:`NEAR_THRESHOLD` (0.8). A page whose rotating
 ad swaps 6 of 260 words keeps J ≈ 0.94; two short articles of a templated site whose
-boilerplate is twice their text have J ≈ 0.5.
+boilerplate is twice their text had J ≈ 0.5 by their whole text, ≈ 0 by their main content.
 """
 
 from __future__ import annotations
@@ -50,7 +54,9 @@ __all__ = [
     "visible_text",
 ]
 
-VERSION = 1  # the first byte of every fingerprint: a later scheme never compares with this one
+# The first byte of every fingerprint: a later scheme never compares with this one. 2: the
+# text hashed is the main content's (``_maincontent``); 1 hashed the whole visible text.
+VERSION = 2
 PERMUTATIONS = 128
 FINGERPRINT_BYTES = 1 + PERMUTATIONS
 NEAR_THRESHOLD = 0.8

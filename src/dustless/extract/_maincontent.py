@@ -61,15 +61,21 @@ _SPLIT = str.maketrans("-_", "  ")
 _LINK_DENSE = 0.5  # more link text than this share: a list of links (boilerpipe's cut, 0.33–0.5)
 _NOTICE_CHARS = 600  # a copyright block longer than this is content (a licence page)
 _MIN_CHARS = 100  # main content shorter than this: keep the link lists too
-_NOTICE = ("©", "copyright", "rights reserved")
 
 
-def _template(node: LexborNode, tag: str, in_article: bool) -> bool:
-    if tag in _SKIP or (tag in _SECTIONING and not in_article):
-        return True
-    attrs = node.attributes
-    if not attrs:
-        return False
+def _notice(text: str) -> bool:
+    # plain substring tests (C speed): a lower() and a loop per text node cost more than the
+    # rest of the walk
+    return (
+        "©" in text
+        or "opyright" in text
+        or "OPYRIGHT" in text
+        or "ights reserved" in text
+        or "IGHTS RESERVED" in text
+    )
+
+
+def _template_attrs(attrs: dict[str, str | None]) -> bool:
     role = attrs.get("role")
     if role and role.strip().lower() in _ROLES:
         return True
@@ -115,39 +121,44 @@ class _Walk:
                     if in_link:
                         links += len(text)
                     if not notice:
-                        low = text.lower()
-                        notice = any(n in low for n in _NOTICE)
-            elif tag is not None and tag[0] != "-" and tag[0] != "_":
-                if _template(child, tag, in_article):
-                    child = child.next
-                    continue
-                start = len(pieces)
-                c, k, n, h = self.node(child, in_link or tag == "a", in_article or tag in _ARTICLE)
-                had = had or h
-                if tag in _BLOCKS:
-                    if n and c <= _NOTICE_CHARS:
-                        del pieces[start:], cut[start:]
-                        self.main = [r for r in self.main if r[0] < start]
-                        c = k = 0
-                        n = False
-                    elif (c and k > _LINK_DENSE * c) or (h and not c):
-                        for i in range(start, len(pieces)):
+                        notice = _notice(text)
+                child = child.next
+                continue
+            if tag is None or tag[0] == "-" or tag[0] == "_" or child.child is None:
+                child = child.next  # a comment, or an element with nothing in it (br, img)
+                continue
+            if tag in _SKIP or (tag in _SECTIONING and not in_article):
+                child = child.next
+                continue
+            attrs = child.attributes
+            if attrs and _template_attrs(attrs):
+                child = child.next
+                continue
+            start = len(pieces)
+            c, k, n, h = self.node(child, in_link or tag == "a", in_article or tag in _ARTICLE)
+            had = had or h
+            if tag in _BLOCKS:
+                if n and c <= _NOTICE_CHARS:
+                    del pieces[start:], cut[start:]
+                    self.main = [r for r in self.main if r[0] < start]
+                    c = k = 0
+                    n = False
+                elif (c and k > _LINK_DENSE * c) or (h and not c):
+                    for i in range(start, len(pieces)):
+                        cut[i] = 1
+                    if heading is not None:
+                        for i in range(heading[0], start):
                             cut[i] = 1
-                        if heading is not None:
-                            for i in range(heading[0], start):
-                                cut[i] = 1
-                            chars -= heading[1]
-                            links -= heading[2]
-                        c = k = 0
-                        had = True
-                    heading = (start, c, k) if tag in _HEADINGS and c else None
-                    if tag in _ARTICLE or (
-                        tag in ("div", "section") and child.attributes.get("role") == "main"
-                    ):
-                        self.main.append((start, len(pieces)))
-                chars += c
-                links += k
-                notice = notice or n
+                        chars -= heading[1]
+                        links -= heading[2]
+                    c = k = 0
+                    had = True
+                heading = (start, c, k) if c and tag in _HEADINGS else None
+                if tag in _ARTICLE or (attrs and attrs.get("role") == "main"):
+                    self.main.append((start, len(pieces)))
+            chars += c
+            links += k
+            notice = notice or n
             child = child.next
         return chars, links, notice, had and not chars
 
