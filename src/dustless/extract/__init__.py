@@ -21,6 +21,7 @@ from dustless.extract._fingerprint import (
     content_fingerprint,
     fingerprint_text,
     is_near,
+    main_text,
     similarity,
     visible_text,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "extract_links",
     "fingerprint_text",
     "is_near",
+    "main_text",
     "one_canonical",
     "parse_refresh",
     "similarity",

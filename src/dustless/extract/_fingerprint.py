@@ -10,7 +10,11 @@ documents", 1997: the resemblance of two documents is the Jaccard similarity of 
 of w-word shingles, w = 3 here; Broder et al. WWW 1997 cluster the web at a resemblance
 threshold). What is hashed:
 
-* the visible text: markup, comments, ``<script>``, ``<style>``, ``<noscript>``,
+* the text of the main content (``_maincontent``): the site's template — header,
+  navigation, sidebars, footer, copyright line, lists of links — is not the document, so a
+  printer, mobile or AMP page of an article is the article, and two short articles in one
+  heavy template are not alike;
+* visible text only: markup, comments, ``<script>``, ``<style>``, ``<noscript>``,
   ``<template>`` and attribute values (CSRF tokens, URLs) are not text;
 * words of letters only, lower-cased: a token with a digit in it (a date, a time, a counter,
   a session or request id) is the part of a page that changes between two requests, so it
@@ -24,7 +28,7 @@ positions; its standard error is about √(J(1 − J)/128), 0.02 at J = 0.95.
 
 Near-duplicate: estimated resemblance ≥ :data:`NEAR_THRESHOLD` (0.8). A page whose rotating
 ad swaps 6 of 260 words keeps J ≈ 0.94; two short articles of a templated site whose
-boilerplate is twice their text have J ≈ 0.5.
+boilerplate is twice their text had J ≈ 0.5 by their whole text, ≈ 0 by their main content.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from dustless.extract._charset import decode_document, decode_html
 from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
-from dustless.extract._visible import tree_text
+from dustless.extract._visible import all_text, tree_text
 
 __all__ = [
     "FINGERPRINT_BYTES",
@@ -45,11 +49,14 @@ __all__ = [
     "content_fingerprint",
     "fingerprint_text",
     "is_near",
+    "main_text",
     "similarity",
     "visible_text",
 ]
 
-VERSION = 1  # the first byte of every fingerprint: a later scheme never compares with this one
+# The first byte of every fingerprint: a later scheme never compares with this one. 2: the
+# text hashed is the main content's (``_maincontent``); 1 hashed the whole visible text.
+VERSION = 2
 PERMUTATIONS = 128
 FINGERPRINT_BYTES = 1 + PERMUTATIONS
 NEAR_THRESHOLD = 0.8
@@ -65,13 +72,26 @@ _SPACES = bytes.maketrans(_ASCII_PUNCT, b" " * len(_ASCII_PUNCT))
 _TEXT_TYPES = frozenset({"text/plain"})
 
 
-def visible_text(body: bytes, content_type: str | None = None) -> str:
-    """The text a browser shows for an HTML document (``extract._visible``): parsed as link
-    extraction parses it (the same decoding, the same budget of tags), so the crawl, which
-    reads the text from extraction's tree, and a reader of stored bodies agree."""
+def _parse(body: bytes, content_type: str | None) -> tuple[LexborHTMLParser, str]:
+    # parsed as link extraction parses it (the same decoding, the same budget of tags)
     text, _encoding = decode_document(body, content_type)
     text, _flattened, _over = prepare(text, DEFAULT_MAX_TAGS)
-    return tree_text(LexborHTMLParser(text), text.lower())
+    return LexborHTMLParser(text), text
+
+
+def visible_text(body: bytes, content_type: str | None = None) -> str:
+    """The text a browser shows for an HTML document (``extract._visible``), template and
+    all."""
+    parser, text = _parse(body, content_type)
+    return all_text(parser, text.lower())
+
+
+def main_text(body: bytes, content_type: str | None = None) -> str:
+    """The text of an HTML document's main content (``extract._maincontent``): what its
+    fingerprint hashes, and what the crawl reads from extraction's tree
+    (``Extraction.text``), so the two agree."""
+    parser, _text = _parse(body, content_type)
+    return tree_text(parser, "")
 
 
 def _tokens(text: str) -> list[str]:
@@ -111,7 +131,7 @@ def content_fingerprint(
     other types (images, PDF) have no fingerprint: their content identity is their SHA-1.
     """
     if mime is None or mime in ("text/html", "application/xhtml+xml"):
-        return fingerprint_text(visible_text(body, content_type))
+        return fingerprint_text(main_text(body, content_type))
     if mime in _TEXT_TYPES:
         return fingerprint_text(decode_html(body, content_type))
     return None

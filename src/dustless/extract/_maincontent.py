@@ -1,0 +1,185 @@
+"""The text of a document's main content: its visible text less the site's template (pure).
+
+Two pages are "the same document" for a reader when their *main content* is the same: a
+printer, mobile or AMP page wraps the article in another template (header, navigation,
+sidebars, footer), and two short articles of one site share a template heavier than their
+text. So the near-duplicate fingerprint hashes the text left once the template is taken
+out, read in one walk of the tree the parser already built (a boilerplate library costs
+milliseconds a page: ``bench/maincontent_bench.py``). The rules are the structural ones of
+readability and boilerpipe/jusText (Kohlschütter et al., WSDM 2010: link density and block
+shape tell boilerplate from full text):
+
+* **template elements** are skipped whole: ``nav``, ``aside``, ``form``, ``menu``,
+  ``button``, ``select``, a ``header`` or ``footer`` outside ``article``/``main`` (HTML
+  §4.3.8: inside them they belong to the article), an ARIA landmark that is not content
+  (``role`` navigation, banner, contentinfo, complementary, search, menu…), and an element
+  whose ``id`` or ``class`` has a token of navigation (``nav``, ``menu``, ``sidebar``,
+  ``breadcrumb``, ``footer``, ``header``, ``banner``, ``logo``, ``cookie``…, split at ``-``
+  and ``_``: ``print-footer``, ``m-menu``);
+* **the copyright notice**: the smallest block whose text has "©", "copyright" or "all
+  rights reserved" (the legal line every page of a site repeats) when it is short;
+* **link lists**: a block (``li``, ``p``, ``td``, ``div``…) whose kept text is mostly link
+  text — a menu, a sidebar, "Print | Mobile" — and a heading just before such a block
+  ("In this section");
+* **the main element**: when the page marks one (``main``, ``role=main``, or its only
+  ``article``), only its text counts.
+
+A page whose main content so found is almost empty (a table of contents is all links) keeps
+the link lists instead (the template elements stay out), so it never fingerprints as its
+title alone. The ``<head>`` (the ``<title>`` names the site on some templates and not on
+others) is not read. Text nodes are joined with a space, as in ``_visible``.
+"""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+__all__ = ["main_text"]
+
+_SKIP = frozenset(
+    {"nav", "aside", "form", "menu", "button", "select", "dialog", "script", "style",
+     "noscript", "template", "iframe", "object", "svg"}
+)  # fmt: skip
+_SECTIONING = frozenset({"header", "footer"})  # template only outside article/main
+_ARTICLE = frozenset({"article", "main"})
+_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar",
+     "toolbar", "dialog", "alertdialog"}
+)  # fmt: skip
+_TOKENS = frozenset(
+    {"nav", "navbar", "navigation", "menu", "menubar", "sidebar", "breadcrumb", "breadcrumbs",
+     "crumbs", "footer", "header", "masthead", "banner", "logo", "cookie", "cookies",
+     "consent", "skip", "share", "social", "toolbar", "topbar"}
+)  # fmt: skip
+_BLOCKS = frozenset(
+    {"p", "div", "li", "ul", "ol", "dl", "dd", "dt", "td", "th", "tr", "table", "tbody",
+     "section", "article", "main", "pre", "blockquote", "center", "figure", "address",
+     "details", "h1", "h2", "h3", "h4", "h5", "h6"}
+)  # fmt: skip
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_SPLIT = str.maketrans("-_", "  ")
+_LINK_DENSE = 0.5  # more link text than this share: a list of links (boilerpipe's cut, 0.33–0.5)
+_NOTICE_CHARS = 600  # a copyright block longer than this is content (a licence page)
+_MIN_CHARS = 100  # main content shorter than this: keep the link lists too
+
+
+def _notice(text: str) -> bool:
+    # plain substring tests (C speed): a lower() and a loop per text node cost more than the
+    # rest of the walk
+    return (
+        "©" in text
+        or "opyright" in text
+        or "OPYRIGHT" in text
+        or "ights reserved" in text
+        or "IGHTS RESERVED" in text
+    )
+
+
+def _template_attrs(attrs: dict[str, str | None]) -> bool:
+    role = attrs.get("role")
+    if role and role.strip().lower() in _ROLES:
+        return True
+    for name in ("class", "id"):
+        value = attrs.get(name)
+        if value:
+            for token in value.lower().translate(_SPLIT).split():
+                if token in _TOKENS or token.startswith("nav"):
+                    return True
+    return False
+
+
+class _Walk:
+    """One depth-first walk: ``pieces`` the text nodes kept, ``cut[i]`` whether piece i is in
+    a link list (left out unless the main content is too short without it)."""
+
+    __slots__ = ("cut", "main", "pieces")
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.cut = bytearray()
+        self.main: list[tuple[int, int]] = []  # piece ranges of main / role=main / article
+
+    def node(
+        self, node: LexborNode, in_link: bool, in_article: bool
+    ) -> tuple[int, int, bool, bool]:
+        """(text chars, link chars, has a notice) of the kept text under ``node``, and whether
+        it had text, all cut as link lists."""
+        pieces, cut = self.pieces, self.cut
+        chars = links = 0
+        had = False
+        notice = False
+        heading: tuple[int, int, int] | None = None  # start, chars, links of the last h*
+        child = node.child
+        while child is not None:
+            tag = child.tag
+            if tag == "-text":
+                text = child.text_content
+                if text and not text.isspace():
+                    pieces.append(text)
+                    cut.append(0)
+                    chars += len(text)
+                    if in_link:
+                        links += len(text)
+                    if not notice:
+                        notice = _notice(text)
+                child = child.next
+                continue
+            if tag is None or tag[0] == "-" or tag[0] == "_" or child.child is None:
+                child = child.next  # a comment, or an element with nothing in it (br, img)
+                continue
+            if tag in _SKIP or (tag in _SECTIONING and not in_article):
+                child = child.next
+                continue
+            attrs = child.attributes
+            if attrs and _template_attrs(attrs):
+                child = child.next
+                continue
+            start = len(pieces)
+            c, k, n, h = self.node(child, in_link or tag == "a", in_article or tag in _ARTICLE)
+            had = had or h
+            if tag in _BLOCKS:
+                if n and c <= _NOTICE_CHARS:
+                    del pieces[start:], cut[start:]
+                    self.main = [r for r in self.main if r[0] < start]
+                    c = k = 0
+                    n = False
+                elif (c and k > _LINK_DENSE * c) or (h and not c):
+                    for i in range(start, len(pieces)):
+                        cut[i] = 1
+                    if heading is not None:
+                        for i in range(heading[0], start):
+                            cut[i] = 1
+                        chars -= heading[1]
+                        links -= heading[2]
+                    c = k = 0
+                    had = True
+                heading = (start, c, k) if c and tag in _HEADINGS else None
+                if tag in _ARTICLE or (attrs and attrs.get("role") == "main"):
+                    self.main.append((start, len(pieces)))
+            chars += c
+            links += k
+            notice = notice or n
+            child = child.next
+        return chars, links, notice, had and not chars
+
+
+def main_text(parser: LexborHTMLParser) -> str:
+    """The text of the main content of ``parser``'s document (see the module's docstring)."""
+    body = parser.body
+    if body is None:
+        return ""
+    walk = _Walk()
+    walk.node(body, False, False)
+    pieces, cut = walk.pieces, walk.cut
+    lo, hi = 0, len(pieces)
+    if walk.main:
+        mains = [r for r in walk.main if r[1] > r[0]]
+        outer = [
+            r for r in mains if not any(o[0] <= r[0] and r[1] <= o[1] and o != r for o in mains)
+        ]
+        if len(outer) == 1:
+            lo, hi = outer[0]
+    kept = [pieces[i] for i in range(lo, hi) if not cut[i]]
+    if sum(map(len, kept)) < _MIN_CHARS:
+        kept = pieces[lo:hi]
+    return " ".join(kept)
