@@ -25,7 +25,9 @@ from .validate import (
     check_alias,
     parse_expiry,
     parse_max_visits,
+    parse_since,
     parse_tags,
+    parse_title,
 )
 
 __all__ = ["HELP", "configure", "run"]
@@ -44,6 +46,7 @@ _EPILOG = """examples:
       --base-url https://sho.rt --redirect 301 --blocklist blocked.txt --rate-limit 2
   dustless shortener add https://example.com/a/very/long/path
   dustless shortener add https://example.com/ --slug home --redirect 301 --max-visits 100
+  dustless shortener add https://example.com/launch --valid-since 2030-01-01T09:00:00Z
   dustless shortener stats 3fK9xQa --json
   dustless shortener export > shortener.jsonl        # keys, links, owners, clicks
   dustless shortener import --db postgresql://app@db/short shortener.jsonl
@@ -251,6 +254,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="when the link ends (410 Gone after it), RFC 3339, e.g. 2030-01-01T00:00:00Z",
     )
     add.add_argument(
+        "--valid-since",
+        dest="since",
+        metavar="TIME",
+        help="when the link starts working (404 Not Found before it, as Shlink), RFC 3339",
+    )
+    add.add_argument("--title", metavar="TEXT", help="the link's title (up to 512 characters)")
+    add.add_argument(
         "--max-visits",
         type=_positive_int,
         metavar="N",
@@ -358,18 +368,26 @@ async def _add(args: argparse.Namespace) -> int:
     try:
         checked = checker.check(args.url)
         alias = check_alias(args.alias) if args.alias else None
+        until = parse_expiry(args.expires, now, "--valid-until")
         new = NewLink(
             checked.stored,
             checked.key,
             Redirect(args.redirect),
             now,
             alias,
-            parse_expiry(args.expires, now, "--valid-until"),
+            until,
             max_visits=parse_max_visits(args.max_visits),
             tags=parse_tags(args.tags, "--tag"),
+            valid_since=parse_since(args.since, until, "--valid-since"),
+            title=parse_title(args.title, "--title"),
         )
     except Rejected as exc:
-        message = str(exc).replace("longUrl", "URL").replace("customSlug", "--slug")
+        message = (
+            str(exc)
+            .replace("longUrl", "URL")
+            .replace("customSlug", "--slug")
+            .replace("before validUntil", "before --valid-until")
+        )
         raise UsageError(message) from None
     async with store_for(args.db) as store:
         try:
@@ -395,7 +413,7 @@ async def _add(args: argparse.Namespace) -> int:
 
 
 async def _stats(args: argparse.Namespace) -> int:
-    from .views import DIRECT, stats_json
+    from .views import DIRECT, iso, stats_json
 
     config = ShortenerConfig(base_url=args.base_url)
     async with store_for(args.db) as store:
@@ -409,6 +427,10 @@ async def _stats(args: argparse.Namespace) -> int:
         print(json.dumps(stats_json(stats, config.short_prefix, now, tags), indent=2))
         return 0
     print(f"{link.code} → {link.long_url}")
+    if link.title:
+        print(f"title: {link.title}")
+    if link.valid_since is not None:
+        print(f"valid since {iso(link.valid_since)}")
     print(
         f"redirect {int(link.redirect)}, {stats.total} clicks: {stats.human} by people, "
         f"{stats.bots} by potential bots; {link.ended(now).value}"

@@ -1,5 +1,7 @@
-"""The export format that moves a whole deployment: JSON Lines, version 1 (pure: rows in,
-lines out, and back).
+"""The export format that moves a whole deployment: JSON Lines, version 2 (pure: rows in,
+lines out, and back). Version 2 adds a link's ``validSince`` and ``title``: a version 1 file
+still imports (its links have neither); a reader of version 1 refuses a version 2 file
+rather than drop the start of a link that must not work yet.
 
 The first line is a header naming the format and its version; every other line is one
 record, ``{"type": "key", …}`` or ``{"type": "link", …}``, keys first (a link names its owner
@@ -32,12 +34,19 @@ from dustless.errors import UsageError
 from .codes import is_code_shape
 from .model import Link, LinkRecord, Redirect, StoredKey
 from .store import RawDump, row_to_link
-from .validate import Rejected, UrlChecker, check_alias, parse_max_visits, parse_tags
+from .validate import (
+    Rejected,
+    UrlChecker,
+    check_alias,
+    parse_max_visits,
+    parse_tags,
+    parse_title,
+)
 
 __all__ = ["FORMAT", "VERSION", "Dump", "is_dump", "read_dump", "write_dump"]
 
 FORMAT = "dustless-shortener"
-VERSION = 1
+VERSION = 2
 _NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
@@ -110,7 +119,9 @@ def write_dump(
             "longUrl": link.long_url,
             "redirect": int(link.redirect),
             "createdAt": _time(link.created_at),
+            "validSince": _time(link.valid_since),
             "validUntil": _time(link.expires_at),
+            "title": link.title,
             "customSlug": link.is_alias,
             "owner": owner,
             "maxVisits": link.max_visits,
@@ -218,6 +229,13 @@ def _read_link(record: dict[str, Any], checker: UrlChecker, owners: set[str]) ->
         is_alias=is_alias,
         max_visits=parse_max_visits(limit),
         visits=visits,
+        # Version 1 files have neither.
+        valid_since=_read_time(record, "validSince", optional=True)
+        if "validSince" in record
+        else None,
+        title=parse_title(_get(record, "title", (str,), optional=True))
+        if "title" in record
+        else None,
     )
     return LinkRecord(
         link,

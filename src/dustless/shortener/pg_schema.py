@@ -1,5 +1,5 @@
-"""The PostgreSQL schema of the shortener, and its migrations from versions 1 and 2 (every
-statement is idempotent: a version 1 or 2 database gets what it lacks, a new one everything)."""
+"""The PostgreSQL schema of the shortener, and its migrations from versions 1, 2 and 3 (every
+statement is idempotent: an older database gets what it lacks, a new one everything)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ _TABLES = (
     "ALTER TABLE links ADD COLUMN IF NOT EXISTS owner BIGINT NOT NULL DEFAULT 0",
     "ALTER TABLE links ADD COLUMN IF NOT EXISTS max_visits BIGINT",
     "ALTER TABLE links ADD COLUMN IF NOT EXISTS visits BIGINT NOT NULL DEFAULT 0",
+    # Version 4: a link's start (validSince) and title.
+    "ALTER TABLE links ADD COLUMN IF NOT EXISTS valid_since DOUBLE PRECISION",
+    "ALTER TABLE links ADD COLUMN IF NOT EXISTS title TEXT",
     "DROP INDEX IF EXISTS links_same_url",
     "CREATE UNIQUE INDEX IF NOT EXISTS links_same_owner_url"
     " ON links (owner, url_key, redirect) WHERE shared",

@@ -67,8 +67,8 @@ _WAIT = 5.0  # seconds a request waits for a connection before it answers 503
 _BUCKET_IDLE = 86_400.0  # a bucket untouched this long is full again for any rate ≥ burst/day
 _INSERT = (
     "INSERT INTO links (id, code, long_url, url_key, redirect, created_at, expires_at,"
-    " is_alias, shared, owner, max_visits, visits)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " is_alias, shared, owner, max_visits, visits, valid_since, title)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
     " ON CONFLICT DO NOTHING RETURNING id"
 )
 # One round trip per create: the bucket is refilled for the time since its last use, a token
@@ -182,6 +182,8 @@ class PostgresStore:
                             new.owner,
                             new.max_visits,
                             0,
+                            new.valid_since,
+                            new.title,
                         ),
                     )
                     inserted = await cur.fetchone()
@@ -219,14 +221,27 @@ class PostgresStore:
         return None if row is None else row_to_link(row)
 
     async def update_link(
-        self, link_id: int, expires_at: float | None, max_visits: int | None
+        self,
+        link_id: int,
+        expires_at: float | None,
+        max_visits: int | None,
+        valid_since: float | None,
+        title: str | None,
     ) -> Link | None:
         async with self._conn() as conn:
             cur = await conn.execute(
-                "UPDATE links SET expires_at = %s, max_visits = %s,"
-                " shared = shared AND %s::float8 IS NULL AND %s::bigint IS NULL"
-                f" WHERE id = %s RETURNING {LINK_COLUMNS}",
-                (expires_at, max_visits, expires_at, max_visits, link_id),
+                "UPDATE links SET expires_at = %(until)s::float8, max_visits = %(limit)s::bigint,"
+                " valid_since = %(since)s::float8, title = %(title)s,"
+                " shared = shared AND %(until)s::float8 IS NULL AND %(limit)s::bigint IS NULL"
+                " AND %(since)s::float8 IS NULL"
+                f" WHERE id = %(id)s RETURNING {LINK_COLUMNS}",
+                {
+                    "until": expires_at,
+                    "limit": max_visits,
+                    "since": valid_since,
+                    "title": title,
+                    "id": link_id,
+                },
             )
             row = await cur.fetchone()
         return None if row is None else row_to_link(row)
@@ -362,7 +377,7 @@ class PostgresStore:
         added = 0
         async with self._conn() as conn, conn.transaction():
             for link, key in links:
-                shared = not link.is_alias and link.expires_at is None and link.max_visits is None
+                shared = shares(link)
                 for share in (True, False) if shared else (False,):
                     cur = await conn.execute("SELECT nextval('shortener_link_ids')")
                     row = await cur.fetchone()
@@ -382,6 +397,8 @@ class PostgresStore:
                             link.owner,
                             link.max_visits,
                             link.visits,
+                            link.valid_since,
+                            link.title,
                         ),
                     )
                     if await cur.fetchone() is not None:
@@ -538,6 +555,8 @@ async def _import_dump(
                     owner,
                     link.max_visits,
                     link.visits,
+                    link.valid_since,
+                    link.title,
                 ),
             )
             inserted = await cur.fetchone()

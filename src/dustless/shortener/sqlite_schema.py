@@ -1,9 +1,9 @@
-"""The SQLite schema of the shortener, and its migrations from versions 1 and 2.
+"""The SQLite schema of the shortener, and its migrations from versions 1, 2 and 3.
 
 Version 1 had no owners, API keys or visit limits, and shared one link per long URL among
 everyone; version 2 adds the columns (every old link belongs to no key, owner 0) and makes
 the "same long URL" index per owner. Version 3 adds the ``link_tags`` table (old links have
-no tags).
+no tags). Version 4 adds ``links.valid_since`` and ``links.title`` (old links: none).
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ CREATE TABLE IF NOT EXISTS links (
     shared INTEGER NOT NULL DEFAULT 0,
     owner INTEGER NOT NULL DEFAULT 0,
     max_visits INTEGER,
-    visits INTEGER NOT NULL DEFAULT 0
+    visits INTEGER NOT NULL DEFAULT 0,
+    valid_since REAL,
+    title TEXT
 );
 CREATE TABLE IF NOT EXISTS clicks (
     link_id INTEGER NOT NULL,
@@ -71,6 +73,11 @@ ALTER TABLE links ADD COLUMN visits INTEGER NOT NULL DEFAULT 0;
 DROP INDEX IF EXISTS links_same_url
 """
 
+_FROM_3 = """
+ALTER TABLE links ADD COLUMN valid_since REAL;
+ALTER TABLE links ADD COLUMN title TEXT
+"""
+
 
 def _run(conn: sqlite3.Connection, script: str) -> None:
     for statement in script.split(";"):
@@ -103,6 +110,8 @@ def init_schema(conn: sqlite3.Connection) -> bytes:
         if version == 1:
             _run(conn, _FROM_1)
         # Version 3's table was made by _TABLES above.
+        if version < 4:
+            _run(conn, _FROM_3)
         if version < SCHEMA_VERSION:
             conn.execute(
                 "UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(SCHEMA_VERSION),)

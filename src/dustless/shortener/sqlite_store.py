@@ -74,6 +74,12 @@ _BATCH = 512  # most jobs committed together; bounds the latency one commit adds
 _MMAP_BYTES = 1 << 30
 _REDIRECTS = {int(r): r for r in Redirect}
 _GET = f"SELECT {LINK_COLUMNS} FROM links WHERE code = ?"
+# An imported link, its code kept.
+_INSERT_LINK = (
+    "INSERT INTO links (code, long_url, url_key, redirect, created_at, expires_at, is_alias,"
+    " shared, owner, max_visits, visits, valid_since, title)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 # One statement upserts a whole chunk of a click group, handed over as one JSON text
 # ``[[link_id, n], …]``: SQLite runs it in one sqlite3_step call with the GIL released,
 # where executemany() took the GIL back for every row — thousands of hand-overs a second
@@ -241,7 +247,9 @@ class SqliteStore:
             return None
         # The redirect path's cache miss: SQLite already gives the right Python types, so
         # skip row_to_link's conversions.
-        link_id, code_, long_url, redirect, created_at, expires_at, is_alias, owner, limit, n = row
+        link_id, code_, long_url, redirect, created_at, expires_at, is_alias, owner, limit, n = row[
+            :10
+        ]
         return Link(
             link_id,
             code_,
@@ -253,6 +261,8 @@ class SqliteStore:
             owner,
             limit,
             n,
+            row[10],
+            row[11],
         )
 
     async def create(self, new: NewLink) -> CreateResult:
@@ -304,15 +314,30 @@ class SqliteStore:
         return await self._write(visit)
 
     async def update_link(
-        self, link_id: int, expires_at: float | None, max_visits: int | None
+        self,
+        link_id: int,
+        expires_at: float | None,
+        max_visits: int | None,
+        valid_since: float | None,
+        title: str | None,
     ) -> Link | None:
         def update(conn: sqlite3.Connection) -> Link | None:
-            # A link with an end or a limit is no longer the one a plain request may reuse.
+            # A link with a start, an end or a limit is no longer the one a plain request may
+            # reuse.
             row = conn.execute(
-                "UPDATE links SET expires_at = ?, max_visits = ?,"
-                " shared = shared AND ? IS NULL AND ? IS NULL"
+                "UPDATE links SET expires_at = ?, max_visits = ?, valid_since = ?, title = ?,"
+                " shared = shared AND ? IS NULL AND ? IS NULL AND ? IS NULL"
                 f" WHERE id = ? RETURNING {LINK_COLUMNS}",
-                (expires_at, max_visits, expires_at, max_visits, link_id),
+                (
+                    expires_at,
+                    max_visits,
+                    valid_since,
+                    title,
+                    expires_at,
+                    max_visits,
+                    valid_since,
+                    link_id,
+                ),
             ).fetchone()
             return None if row is None else row_to_link(row)
 
@@ -412,14 +437,10 @@ class SqliteStore:
         def insert(conn: sqlite3.Connection) -> int:
             added = 0
             for link, key in links:
-                shared = int(
-                    not link.is_alias and link.expires_at is None and link.max_visits is None
-                )
+                shared = int(shares(link))
                 for share in (shared, 0) if shared else (0,):
                     cur = conn.execute(
-                        "INSERT INTO links (code, long_url, url_key, redirect, created_at,"
-                        " expires_at, is_alias, shared, owner, max_visits, visits)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        _INSERT_LINK + " ON CONFLICT DO NOTHING",
                         (
                             link.code,
                             link.long_url,
@@ -432,6 +453,8 @@ class SqliteStore:
                             link.owner,
                             link.max_visits,
                             link.visits,
+                            link.valid_since,
+                            link.title,
                         ),
                     )
                     if cur.rowcount:
@@ -558,8 +581,8 @@ def _create(conn: sqlite3.Connection, codec: Codec, new: NewLink) -> CreateResul
         code = new.alias if new.alias is not None else codec.encode(next_id)
         cur = conn.execute(
             "INSERT INTO links (id, code, long_url, url_key, redirect, created_at, expires_at,"
-            " is_alias, shared, owner, max_visits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT DO NOTHING",
+            " is_alias, shared, owner, max_visits, valid_since, title)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (
                 next_id,
                 code,
@@ -572,6 +595,8 @@ def _create(conn: sqlite3.Connection, codec: Codec, new: NewLink) -> CreateResul
                 int(new.dedup),
                 new.owner,
                 new.max_visits,
+                new.valid_since,
+                new.title,
             ),
         )
         if cur.rowcount:
@@ -626,9 +651,7 @@ def _import_dump(
         # Shared first; if the owner already has a shared link for this URL, unshared.
         for share in (1, 0) if shares(link) else (0,):
             row = conn.execute(
-                "INSERT INTO links (code, long_url, url_key, redirect, created_at,"
-                " expires_at, is_alias, shared, owner, max_visits, visits)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+                _INSERT_LINK + " ON CONFLICT DO NOTHING RETURNING id",
                 (
                     link.code,
                     link.long_url,
@@ -641,6 +664,8 @@ def _import_dump(
                     owner,
                     link.max_visits,
                     link.visits,
+                    link.valid_since,
+                    link.title,
                 ),
             ).fetchone()
             if row is not None:

@@ -5,16 +5,18 @@ database rather than an in-memory hash table (memory is finite and costly). Two 
 implement :class:`Store`: SQLite in WAL mode (the default, one machine) and PostgreSQL
 (``postgresql://…``, many web servers — seed 003's stateless web tier).
 
-Schema (version 3), shared by both (types differ a little):
+Schema (version 4), shared by both (types differ a little):
 
 * ``links(id, code UNIQUE, long_url, url_key, redirect, created_at, expires_at, is_alias,
-  shared, owner, max_visits, visits)`` — ``code`` is ``Codec.encode(id)`` for generated links
-  or the custom slug; lookups go through the unique index on ``code``. ``owner`` is the id of
-  the API key that made the link (0: none). ``shared`` marks the links a later request of the
-  same owner for the same long URL may reuse; a partial unique index on ``(owner, url_key,
-  redirect) WHERE shared`` makes "concurrent creates of the same long URL yield one code" a
-  database guarantee, and keeps one owner from learning another's code. ``expires_at`` is the
-  API's ``validUntil``; ``visits`` counts the redirects of links with ``max_visits``.
+  shared, owner, max_visits, visits, valid_since, title)`` — ``code`` is
+  ``Codec.encode(id)`` for generated links or the custom slug; lookups go through the unique
+  index on ``code``. ``owner`` is the id of the API key that made the link (0: none).
+  ``shared`` marks the links a later request of the same owner for the same long URL may
+  reuse; a partial unique index on ``(owner, url_key, redirect) WHERE shared`` makes
+  "concurrent creates of the same long URL yield one code" a database guarantee, and keeps
+  one owner from learning another's code. ``expires_at`` is the API's ``validUntil``,
+  ``valid_since`` its ``validSince`` (version 4, as is ``title``); ``visits`` counts the
+  redirects of links with ``max_visits``.
 * ``clicks(link_id, day, referrer_host, ua_family, n)`` — aggregated counts, upserted in
   batches (seed 003 ch. 8 마무리: 데이터 분석 솔루션). Bots are told apart by ``ua_family``.
 * ``api_keys(id, name UNIQUE, key_hash UNIQUE, admin, created_at, revoked_at)`` — SHA-256 of
@@ -24,8 +26,8 @@ Schema (version 3), shared by both (types differ a little):
 * PostgreSQL only: ``rate_buckets(name, tokens, updated)`` — the token buckets every instance
   shares (an UNLOGGED table: losing them in a crash only refills them).
 
-Version 1 databases (no owners, keys or visit limits) and version 2 (no tags) are migrated
-when opened.
+Version 1 databases (no owners, keys or visit limits), version 2 (no tags) and version 3 (no
+validSince or title) are migrated when opened.
 """
 
 from __future__ import annotations
@@ -65,10 +67,11 @@ __all__ = [
 ]
 
 DEFAULT_DB = "sqlite:///./shortener.db"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # The columns every "give me a link" query selects, in row_to_link's order.
 LINK_COLUMNS = (
-    "id, code, long_url, redirect, created_at, expires_at, is_alias, owner, max_visits, visits"
+    "id, code, long_url, redirect, created_at, expires_at, is_alias, owner, max_visits, visits,"
+    " valid_since, title"
 )
 # An export's key rows: the stored hash too (never the key, which is not stored).
 STORED_KEY_COLUMNS = "id, name, key_hash, admin, created_at, revoked_at"
@@ -97,9 +100,15 @@ class Store(Protocol):
         ...
 
     async def update_link(
-        self, link_id: int, expires_at: float | None, max_visits: int | None
+        self,
+        link_id: int,
+        expires_at: float | None,
+        max_visits: int | None,
+        valid_since: float | None,
+        title: str | None,
     ) -> Link | None:
-        """Set a link's end (validUntil) and visit limit; the updated link, or None."""
+        """Set a link's end (validUntil), visit limit, start (validSince) and title; the
+        updated link, or None."""
         ...
 
     async def add_clicks(self, counts: Mapping[ClickKey, int]) -> None:
@@ -211,7 +220,10 @@ class GroupedClickStore(Protocol):
 def row_to_link(row: Sequence[object]) -> Link:
     """A ``LINK_COLUMNS`` row as a Link; ``ValueError``/``TypeError`` for a value that is
     not one (a corrupt or hand-edited row)."""
-    link_id, code, long_url, redirect, created_at, expires_at, is_alias, owner, limit, visits = row
+    link_id, code, long_url, redirect, created_at, expires_at, is_alias, owner, limit, visits = row[
+        :10
+    ]
+    since, title = row[10:12]
     return Link(
         id=int(link_id),  # type: ignore[call-overload]
         code=str(code),
@@ -223,6 +235,8 @@ def row_to_link(row: Sequence[object]) -> Link:
         owner=int(owner),  # type: ignore[call-overload]
         max_visits=None if limit is None else int(limit),  # type: ignore[call-overload]
         visits=int(visits),  # type: ignore[call-overload]
+        valid_since=None if since is None else float(since),  # type: ignore[arg-type]
+        title=None if title is None else str(title),
     )
 
 
@@ -342,6 +356,8 @@ def new_link(link_id: int, code: str, new: NewLink) -> Link:
         new.alias is not None,
         new.owner,
         new.max_visits,
+        valid_since=new.valid_since,
+        title=new.title,
     )
 
 
@@ -374,4 +390,9 @@ def link_conflict(found: Sequence[object] | None, record: LinkRecord) -> str | N
 
 def shares(link: Link) -> bool:
     """Whether an imported link may be the one a plain request for its URL gets back."""
-    return not link.is_alias and link.expires_at is None and link.max_visits is None
+    return (
+        not link.is_alias
+        and link.expires_at is None
+        and link.max_visits is None
+        and link.valid_since is None
+    )
