@@ -151,10 +151,12 @@ def test_add_valid_since_and_title_then_export_and_import_keep_them(capsys, tmp_
     del record["validSince"], record["title"]
     record["code"] = "from-v1"
     record["customSlug"] = True
+    record["clicks"] = [["2026-01-01", "", "Chrome", 3]]  # version 1: no operating system
     old.write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n")
     _cli(capsys, "import", "--db", other, str(old))
     moved = json.loads(_cli(capsys, "stats", "from-v1", "--db", other, "--json"))
     assert (moved["validSince"], moved["title"], moved["status"]) == (None, None, "active")
+    assert moved["operatingSystems"] == [{"key": "(unknown)", "clicks": 3}]
 
 
 # The version 3 schema as the previous release made it (no valid_since, no title).
@@ -225,7 +227,8 @@ async def test_a_version_3_database_opens_migrated(any_db):
             None,
         )
         assert await store.tags_of([link.id]) == {link.id: ("kept",)}
-        assert (await store.stats(link)).total == 5
+        stats = await store.stats(link)
+        assert (stats.total, stats.operating_systems) == (5, (("(unknown)", 5),))
         updated = await store.update_link(link.id, None, None, SINCE_TS, "Old")
         assert updated is not None
         assert (updated.valid_since, updated.title) == (SINCE_TS, "Old")

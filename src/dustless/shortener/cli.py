@@ -443,6 +443,7 @@ async def _stats(args: argparse.Namespace) -> int:
         ("by day", stats.by_day),
         ("referrers", stats.referrers),
         ("browsers", stats.user_agents),
+        ("operating systems", stats.operating_systems),
     ):
         if rows:
             print(f"{title}:")

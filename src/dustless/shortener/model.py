@@ -129,6 +129,7 @@ class ClickKey(NamedTuple):
     day: str  # YYYY-MM-DD, UTC
     referrer_host: str  # "" when there was no Referer
     ua_family: str
+    os_family: str = "(unknown)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,7 @@ class LinkStats:
     referrers: tuple[tuple[str, int], ...]
     user_agents: tuple[tuple[str, int], ...]
     bots: int = 0  # clicks whose User-Agent family is a bot, preview fetcher or script
+    operating_systems: tuple[tuple[str, int], ...] = ()
 
     @property
     def human(self) -> int:
@@ -192,7 +194,8 @@ class LinkRecord:
     link: Link  # id and owner are ignored: the target database assigns them
     url_key: str
     owner_name: str | None  # None: no key made it
-    clicks: tuple[tuple[str, str, str, int], ...] = ()  # (day, referrer host, UA family, n)
+    # (day, referrer host, UA family, OS family, n)
+    clicks: tuple[tuple[str, str, str, str, int], ...] = ()
     tags: tuple[str, ...] = ()
 
 

@@ -42,8 +42,11 @@ _TABLES = (
         day TEXT NOT NULL,
         referrer_host TEXT NOT NULL,
         ua_family TEXT NOT NULL,
+        os_family TEXT NOT NULL,
         n BIGINT NOT NULL,
-        PRIMARY KEY (link_id, day, referrer_host, ua_family))""",
+        PRIMARY KEY (link_id, day, referrer_host, ua_family, os_family))""",
+    # Version 4: the operating system family, part of the key; old clicks "(unknown)".
+    "ALTER TABLE clicks ADD COLUMN IF NOT EXISTS os_family TEXT NOT NULL DEFAULT '(unknown)'",
     """CREATE TABLE IF NOT EXISTS api_keys (
         id BIGSERIAL PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
@@ -80,6 +83,12 @@ async def init_schema(conn: psycopg.AsyncConnection) -> bytes:
             raise StoreError(f"database schema {row[0]} is newer than this dustless")
         for statement in _TABLES:
             await conn.execute(statement)
+        if row is not None and int(row[0]) < 4:
+            # The key of a version 3 table lacks os_family (a new table has it already).
+            await conn.execute(
+                "ALTER TABLE clicks DROP CONSTRAINT clicks_pkey,"
+                " ADD PRIMARY KEY (link_id, day, referrer_host, ua_family, os_family)"
+            )
         await conn.execute(
             "INSERT INTO meta (name, value) VALUES ('code_key', %s) ON CONFLICT DO NOTHING",
             (secrets.token_hex(32),),

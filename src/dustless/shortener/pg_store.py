@@ -90,9 +90,9 @@ ON CONFLICT (name) DO UPDATE SET
 RETURNING tokens, granted
 """
 _UPSERT_CLICKS = (
-    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, n)"
-    " SELECT unnest(%s::bigint[]), %s, %s, %s, unnest(%s::bigint[])"
-    " ON CONFLICT (link_id, day, referrer_host, ua_family)"
+    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, os_family, n)"
+    " SELECT unnest(%s::bigint[]), %s, %s, %s, %s, unnest(%s::bigint[])"
+    " ON CONFLICT (link_id, day, referrer_host, ua_family, os_family)"
     " DO UPDATE SET n = clicks.n + excluded.n"
 )
 
@@ -264,9 +264,11 @@ class PostgresStore:
         return 0.0 if granted else (1.0 - tokens) / rate
 
     async def add_clicks(self, counts: Mapping[ClickKey, int]) -> None:
-        groups: dict[tuple[str, str, str], dict[int, int]] = {}
+        groups: dict[tuple[str, str, str, str], dict[int, int]] = {}
         for key, n in counts.items():
-            group = groups.setdefault((key.day, key.referrer_host, key.ua_family), {})
+            group = groups.setdefault(
+                (key.day, key.referrer_host, key.ua_family, key.os_family), {}
+            )
             group[key.link_id] = group.get(key.link_id, 0) + n
         await self.add_click_groups(groups)
 
@@ -276,11 +278,12 @@ class PostgresStore:
         # One statement per group, groups and ids in a fixed order: two instances upserting
         # the same rows take their locks in the same order and cannot deadlock.
         async with self._conn() as conn, conn.transaction():
-            for (day, host, family), counts in sorted(groups.items()):
+            for (day, host, family, system), counts in sorted(groups.items()):
                 ids = sorted(counts)
                 if ids:
                     await conn.execute(
-                        _UPSERT_CLICKS, (ids, day, host, family, [counts[i] for i in ids])
+                        _UPSERT_CLICKS,
+                        (ids, day, host, family, system, [counts[i] for i in ids]),
                     )
 
     async def stats(self, link: Link, top: int = 10) -> LinkStats:
@@ -301,7 +304,11 @@ class PostgresStore:
                 "SELECT ua_family, SUM(n) AS c FROM clicks WHERE link_id = %s"
                 " GROUP BY ua_family ORDER BY c DESC, ua_family"
             )
-        return make_stats(link, by_day, refs, uas, top)
+            systems = await query(
+                "SELECT os_family, SUM(n) AS c FROM clicks WHERE link_id = %s"
+                ' GROUP BY os_family ORDER BY c DESC, os_family COLLATE "C"'
+            )
+        return make_stats(link, by_day, refs, uas, top, systems)
 
     async def list_links(
         self,
@@ -419,7 +426,7 @@ class PostgresStore:
             links = [tuple(r) for r in await cur.fetchall()]
             cur = await conn.execute(
                 f"SELECT {CLICK_COLUMNS} FROM clicks"
-                " ORDER BY link_id, day, referrer_host, ua_family"
+                " ORDER BY link_id, day, referrer_host, ua_family, os_family"
             )
             clicks = [tuple(r) for r in await cur.fetchall()]
             cur = await conn.execute("SELECT link_id, tag FROM link_tags ORDER BY link_id, tag")
@@ -567,17 +574,18 @@ async def _import_dump(
         added += 1
         if record.clicks:
             await conn.execute(
-                f"INSERT INTO clicks ({CLICK_COLUMNS})"
-                " SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[])",
+                f"INSERT INTO clicks ({CLICK_COLUMNS}) SELECT %s, *"
+                " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[])",
                 (
                     link_id,
                     [c[0] for c in record.clicks],
                     [c[1] for c in record.clicks],
                     [c[2] for c in record.clicks],
                     [c[3] for c in record.clicks],
+                    [c[4] for c in record.clicks],
                 ),
             )
-            clicks += sum(c[3] for c in record.clicks)
+            clicks += sum(c[4] for c in record.clicks)
         await _insert_tags(conn, link_id, record.tags)
     return ImportCounts(keys_added, keys_present, added, present, clicks)
 

@@ -3,7 +3,8 @@
 Version 1 had no owners, API keys or visit limits, and shared one link per long URL among
 everyone; version 2 adds the columns (every old link belongs to no key, owner 0) and makes
 the "same long URL" index per owner. Version 3 adds the ``link_tags`` table (old links have
-no tags). Version 4 adds ``links.valid_since`` and ``links.title`` (old links: none).
+no tags). Version 4 adds ``links.valid_since`` and ``links.title`` (old links: none) and
+``clicks.os_family`` to the clicks' key (old clicks: ``(unknown)``).
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ CREATE TABLE IF NOT EXISTS clicks (
     day TEXT NOT NULL,
     referrer_host TEXT NOT NULL,
     ua_family TEXT NOT NULL,
+    os_family TEXT NOT NULL,
     n INTEGER NOT NULL,
-    PRIMARY KEY (link_id, day, referrer_host, ua_family)
+    PRIMARY KEY (link_id, day, referrer_host, ua_family, os_family)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS api_keys (
     id INTEGER PRIMARY KEY,
@@ -73,9 +75,23 @@ ALTER TABLE links ADD COLUMN visits INTEGER NOT NULL DEFAULT 0;
 DROP INDEX IF EXISTS links_same_url
 """
 
+# A primary key cannot be altered in SQLite: the clicks move to a table with the new key, the
+# operating system of every old click "(unknown)" (it was never recorded).
 _FROM_3 = """
 ALTER TABLE links ADD COLUMN valid_since REAL;
-ALTER TABLE links ADD COLUMN title TEXT
+ALTER TABLE links ADD COLUMN title TEXT;
+CREATE TABLE clicks_4 (
+    link_id INTEGER NOT NULL,
+    day TEXT NOT NULL,
+    referrer_host TEXT NOT NULL,
+    ua_family TEXT NOT NULL,
+    os_family TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (link_id, day, referrer_host, ua_family, os_family)
+) WITHOUT ROWID;
+INSERT INTO clicks_4 SELECT link_id, day, referrer_host, ua_family, '(unknown)', n FROM clicks;
+DROP TABLE clicks;
+ALTER TABLE clicks_4 RENAME TO clicks
 """
 
 

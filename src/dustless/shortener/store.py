@@ -17,8 +17,9 @@ Schema (version 4), shared by both (types differ a little):
   one owner from learning another's code. ``expires_at`` is the API's ``validUntil``,
   ``valid_since`` its ``validSince`` (version 4, as is ``title``); ``visits`` counts the
   redirects of links with ``max_visits``.
-* ``clicks(link_id, day, referrer_host, ua_family, n)`` — aggregated counts, upserted in
-  batches (seed 003 ch. 8 마무리: 데이터 분석 솔루션). Bots are told apart by ``ua_family``.
+* ``clicks(link_id, day, referrer_host, ua_family, os_family, n)`` — aggregated counts,
+  upserted in batches (seed 003 ch. 8 마무리: 데이터 분석 솔루션). Bots are told apart by
+  ``ua_family``; ``os_family`` (version 4) is ``(unknown)`` for clicks counted before it.
 * ``api_keys(id, name UNIQUE, key_hash UNIQUE, admin, created_at, revoked_at)`` — SHA-256 of
   each key, never the key.
 * ``link_tags(link_id, tag)`` — a link's tags (version 3), indexed by tag for the list filter.
@@ -75,7 +76,7 @@ LINK_COLUMNS = (
 )
 # An export's key rows: the stored hash too (never the key, which is not stored).
 STORED_KEY_COLUMNS = "id, name, key_hash, admin, created_at, revoked_at"
-CLICK_COLUMNS = "link_id, day, referrer_host, ua_family, n"
+CLICK_COLUMNS = "link_id, day, referrer_host, ua_family, os_family, n"
 # How many days of clicks a link list shows per link (its small chart).
 CHART_DAYS = 30
 
@@ -203,9 +204,9 @@ class SharedBuckets(Protocol):
         ...
 
 
-# (day YYYY-MM-DD, referrer host, UA family) -> {link id: clicks}: a click batch as the
-# recorder keeps it, with no object per link (see clicks.py).
-ClickGroups: TypeAlias = Mapping[tuple[str, str, str], Mapping[int, int]]
+# (day YYYY-MM-DD, referrer host, UA family, OS family) -> {link id: clicks}: a click batch as
+# the recorder keeps it, with no object per link (see clicks.py).
+ClickGroups: TypeAlias = Mapping[tuple[str, str, str, str], Mapping[int, int]]
 
 
 @runtime_checkable
@@ -334,13 +335,20 @@ def make_stats(
     referrers: Sequence[tuple[str, int]],
     families: Sequence[tuple[str, int]],
     top: int,
+    systems: Sequence[tuple[str, int]] = (),
 ) -> LinkStats:
     """LinkStats from every day, referrer and family count (sorted by count); the referrers
     and families cut to ``top``. Bots are counted over every family, not only the top ones."""
     total = sum(n for _, n in by_day)
     bots = sum(n for family, n in families if is_bot_family(family))
     return LinkStats(
-        link, total, tuple(by_day), tuple(referrers[:top]), tuple(families[:top]), bots
+        link,
+        total,
+        tuple(by_day),
+        tuple(referrers[:top]),
+        tuple(families[:top]),
+        bots,
+        tuple(systems),
     )
 
 

@@ -76,6 +76,7 @@ def stats_json(
                 {"key": k, "clicks": n, "potentialBot": is_bot_family(k)}
                 for k, n in stats.user_agents
             ],
+            "operatingSystems": _counts(stats.operating_systems),
         }
     )
     return body
