@@ -38,6 +38,7 @@ from .validate import (
     check_alias,
     parse_expiry,
     parse_max_visits,
+    parse_order_by,
     parse_since,
     parse_tags,
     parse_title,
@@ -310,6 +311,7 @@ class Api:
             size = _whole(params.get("pageSize", str(_PAGE_SIZE)), "pageSize", 1, _MAX_PAGE_SIZE)
             search = params.get("search", "").strip()[:_MAX_SEARCH]
             tag = params.get("tag") or None
+            order = parse_order_by(params.get("orderBy"))
             now = self.app.now()
             since = time.strftime("%Y-%m-%d", time.gmtime(now - (CHART_DAYS - 1) * 86400))
             page = await self.app.store.list_links(
@@ -319,6 +321,7 @@ class Api:
                 size,
                 since,
                 tag,
+                order,
             )
         except Rejected as exc:
             return _rejected(exc)
@@ -327,6 +330,7 @@ class Api:
         body = page_json(page, self.config.short_prefix, now, number, size)
         body["search"] = search
         body["tag"] = tag
+        body["orderBy"] = params.get("orderBy") or None
         body["chartSince"] = since
         return JSONResponse(body, headers=_NO_STORE)
 

@@ -104,6 +104,14 @@ _PATHS: dict[str, Any] = {
             "parameters": [
                 {"name": "search", "in": "query", "schema": {"type": "string"}},
                 {"name": "tag", "in": "query", "schema": {"type": "string"}},
+                {
+                    "name": "orderBy",
+                    "in": "query",
+                    "schema": {
+                        "type": "string",
+                        "pattern": "^(dateCreated|shortCode|longUrl|title|visits)-(ASC|DESC)$",
+                    },
+                },
                 {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}},
                 {
                     "name": "pageSize",

@@ -53,6 +53,7 @@ from .store import (
     link_page,
     make_stats,
     new_link,
+    order_clause,
     row_to_key,
     row_to_link,
     same_slug_request,
@@ -62,6 +63,7 @@ from .store import (
 
 __all__ = ["PostgresStore"]
 
+_C = ' COLLATE "C"'  # text orders byte by byte, as SQLite's BINARY does
 _POOL_SIZE = 4
 _WAIT = 5.0  # seconds a request waits for a connection before it answers 503
 _BUCKET_IDLE = 86_400.0  # a bucket untouched this long is full again for any rate ≥ burst/day
@@ -318,6 +320,7 @@ class PostgresStore:
         limit: int,
         since_day: str,
         tag: str | None = None,
+        order: tuple[str, bool] | None = None,
     ) -> LinkPage:
         clauses: list[str] = []
         args: list[object] = []
@@ -336,7 +339,8 @@ class PostgresStore:
             row = await cur.fetchone()
             total = int(row[0]) if row else 0
             cur = await conn.execute(
-                f"SELECT {LINK_COLUMNS} FROM links{where} ORDER BY id DESC LIMIT %s OFFSET %s",
+                f"SELECT {LINK_COLUMNS} FROM links{where}{order_clause(order, _C)}"
+                " LIMIT %s OFFSET %s",
                 [*args, limit, offset],
             )
             links = [row_to_link(r) for r in await cur.fetchall()]

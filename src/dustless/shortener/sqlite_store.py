@@ -57,6 +57,7 @@ from .store import (
     link_page,
     make_stats,
     new_link,
+    order_clause,
     row_to_key,
     row_to_link,
     same_slug_request,
@@ -381,6 +382,7 @@ class SqliteStore:
         limit: int,
         since_day: str,
         tag: str | None = None,
+        order: tuple[str, bool] | None = None,
     ) -> LinkPage:
         where, args = _link_filter(owner, search, tag)
         try:
@@ -388,7 +390,7 @@ class SqliteStore:
                 self._reader.execute(f"SELECT COUNT(*) FROM links{where}", args).fetchone()[0]
             )
             rows = self._reader.execute(
-                f"SELECT {LINK_COLUMNS} FROM links{where} ORDER BY id DESC LIMIT ? OFFSET ?",
+                f"SELECT {LINK_COLUMNS} FROM links{where}{order_clause(order)} LIMIT ? OFFSET ?",
                 (*args, limit, offset),
             ).fetchall()
             links = [row_to_link(r) for r in rows]

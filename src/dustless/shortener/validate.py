@@ -34,6 +34,7 @@ __all__ = [
     "check_alias",
     "parse_expiry",
     "parse_max_visits",
+    "parse_order_by",
     "parse_since",
     "parse_tags",
     "parse_title",
@@ -348,6 +349,24 @@ def parse_title(value: object, name: str = "title") -> str | None:
     if len(title) > _MAX_TITLE or _CONTROL.search(title):
         raise Rejected(f"{name}: at most {_MAX_TITLE} characters, no control characters", "title")
     return title or None
+
+
+# Shlink's orderBy fields for the short URL list; the store maps them to columns.
+ORDER_FIELDS = ("dateCreated", "shortCode", "longUrl", "title", "visits")
+
+
+def parse_order_by(value: str | None) -> tuple[str, bool] | None:
+    """Shlink's ``orderBy=FIELD-ASC|DESC`` as ``(field, descending)``; None for no order."""
+    if not value:
+        return None
+    field, _, direction = value.partition("-")
+    if field not in ORDER_FIELDS or direction.upper() not in ("ASC", "DESC"):
+        raise Rejected(
+            f"orderBy must be FIELD-ASC or FIELD-DESC, FIELD one of {', '.join(ORDER_FIELDS)}"
+            f" (not {value[:40]!r})",
+            "order-by",
+        )
+    return field, direction.upper() == "DESC"
 
 
 def parse_max_visits(value: object) -> int | None:
