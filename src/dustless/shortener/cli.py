@@ -326,7 +326,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "CSV, told apart by the first line — keeping every code. Every line is checked first: "
         "a bad one names its line and nothing is imported. Importing twice adds nothing; a "
         "code naming another URL, or a key name with another hash, refuses the whole file.",
-        "dustless shortener import --db postgresql://app@db/short shortener.jsonl",
+        "dustless shortener import --db postgresql://app@db/short shortener.jsonl\n"
+        "  dustless shortener import --from shlink short_urls.csv",
     )
     imp.add_argument("file", metavar="FILE", help="export file, or - for stdin")
     _db_option(imp)
@@ -335,6 +336,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="rfc3986",
         metavar="POLICY",
         help="normalization policy (default rfc3986)",
+    )
+    imp.add_argument(
+        "--from",
+        dest="source",
+        choices=("dustless", "shlink", "yourls"),
+        default="dustless",
+        help="whose export FILE is: dustless (default), shlink (the web client's short URL "
+        "CSV) or yourls (the yourls_url table as CSV with a header row)",
     )
     imp.add_argument("--json", action="store_true", help="print what was imported as JSON")
 
@@ -505,7 +514,16 @@ async def _import_from(
     from .dump import is_dump, read_dump
 
     first = source.readline()
-    if is_dump(first):
+    if args.source != "dustless":
+        from .foreign import read_foreign
+
+        records = read_foreign(
+            io.StringIO(first.lstrip("\ufeff") + source.read()), name, args.source, checker
+        )
+        async with store_for(args.db) as store:
+            counts = await store.import_dump((), records)
+        kind = args.source
+    elif is_dump(first):
         dump = read_dump(itertools.chain([first], source), name, checker)
         async with store_for(args.db) as store:
             counts = await store.import_dump(dump.keys, dump.links)
@@ -518,7 +536,7 @@ async def _import_from(
         kind = "csv"
     if args.json:
         print(json.dumps(_import_json(kind, counts), indent=2))
-    elif kind == "jsonl":
+    elif kind != "csv":
         print(
             f"imported {counts.links_added} links ({counts.links_present} already present), "
             f"{counts.keys_added} keys ({counts.keys_present} already present), "

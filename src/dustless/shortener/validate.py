@@ -67,6 +67,8 @@ RESERVED_ALIASES = frozenset(
 )
 # A custom slug (Shlink's customSlug): base62 and '-', '_', starting with a letter or digit.
 _ALIAS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{2,63}")
+# An imported code may be shorter: other shorteners make codes of one or two characters.
+_IMPORTED_CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 # Control characters (C0 and DEL): CR and LF in a Location header would split the response
 # (RFC 9110 §5.5 forbids them in field values), the others never belong in a link.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -249,6 +251,8 @@ def check_alias(value: object, *, imported: bool = False) -> str:
     export) keep whatever shape they had: new codes skip them."""
     if not isinstance(value, str):
         raise Rejected("customSlug must be a string", "alias")
+    if imported and _IMPORTED_CODE.fullmatch(value) and value.lower() not in RESERVED_ALIASES:
+        return value  # another shortener's code (YOURLS: "1", "ab"): kept as it was
     if not _ALIAS.fullmatch(value):
         raise Rejected(
             "customSlug must be 3 to 64 characters of A-Z, a-z, 0-9, '_' and '-', "
