@@ -71,7 +71,7 @@ def test_cache_entries_are_not_walked_by_the_garbage_collector():
 
 class GroupedStore:
     def __init__(self, fail_first: bool = False) -> None:
-        self.batches: list[dict[tuple[str, str, str], dict[int, int]]] = []
+        self.batches: list[dict[tuple[str, str, str, str], dict[int, int]]] = []
         self.fail_first = fail_first
 
     async def add_click_groups(self, groups):
@@ -99,12 +99,12 @@ async def test_clicks_are_grouped_by_day_referrer_and_browser():
     assert recorder.pending == 0
     (batch,) = store.batches
     assert set(batch) == {
-        ("1970-01-04", "", "curl"),
-        ("1970-01-04", "news.example", "curl"),
-        ("1970-01-05", "", "curl"),
+        ("1970-01-04", "", "curl", "other"),
+        ("1970-01-04", "news.example", "curl", "other"),
+        ("1970-01-05", "", "curl", "other"),
     }
-    assert batch["1970-01-04", "", "curl"] == {i: 1 for i in range(3000)}
-    assert batch["1970-01-04", "news.example", "curl"] == {5: 1}
+    assert batch["1970-01-04", "", "curl", "other"] == {i: 1 for i in range(3000)}
+    assert batch["1970-01-04", "news.example", "curl", "other"] == {5: 1}
     await recorder.flush()  # nothing new: nothing written
     assert len(store.batches) == 1
 
@@ -118,7 +118,7 @@ async def test_a_failed_grouped_batch_is_kept_for_the_next_one():
     assert recorder.pending == 2
     recorder.record(1, 0.0, "", "")
     await recorder.flush()
-    assert store.batches == [{("1970-01-01", "", "(none)"): {1: 2, 2: 1}}]
+    assert store.batches == [{("1970-01-01", "", "(none)", "other"): {1: 2, 2: 1}}]
 
 
 async def test_a_full_backlog_drops_new_links_but_counts_known_ones():
@@ -139,12 +139,12 @@ async def test_sqlite_writes_grouped_clicks_like_single_ones(tmp_path):
         many = _CLICK_CHUNK * 2 + 7  # more than one chunk; ids need not exist as links
         await store.add_click_groups(
             {
-                ("2026-01-01", "", "curl"): {links[0].id: 2, links[1].id: 1},
-                ("2026-01-01", "news.example", "Chrome"): {links[0].id: 1},
-                ("2026-01-02", "", "curl"): {10_000 + i: 1 for i in range(many)},
+                ("2026-01-01", "", "curl", "Linux"): {links[0].id: 2, links[1].id: 1},
+                ("2026-01-01", "news.example", "Chrome", "Windows"): {links[0].id: 1},
+                ("2026-01-02", "", "curl", "Linux"): {10_000 + i: 1 for i in range(many)},
             }
         )
-        await store.add_click_groups({("2026-01-01", "", "curl"): {links[0].id: 3}})
+        await store.add_click_groups({("2026-01-01", "", "curl", "Linux"): {links[0].id: 3}})
         await store.add_clicks({ClickKey(links[0].id, "2026-01-02", "", "curl"): 4})
         await store.add_click_groups({})
         stats = await store.stats(links[0])
@@ -152,6 +152,7 @@ async def test_sqlite_writes_grouped_clicks_like_single_ones(tmp_path):
         assert stats.by_day == (("2026-01-01", 6), ("2026-01-02", 4))
         assert stats.referrers == (("", 9), ("news.example", 1))
         assert stats.user_agents == (("curl", 9), ("Chrome", 1))
+        assert stats.operating_systems == (("Linux", 5), ("(unknown)", 4), ("Windows", 1))
         assert (await store.stats(links[1])).total == 1
         rows = store._reader.execute(
             "SELECT COUNT(*), SUM(n) FROM clicks WHERE link_id >= 10000"

@@ -33,7 +33,16 @@ from .openapi import openapi_spec
 from .qr import QrFormat, QrRenderer
 from .ratelimit import RateLimiter
 from .store import CHART_DAYS, SharedBuckets
-from .validate import Rejected, check_alias, parse_expiry, parse_max_visits, parse_tags
+from .validate import (
+    Rejected,
+    check_alias,
+    parse_expiry,
+    parse_max_visits,
+    parse_order_by,
+    parse_since,
+    parse_tags,
+    parse_title,
+)
 from .views import link_json, page_json, stats_json
 
 if TYPE_CHECKING:
@@ -67,6 +76,7 @@ _FAVICON = (
     b'<path d="M4 8h8M9 5l3 3-3 3" stroke="#fff" stroke-width="2" fill="none"/></svg>'
 )
 _NO_STORE = {"cache-control": "no-store"}
+_EDITABLE = frozenset({"validSince", "validUntil", "expiresAt", "maxVisits", "title", "tags"})
 
 
 def _error(status: int, message: str, problem: str, **headers: str) -> JSONResponse:
@@ -257,16 +267,19 @@ class Api:
         if isinstance(redirect, bool) or redirect not in (301, 302):
             raise Rejected("redirect must be 301 or 302", "redirect")
         name = "validUntil" if "validUntil" in data else "expiresAt"
+        expires_at = parse_expiry(data.get(name), now, name)
         new = NewLink(
             long_url=checked.stored,
             key=checked.key,
             redirect=Redirect(redirect),
             created_at=now,
             alias=slug,
-            expires_at=parse_expiry(data.get(name), now, name),
+            expires_at=expires_at,
             owner=owner,
             max_visits=parse_max_visits(data.get("maxVisits")),
             tags=parse_tags(data.get("tags")),
+            valid_since=parse_since(data.get("validSince"), expires_at),
+            title=parse_title(data.get("title")),
         )
         return new, checked.host
 
@@ -298,6 +311,7 @@ class Api:
             size = _whole(params.get("pageSize", str(_PAGE_SIZE)), "pageSize", 1, _MAX_PAGE_SIZE)
             search = params.get("search", "").strip()[:_MAX_SEARCH]
             tag = params.get("tag") or None
+            order = parse_order_by(params.get("orderBy"))
             now = self.app.now()
             since = time.strftime("%Y-%m-%d", time.gmtime(now - (CHART_DAYS - 1) * 86400))
             page = await self.app.store.list_links(
@@ -307,6 +321,7 @@ class Api:
                 size,
                 since,
                 tag,
+                order,
             )
         except Rejected as exc:
             return _rejected(exc)
@@ -315,6 +330,7 @@ class Api:
         body = page_json(page, self.config.short_prefix, now, number, size)
         body["search"] = search
         body["tag"] = tag
+        body["orderBy"] = params.get("orderBy") or None
         body["chartSince"] = since
         return JSONResponse(body, headers=_NO_STORE)
 
@@ -339,10 +355,11 @@ class Api:
             link = await app.store.get(code)
             if link is None or not self._may_see(caller, link):
                 return self._miss(request, f"no link '{code}'")
-            unknown = set(data) - {"validUntil", "expiresAt", "maxVisits", "tags"}
+            unknown = set(data) - _EDITABLE
             if unknown:
                 raise Rejected(
-                    f"only validUntil, maxVisits and tags can be changed, not {sorted(unknown)[0]}",
+                    "only validSince, validUntil, maxVisits, title and tags can be changed, "
+                    f"not {sorted(unknown)[0]}",
                     "edit",
                 )
             tags = parse_tags(data["tags"]) if "tags" in data else None
@@ -353,7 +370,16 @@ class Api:
                     expires_at = parse_expiry(data[name], now, name)
             if "maxVisits" in data:
                 max_visits = parse_max_visits(data["maxVisits"])
-            updated = await app.store.update_link(link.id, expires_at, max_visits)
+            valid_since, title = link.valid_since, link.title
+            if "validSince" in data:
+                valid_since = parse_since(data["validSince"], expires_at)
+            elif valid_since is not None and expires_at is not None and valid_since >= expires_at:
+                raise Rejected("validUntil must be after validSince", "expires")
+            if "title" in data:
+                title = parse_title(data["title"])
+            updated = await app.store.update_link(
+                link.id, expires_at, max_visits, valid_since, title
+            )
             if updated is not None and tags is not None:
                 await app.store.set_tags(link.id, tags)
             shown_tags = (await app.store.tags_of([link.id])).get(link.id, ())

@@ -140,7 +140,16 @@ class ShortenerApp:
                     await self._send_error(send, api, 404, f"no link '{code}'", "not-found")
                 return
             entry = self.cache.put(link, now)
-        link_id, _, _, status, _, expires_at, _, location, _, max_visits, _ = entry
+        link_id, _, _, status, _, expires_at, _, location, _, max_visits, _, valid_since, _ = entry
+        if valid_since is not None and now < valid_since:
+            # Shlink answers a short URL before its validSince as one that does not exist
+            # (404 "not found"), and so do we: counted as a miss like any unknown code.
+            wait = self.miss_limiter.take(self.client_of(scope), now)
+            if wait > 0:
+                await self.send_429(send, api, wait, "too many unknown codes")
+            else:
+                await self._send_error(send, api, 404, f"no link '{code}'", "not-found")
+            return
         if expires_at is not None and now >= expires_at:
             await self._send_error(send, api, 410, _ENDED["expired"], "expired")
             return

@@ -1,4 +1,5 @@
-"""Which clicks are people: User-Agent families, and the ones counted as potential bots.
+"""Which clicks are people: User-Agent families, the ones counted as potential bots, and the
+operating system family beside the browser's.
 
 Link previews (Slack, Facebook, X/Twitter, LinkedIn, Discord, Telegram, WhatsApp), search
 crawlers, scripts (curl, python-requests) and headless browsers fetch a short link without a
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["BOT_FAMILIES", "is_bot_family", "ua_family"]
+__all__ = ["BOT_FAMILIES", "OS_FAMILIES", "UNKNOWN_OS", "is_bot_family", "os_family", "ua_family"]
 
 # Ordered, first match wins. Link-preview fetchers, crawlers, scripts and headless browsers
 # come first: their User-Agents often imitate a browser's ("… Chrome/120 Safari/537.36").
@@ -75,6 +76,32 @@ def ua_family(user_agent: str) -> str:
     if not user_agent:
         return "(none)"
     for name, pattern in _FAMILIES:
+        if pattern.search(user_agent):
+            return name
+    return "other"
+
+
+# Ordered, first match wins. iPhones and iPads say "like Mac OS X", Android and ChromeOS say
+# "Linux": the specific ones come first. An iPad asking for the desktop site sends a Mac's
+# User-Agent and is counted as macOS (nothing in the header tells them apart).
+_OPERATING_SYSTEMS = (
+    ("iOS", re.compile(r"iPhone|iPad|iPod|\biOS\b|CFNetwork/.* Darwin/")),
+    ("Android", re.compile(r"Android")),
+    ("ChromeOS", re.compile(r"\bCrOS\b")),
+    ("Windows", re.compile(r"Windows|\bWin(32|64|NT)\b")),
+    ("macOS", re.compile(r"Macintosh|Mac OS X|\bmacOS\b")),
+    ("Linux", re.compile(r"Linux|Ubuntu|Fedora|Debian")),
+)
+# What stats may show: these, "other" (a User-Agent naming none of them, or none at all), and
+# "(unknown)" for clicks counted before the family was recorded (schema version 3 and older).
+OS_FAMILIES = ("Windows", "macOS", "iOS", "Android", "Linux", "ChromeOS", "other")
+UNKNOWN_OS = "(unknown)"
+
+
+@functools.lru_cache(maxsize=4096)
+def os_family(user_agent: str) -> str:
+    """The operating system family of a ``User-Agent``: one of ``OS_FAMILIES``."""
+    for name, pattern in _OPERATING_SYSTEMS:
         if pattern.search(user_agent):
             return name
     return "other"

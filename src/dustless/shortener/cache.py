@@ -31,9 +31,21 @@ from .model import Link, Redirect
 __all__ = ["REVALIDATE", "Entry", "LinkCache"]
 
 # (id, code, long_url, redirect status, created_at, expires_at, is_alias, Location bytes,
-#  owner, max_visits, the time it was read)
+#  owner, max_visits, the time it was read, valid_since, title)
 Entry: TypeAlias = tuple[
-    int, str, str, int, float, float | None, bool, bytes, int, int | None, float
+    int,
+    str,
+    str,
+    int,
+    float,
+    float | None,
+    bool,
+    bytes,
+    int,
+    int | None,
+    float,
+    float | None,
+    str | None,
 ]
 REVALIDATE = 5.0  # seconds an entry is served before the link is read again
 
@@ -53,11 +65,15 @@ def to_entry(link: Link, now: float = 0.0) -> Entry:
         link.owner,
         link.max_visits,
         now,
+        link.valid_since,
+        link.title,
     )
 
 
 def to_link(entry: Entry) -> Link:
-    link_id, code, long_url, redirect, created_at, expires_at, is_alias, _, owner, limit, _ = entry
+    link_id, code, long_url, redirect, created_at, expires_at, is_alias, _, owner, limit = entry[
+        :10
+    ]
     return Link(
         link_id,
         code,
@@ -68,6 +84,8 @@ def to_link(entry: Entry) -> Link:
         is_alias,
         owner,
         limit,
+        valid_since=entry[11],
+        title=entry[12],
     )
 
 

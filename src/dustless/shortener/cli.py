@@ -25,7 +25,9 @@ from .validate import (
     check_alias,
     parse_expiry,
     parse_max_visits,
+    parse_since,
     parse_tags,
+    parse_title,
 )
 
 __all__ = ["HELP", "configure", "run"]
@@ -44,6 +46,7 @@ _EPILOG = """examples:
       --base-url https://sho.rt --redirect 301 --blocklist blocked.txt --rate-limit 2
   dustless shortener add https://example.com/a/very/long/path
   dustless shortener add https://example.com/ --slug home --redirect 301 --max-visits 100
+  dustless shortener add https://example.com/launch --valid-since 2030-01-01T09:00:00Z
   dustless shortener stats 3fK9xQa --json
   dustless shortener export > shortener.jsonl        # keys, links, owners, clicks
   dustless shortener import --db postgresql://app@db/short shortener.jsonl
@@ -251,6 +254,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="when the link ends (410 Gone after it), RFC 3339, e.g. 2030-01-01T00:00:00Z",
     )
     add.add_argument(
+        "--valid-since",
+        dest="since",
+        metavar="TIME",
+        help="when the link starts working (404 Not Found before it, as Shlink), RFC 3339",
+    )
+    add.add_argument("--title", metavar="TEXT", help="the link's title (up to 512 characters)")
+    add.add_argument(
         "--max-visits",
         type=_positive_int,
         metavar="N",
@@ -316,7 +326,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "CSV, told apart by the first line — keeping every code. Every line is checked first: "
         "a bad one names its line and nothing is imported. Importing twice adds nothing; a "
         "code naming another URL, or a key name with another hash, refuses the whole file.",
-        "dustless shortener import --db postgresql://app@db/short shortener.jsonl",
+        "dustless shortener import --db postgresql://app@db/short shortener.jsonl\n"
+        "  dustless shortener import --from shlink short_urls.csv",
     )
     imp.add_argument("file", metavar="FILE", help="export file, or - for stdin")
     _db_option(imp)
@@ -325,6 +336,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="rfc3986",
         metavar="POLICY",
         help="normalization policy (default rfc3986)",
+    )
+    imp.add_argument(
+        "--from",
+        dest="source",
+        choices=("dustless", "shlink", "yourls"),
+        default="dustless",
+        help="whose export FILE is: dustless (default), shlink (the web client's short URL "
+        "CSV) or yourls (the yourls_url table as CSV with a header row)",
     )
     imp.add_argument("--json", action="store_true", help="print what was imported as JSON")
 
@@ -358,18 +377,26 @@ async def _add(args: argparse.Namespace) -> int:
     try:
         checked = checker.check(args.url)
         alias = check_alias(args.alias) if args.alias else None
+        until = parse_expiry(args.expires, now, "--valid-until")
         new = NewLink(
             checked.stored,
             checked.key,
             Redirect(args.redirect),
             now,
             alias,
-            parse_expiry(args.expires, now, "--valid-until"),
+            until,
             max_visits=parse_max_visits(args.max_visits),
             tags=parse_tags(args.tags, "--tag"),
+            valid_since=parse_since(args.since, until, "--valid-since"),
+            title=parse_title(args.title, "--title"),
         )
     except Rejected as exc:
-        message = str(exc).replace("longUrl", "URL").replace("customSlug", "--slug")
+        message = (
+            str(exc)
+            .replace("longUrl", "URL")
+            .replace("customSlug", "--slug")
+            .replace("before validUntil", "before --valid-until")
+        )
         raise UsageError(message) from None
     async with store_for(args.db) as store:
         try:
@@ -395,7 +422,7 @@ async def _add(args: argparse.Namespace) -> int:
 
 
 async def _stats(args: argparse.Namespace) -> int:
-    from .views import DIRECT, stats_json
+    from .views import DIRECT, iso, stats_json
 
     config = ShortenerConfig(base_url=args.base_url)
     async with store_for(args.db) as store:
@@ -409,6 +436,10 @@ async def _stats(args: argparse.Namespace) -> int:
         print(json.dumps(stats_json(stats, config.short_prefix, now, tags), indent=2))
         return 0
     print(f"{link.code} → {link.long_url}")
+    if link.title:
+        print(f"title: {link.title}")
+    if link.valid_since is not None:
+        print(f"valid since {iso(link.valid_since)}")
     print(
         f"redirect {int(link.redirect)}, {stats.total} clicks: {stats.human} by people, "
         f"{stats.bots} by potential bots; {link.ended(now).value}"
@@ -421,6 +452,7 @@ async def _stats(args: argparse.Namespace) -> int:
         ("by day", stats.by_day),
         ("referrers", stats.referrers),
         ("browsers", stats.user_agents),
+        ("operating systems", stats.operating_systems),
     ):
         if rows:
             print(f"{title}:")
@@ -482,7 +514,16 @@ async def _import_from(
     from .dump import is_dump, read_dump
 
     first = source.readline()
-    if is_dump(first):
+    if args.source != "dustless":
+        from .foreign import read_foreign
+
+        records = read_foreign(
+            io.StringIO(first.lstrip("\ufeff") + source.read()), name, args.source, checker
+        )
+        async with store_for(args.db) as store:
+            counts = await store.import_dump((), records)
+        kind = args.source
+    elif is_dump(first):
         dump = read_dump(itertools.chain([first], source), name, checker)
         async with store_for(args.db) as store:
             counts = await store.import_dump(dump.keys, dump.links)
@@ -495,7 +536,7 @@ async def _import_from(
         kind = "csv"
     if args.json:
         print(json.dumps(_import_json(kind, counts), indent=2))
-    elif kind == "jsonl":
+    elif kind != "csv":
         print(
             f"imported {counts.links_added} links ({counts.links_present} already present), "
             f"{counts.keys_added} keys ({counts.keys_present} already present), "

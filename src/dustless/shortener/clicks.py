@@ -18,7 +18,7 @@ import time
 from dustless.errors import DustlessError, InvalidURL
 from dustless.url import host_of
 
-from .bots import ua_family
+from .bots import os_family, ua_family
 from .model import ClickKey
 from .store import GroupedClickStore, Store
 
@@ -57,14 +57,14 @@ class ClickRecorder:
         self._store = store
         self._interval = interval
         self._max_keys = max_keys
-        # (day number, referrer host, UA family) -> {link id: clicks}. Hosts and families are
-        # resolved when the click is counted (a dict hit almost always), so that a flush of
-        # cold traffic — thousands of distinct links a second — is a plain hand-over, not tens
-        # of milliseconds of parsing that every waiting redirect would pay for.
-        self._pending: dict[tuple[int, str, str], dict[int, int]] = {}
+        # (day number, referrer host, UA family, OS family) -> {link id: clicks}. Hosts and
+        # families are resolved when the click is counted (a dict hit almost always), so that a
+        # flush of cold traffic — thousands of distinct links a second — is a plain hand-over,
+        # not tens of milliseconds of parsing that every waiting redirect would pay for.
+        self._pending: dict[tuple[int, str, str, str], dict[int, int]] = {}
         self._size = 0  # (group, link) entries in _pending
         self._hosts: dict[str, str] = {}
-        self._families: dict[str, str] = {}
+        self._families: dict[str, tuple[str, str]] = {}  # User-Agent -> (browser, OS)
         # The group of the previous click: consecutive clicks nearly always share it.
         self._last: tuple[int, str, str, dict[int, int]] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -95,13 +95,14 @@ class ClickRecorder:
             if len(self._hosts) >= _MAX_CACHED:
                 self._hosts.clear()
             self._hosts[referer] = host
-        family = self._families.get(user_agent)
-        if family is None:
-            family = ua_family(user_agent[:_MAX_FIELD])
+        families = self._families.get(user_agent)
+        if families is None:
+            agent = user_agent[:_MAX_FIELD]
+            families = (ua_family(agent), os_family(agent))
             if len(self._families) >= _MAX_CACHED:
                 self._families.clear()
-            self._families[user_agent] = family
-        key = (day, host, family)
+            self._families[user_agent] = families
+        key = (day, host, families[0], families[1])
         counts = self._pending.get(key)
         if counts is None:
             counts = self._pending[key] = {}
@@ -117,7 +118,8 @@ class ClickRecorder:
 
     @property
     def pending(self) -> int:
-        """How many (link, day, referrer host, UA family) counts wait for the next batch."""
+        """How many (link, day, referrer host, UA and OS family) counts wait for the next
+        batch."""
         return self._size
 
     async def flush(self) -> None:
@@ -125,7 +127,7 @@ class ClickRecorder:
         if not self._size:
             return
         batch, self._pending, self._size, self._last = self._pending, {}, 0, None
-        groups = {(self._day(d), h, f): c for (d, h, f), c in batch.items() if c}
+        groups = {(self._day(d), h, f, o): c for (d, h, f, o), c in batch.items() if c}
         try:
             store = self._store
             if isinstance(store, GroupedClickStore):

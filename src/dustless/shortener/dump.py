@@ -1,5 +1,8 @@
-"""The export format that moves a whole deployment: JSON Lines, version 1 (pure: rows in,
-lines out, and back).
+"""The export format that moves a whole deployment: JSON Lines, version 2 (pure: rows in,
+lines out, and back). Version 2 adds a link's ``validSince`` and ``title`` and the operating
+system family of its clicks: a version 1 file still imports (its links have neither, its
+clicks' system is ``(unknown)``); a reader of version 1 refuses a version 2 file
+rather than drop the start of a link that must not work yet.
 
 The first line is a header naming the format and its version; every other line is one
 record, ``{"type": "key", …}`` or ``{"type": "link", …}``, keys first (a link names its owner
@@ -29,15 +32,23 @@ from typing import Any, TextIO
 
 from dustless.errors import UsageError
 
+from .bots import UNKNOWN_OS
 from .codes import is_code_shape
 from .model import Link, LinkRecord, Redirect, StoredKey
 from .store import RawDump, row_to_link
-from .validate import Rejected, UrlChecker, check_alias, parse_max_visits, parse_tags
+from .validate import (
+    Rejected,
+    UrlChecker,
+    check_alias,
+    parse_max_visits,
+    parse_tags,
+    parse_title,
+)
 
 __all__ = ["FORMAT", "VERSION", "Dump", "is_dump", "read_dump", "write_dump"]
 
 FORMAT = "dustless-shortener"
-VERSION = 1
+VERSION = 2
 _NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
@@ -110,7 +121,9 @@ def write_dump(
             "longUrl": link.long_url,
             "redirect": int(link.redirect),
             "createdAt": _time(link.created_at),
+            "validSince": _time(link.valid_since),
             "validUntil": _time(link.expires_at),
+            "title": link.title,
             "customSlug": link.is_alias,
             "owner": owner,
             "maxVisits": link.max_visits,
@@ -129,9 +142,9 @@ def _clicks_by_link(
     by_link: dict[int, list[list[object]]] = {}
     for row in rows:
         try:
-            link_id, day, host, family, n = row
+            link_id, day, host, family, system, n = row
             by_link.setdefault(int(link_id), []).append(  # type: ignore[call-overload]
-                [str(day), str(host), str(family), int(n)]  # type: ignore[call-overload]
+                [str(day), str(host), str(family), str(system), int(n)]  # type: ignore[call-overload]
             )
         except (TypeError, ValueError) as exc:
             report(f"click row {row[:2]!r} left out: {exc}")
@@ -179,7 +192,9 @@ def _read_key(record: dict[str, Any]) -> StoredKey:
     )
 
 
-def _read_link(record: dict[str, Any], checker: UrlChecker, owners: set[str]) -> LinkRecord:
+def _read_link(
+    record: dict[str, Any], checker: UrlChecker, owners: set[str], version: int
+) -> LinkRecord:
     code = _get(record, "code", (str,))
     is_alias = _get(record, "customSlug", (bool,))
     if is_alias:
@@ -194,20 +209,22 @@ def _read_link(record: dict[str, Any], checker: UrlChecker, owners: set[str]) ->
     visits = _get(record, "visits", (int,))
     if visits < 0:
         raise ValueError(f"'visits' is {visits}")
-    counts: dict[tuple[str, str, str], int] = {}
+    counts: dict[tuple[str, str, str, str], int] = {}
+    # Version 1 counted clicks without their operating system: [day, host, UA, n].
+    width, shape = (4, "[day, host, UA, n]") if version == 1 else (5, "[day, host, UA, OS, n]")
     for item in _get(record, "clicks", (list,)):
         if not (
             isinstance(item, list)
-            and len(item) == 4
-            and all(isinstance(v, str) for v in item[:3])
-            and isinstance(item[3], int)
-            and not isinstance(item[3], bool)
-            and item[3] >= 0
+            and len(item) == width
+            and all(isinstance(v, str) for v in item[:-1])
+            and isinstance(item[-1], int)
+            and not isinstance(item[-1], bool)
+            and item[-1] >= 0
         ):
-            raise ValueError(f"a click count is {json.dumps(item)[:60]}, not [day, host, UA, n]")
+            raise ValueError(f"a click count is {json.dumps(item)[:60]}, not {shape}")
         dt.date.fromisoformat(item[0])  # ValueError for a day that is none
-        group = (item[0], item[1], item[2])
-        counts[group] = counts.get(group, 0) + item[3]
+        group = (item[0], item[1], item[2], UNKNOWN_OS if version == 1 else item[3])
+        counts[group] = counts.get(group, 0) + item[-1]
     link = Link(
         id=0,
         code=code,
@@ -218,12 +235,19 @@ def _read_link(record: dict[str, Any], checker: UrlChecker, owners: set[str]) ->
         is_alias=is_alias,
         max_visits=parse_max_visits(limit),
         visits=visits,
+        # Version 1 files have neither.
+        valid_since=_read_time(record, "validSince", optional=True)
+        if "validSince" in record
+        else None,
+        title=parse_title(_get(record, "title", (str,), optional=True))
+        if "title" in record
+        else None,
     )
     return LinkRecord(
         link,
         checked.key,
         owner,
-        tuple((d, h, f, n) for (d, h, f), n in counts.items()),
+        tuple((d, h, f, o, n) for (d, h, f, o), n in counts.items()),
         parse_tags(_get(record, "tags", (list,))),
     )
 
@@ -241,6 +265,7 @@ def read_dump(source: Iterable[str], name: str, checker: UrlChecker) -> Dump:
     owners: set[str] = set()
     codes: set[str] = set()
     header_seen = False
+    version = VERSION
     for number, line in _lines(source):
         where = f"{name}:{number}"
         try:
@@ -250,7 +275,7 @@ def read_dump(source: Iterable[str], name: str, checker: UrlChecker) -> Dump:
         if not isinstance(record, dict):
             raise UsageError(f"{where}: a record is a JSON object")
         if not header_seen:
-            _check_header(record, where)
+            version = _check_header(record, where)
             header_seen = True
             continue
         try:
@@ -264,7 +289,7 @@ def read_dump(source: Iterable[str], name: str, checker: UrlChecker) -> Dump:
                 owners.add(key.name)
                 keys.append(key)
             elif kind == "link":
-                link = _read_link(record, checker, owners)
+                link = _read_link(record, checker, owners, version)
                 if link.link.code in codes:
                     raise ValueError(f"code {link.link.code!r} appears twice")
                 codes.add(link.link.code)
@@ -278,7 +303,7 @@ def read_dump(source: Iterable[str], name: str, checker: UrlChecker) -> Dump:
     return Dump(tuple(keys), tuple(links))
 
 
-def _check_header(record: dict[str, Any], where: str) -> None:
+def _check_header(record: dict[str, Any], where: str) -> int:
     if record.get("format") != FORMAT:
         raise UsageError(f"{where}: not a {FORMAT} export (its first line names no such format)")
     version = record.get("version")
@@ -289,3 +314,4 @@ def _check_header(record: dict[str, Any], where: str) -> None:
             f"{where}: export format version {version} is newer than this dustless reads "
             f"({VERSION}); upgrade dustless to import it"
         )
+    return version

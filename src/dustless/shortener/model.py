@@ -41,6 +41,7 @@ class Ended(enum.Enum):
     """Whether a link still redirects; an ended link answers 410 Gone."""
 
     ACTIVE = "active"
+    NOT_YET_VALID = "not-yet-valid"  # before its validSince: answered as an unknown code
     EXPIRED = "expired"  # its validUntil has passed
     VISIT_LIMIT = "visit-limit"  # its maxVisits redirects were all served
 
@@ -59,11 +60,19 @@ class Link:
     owner: int = ANONYMOUS  # the id of the API key that made it
     max_visits: int | None = None
     visits: int = 0  # redirects served, counted only for links with max_visits
+    valid_since: float | None = None  # the API's validSince: not found before it (Shlink)
+    title: str | None = None
+
+    def pending(self, now: float) -> bool:
+        """Before its validSince: the link behaves as not found (Shlink's "disabled")."""
+        return self.valid_since is not None and now < self.valid_since
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and now >= self.expires_at
 
     def ended(self, now: float) -> Ended:
+        if self.pending(now):
+            return Ended.NOT_YET_VALID
         if self.expired(now):
             return Ended.EXPIRED
         if self.max_visits is not None and self.visits >= self.max_visits:
@@ -84,12 +93,20 @@ class NewLink:
     owner: int = ANONYMOUS
     max_visits: int | None = None
     tags: tuple[str, ...] = ()
+    valid_since: float | None = None
+    title: str | None = None
 
     @property
     def dedup(self) -> bool:
-        """Only plain requests share a code: a slug, an end or a limit asks for a link of its
-        own. Sharing is per owner, so a request never learns another owner's link."""
-        return self.alias is None and self.expires_at is None and self.max_visits is None
+        """Only plain requests share a code: a slug, a start, an end or a limit asks for a
+        link of its own. Sharing is per owner, so a request never learns another owner's
+        link. (Tags and a title do not: the existing link is returned unchanged.)"""
+        return (
+            self.alias is None
+            and self.expires_at is None
+            and self.max_visits is None
+            and self.valid_since is None
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +129,7 @@ class ClickKey(NamedTuple):
     day: str  # YYYY-MM-DD, UTC
     referrer_host: str  # "" when there was no Referer
     ua_family: str
+    os_family: str = "(unknown)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +140,7 @@ class LinkStats:
     referrers: tuple[tuple[str, int], ...]
     user_agents: tuple[tuple[str, int], ...]
     bots: int = 0  # clicks whose User-Agent family is a bot, preview fetcher or script
+    operating_systems: tuple[tuple[str, int], ...] = ()
 
     @property
     def human(self) -> int:
@@ -175,7 +194,8 @@ class LinkRecord:
     link: Link  # id and owner are ignored: the target database assigns them
     url_key: str
     owner_name: str | None  # None: no key made it
-    clicks: tuple[tuple[str, str, str, int], ...] = ()  # (day, referrer host, UA family, n)
+    # (day, referrer host, UA family, OS family, n)
+    clicks: tuple[tuple[str, str, str, str, int], ...] = ()
     tags: tuple[str, ...] = ()
 
 

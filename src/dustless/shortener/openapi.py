@@ -104,6 +104,14 @@ _PATHS: dict[str, Any] = {
             "parameters": [
                 {"name": "search", "in": "query", "schema": {"type": "string"}},
                 {"name": "tag", "in": "query", "schema": {"type": "string"}},
+                {
+                    "name": "orderBy",
+                    "in": "query",
+                    "schema": {
+                        "type": "string",
+                        "pattern": "^(dateCreated|shortCode|longUrl|title|visits)-(ASC|DESC)$",
+                    },
+                },
                 {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}},
                 {
                     "name": "pageSize",
@@ -119,8 +127,8 @@ _PATHS: dict[str, Any] = {
     },
     "/api/v1/links/{code}": {
         "patch": {
-            "summary": "End a link, limit its visits or set its tags "
-            "(validUntil, maxVisits, tags; null clears)",
+            "summary": "Start or end a link, limit its visits, set its title or tags "
+            "(validSince, validUntil, maxVisits, title, tags; null clears)",
             "operationId": "editLink",
             "parameters": [_CODE],
             "responses": {
@@ -187,6 +195,12 @@ _SCHEMAS: dict[str, Any] = {
                 "description": "RFC 3339 date-time or Unix seconds; in the future",
                 "oneOf": [{"type": "string", "format": "date-time"}, {"type": "number"}],
             },
+            "validSince": {
+                "description": "RFC 3339 date-time or Unix seconds; before it the link answers "
+                "404 (Shlink's validSince)",
+                "oneOf": [{"type": "string", "format": "date-time"}, {"type": "number"}],
+            },
+            "title": {"type": "string", "maxLength": 512},
             "redirect": {"type": "integer", "enum": [301, 302]},
             "tags": _TAGS,
             "expiresAt": {
@@ -204,11 +218,13 @@ _SCHEMAS: dict[str, Any] = {
             "longUrl": {"type": "string", "description": "as stored (its rfc3986 form)"},
             "redirect": {"type": "integer", "enum": [301, 302]},
             "createdAt": {"type": ["string", "null"], "format": "date-time"},
+            "title": {"type": ["string", "null"]},
+            "validSince": {"type": ["string", "null"], "format": "date-time"},
             "validUntil": {"type": ["string", "null"], "format": "date-time"},
             "expiresAt": {"type": ["string", "null"], "format": "date-time"},
             "maxVisits": {"type": ["integer", "null"]},
             "visits": {"type": ["integer", "null"]},
-            "status": {"enum": ["active", "expired", "visit-limit"]},
+            "status": {"enum": ["active", "not-yet-valid", "expired", "visit-limit"]},
             "qrUrl": {"type": "string"},
             "tags": _TAGS,
         },

@@ -1,5 +1,5 @@
-"""The PostgreSQL schema of the shortener, and its migrations from versions 1 and 2 (every
-statement is idempotent: a version 1 or 2 database gets what it lacks, a new one everything)."""
+"""The PostgreSQL schema of the shortener, and its migrations from versions 1, 2 and 3 (every
+statement is idempotent: an older database gets what it lacks, a new one everything)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ _TABLES = (
     "ALTER TABLE links ADD COLUMN IF NOT EXISTS owner BIGINT NOT NULL DEFAULT 0",
     "ALTER TABLE links ADD COLUMN IF NOT EXISTS max_visits BIGINT",
     "ALTER TABLE links ADD COLUMN IF NOT EXISTS visits BIGINT NOT NULL DEFAULT 0",
+    # Version 4: a link's start (validSince) and title.
+    "ALTER TABLE links ADD COLUMN IF NOT EXISTS valid_since DOUBLE PRECISION",
+    "ALTER TABLE links ADD COLUMN IF NOT EXISTS title TEXT",
     "DROP INDEX IF EXISTS links_same_url",
     "CREATE UNIQUE INDEX IF NOT EXISTS links_same_owner_url"
     " ON links (owner, url_key, redirect) WHERE shared",
@@ -39,8 +42,11 @@ _TABLES = (
         day TEXT NOT NULL,
         referrer_host TEXT NOT NULL,
         ua_family TEXT NOT NULL,
+        os_family TEXT NOT NULL,
         n BIGINT NOT NULL,
-        PRIMARY KEY (link_id, day, referrer_host, ua_family))""",
+        PRIMARY KEY (link_id, day, referrer_host, ua_family, os_family))""",
+    # Version 4: the operating system family, part of the key; old clicks "(unknown)".
+    "ALTER TABLE clicks ADD COLUMN IF NOT EXISTS os_family TEXT NOT NULL DEFAULT '(unknown)'",
     """CREATE TABLE IF NOT EXISTS api_keys (
         id BIGSERIAL PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
@@ -77,6 +83,12 @@ async def init_schema(conn: psycopg.AsyncConnection) -> bytes:
             raise StoreError(f"database schema {row[0]} is newer than this dustless")
         for statement in _TABLES:
             await conn.execute(statement)
+        if row is not None and int(row[0]) < 4:
+            # The key of a version 3 table lacks os_family (a new table has it already).
+            await conn.execute(
+                "ALTER TABLE clicks DROP CONSTRAINT clicks_pkey,"
+                " ADD PRIMARY KEY (link_id, day, referrer_host, ua_family, os_family)"
+            )
         await conn.execute(
             "INSERT INTO meta (name, value) VALUES ('code_key', %s) ON CONFLICT DO NOTHING",
             (secrets.token_hex(32),),

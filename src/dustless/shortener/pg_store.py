@@ -53,6 +53,7 @@ from .store import (
     link_page,
     make_stats,
     new_link,
+    order_clause,
     row_to_key,
     row_to_link,
     same_slug_request,
@@ -62,13 +63,14 @@ from .store import (
 
 __all__ = ["PostgresStore"]
 
+_C = ' COLLATE "C"'  # text orders byte by byte, as SQLite's BINARY does
 _POOL_SIZE = 4
 _WAIT = 5.0  # seconds a request waits for a connection before it answers 503
 _BUCKET_IDLE = 86_400.0  # a bucket untouched this long is full again for any rate ≥ burst/day
 _INSERT = (
     "INSERT INTO links (id, code, long_url, url_key, redirect, created_at, expires_at,"
-    " is_alias, shared, owner, max_visits, visits)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " is_alias, shared, owner, max_visits, visits, valid_since, title)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
     " ON CONFLICT DO NOTHING RETURNING id"
 )
 # One round trip per create: the bucket is refilled for the time since its last use, a token
@@ -90,9 +92,9 @@ ON CONFLICT (name) DO UPDATE SET
 RETURNING tokens, granted
 """
 _UPSERT_CLICKS = (
-    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, n)"
-    " SELECT unnest(%s::bigint[]), %s, %s, %s, unnest(%s::bigint[])"
-    " ON CONFLICT (link_id, day, referrer_host, ua_family)"
+    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, os_family, n)"
+    " SELECT unnest(%s::bigint[]), %s, %s, %s, %s, unnest(%s::bigint[])"
+    " ON CONFLICT (link_id, day, referrer_host, ua_family, os_family)"
     " DO UPDATE SET n = clicks.n + excluded.n"
 )
 
@@ -182,6 +184,8 @@ class PostgresStore:
                             new.owner,
                             new.max_visits,
                             0,
+                            new.valid_since,
+                            new.title,
                         ),
                     )
                     inserted = await cur.fetchone()
@@ -219,14 +223,27 @@ class PostgresStore:
         return None if row is None else row_to_link(row)
 
     async def update_link(
-        self, link_id: int, expires_at: float | None, max_visits: int | None
+        self,
+        link_id: int,
+        expires_at: float | None,
+        max_visits: int | None,
+        valid_since: float | None,
+        title: str | None,
     ) -> Link | None:
         async with self._conn() as conn:
             cur = await conn.execute(
-                "UPDATE links SET expires_at = %s, max_visits = %s,"
-                " shared = shared AND %s::float8 IS NULL AND %s::bigint IS NULL"
-                f" WHERE id = %s RETURNING {LINK_COLUMNS}",
-                (expires_at, max_visits, expires_at, max_visits, link_id),
+                "UPDATE links SET expires_at = %(until)s::float8, max_visits = %(limit)s::bigint,"
+                " valid_since = %(since)s::float8, title = %(title)s,"
+                " shared = shared AND %(until)s::float8 IS NULL AND %(limit)s::bigint IS NULL"
+                " AND %(since)s::float8 IS NULL"
+                f" WHERE id = %(id)s RETURNING {LINK_COLUMNS}",
+                {
+                    "until": expires_at,
+                    "limit": max_visits,
+                    "since": valid_since,
+                    "title": title,
+                    "id": link_id,
+                },
             )
             row = await cur.fetchone()
         return None if row is None else row_to_link(row)
@@ -249,9 +266,11 @@ class PostgresStore:
         return 0.0 if granted else (1.0 - tokens) / rate
 
     async def add_clicks(self, counts: Mapping[ClickKey, int]) -> None:
-        groups: dict[tuple[str, str, str], dict[int, int]] = {}
+        groups: dict[tuple[str, str, str, str], dict[int, int]] = {}
         for key, n in counts.items():
-            group = groups.setdefault((key.day, key.referrer_host, key.ua_family), {})
+            group = groups.setdefault(
+                (key.day, key.referrer_host, key.ua_family, key.os_family), {}
+            )
             group[key.link_id] = group.get(key.link_id, 0) + n
         await self.add_click_groups(groups)
 
@@ -261,11 +280,12 @@ class PostgresStore:
         # One statement per group, groups and ids in a fixed order: two instances upserting
         # the same rows take their locks in the same order and cannot deadlock.
         async with self._conn() as conn, conn.transaction():
-            for (day, host, family), counts in sorted(groups.items()):
+            for (day, host, family, system), counts in sorted(groups.items()):
                 ids = sorted(counts)
                 if ids:
                     await conn.execute(
-                        _UPSERT_CLICKS, (ids, day, host, family, [counts[i] for i in ids])
+                        _UPSERT_CLICKS,
+                        (ids, day, host, family, system, [counts[i] for i in ids]),
                     )
 
     async def stats(self, link: Link, top: int = 10) -> LinkStats:
@@ -286,7 +306,11 @@ class PostgresStore:
                 "SELECT ua_family, SUM(n) AS c FROM clicks WHERE link_id = %s"
                 " GROUP BY ua_family ORDER BY c DESC, ua_family"
             )
-        return make_stats(link, by_day, refs, uas, top)
+            systems = await query(
+                "SELECT os_family, SUM(n) AS c FROM clicks WHERE link_id = %s"
+                ' GROUP BY os_family ORDER BY c DESC, os_family COLLATE "C"'
+            )
+        return make_stats(link, by_day, refs, uas, top, systems)
 
     async def list_links(
         self,
@@ -296,6 +320,7 @@ class PostgresStore:
         limit: int,
         since_day: str,
         tag: str | None = None,
+        order: tuple[str, bool] | None = None,
     ) -> LinkPage:
         clauses: list[str] = []
         args: list[object] = []
@@ -314,7 +339,8 @@ class PostgresStore:
             row = await cur.fetchone()
             total = int(row[0]) if row else 0
             cur = await conn.execute(
-                f"SELECT {LINK_COLUMNS} FROM links{where} ORDER BY id DESC LIMIT %s OFFSET %s",
+                f"SELECT {LINK_COLUMNS} FROM links{where}{order_clause(order, _C)}"
+                " LIMIT %s OFFSET %s",
                 [*args, limit, offset],
             )
             links = [row_to_link(r) for r in await cur.fetchall()]
@@ -362,7 +388,7 @@ class PostgresStore:
         added = 0
         async with self._conn() as conn, conn.transaction():
             for link, key in links:
-                shared = not link.is_alias and link.expires_at is None and link.max_visits is None
+                shared = shares(link)
                 for share in (True, False) if shared else (False,):
                     cur = await conn.execute("SELECT nextval('shortener_link_ids')")
                     row = await cur.fetchone()
@@ -382,6 +408,8 @@ class PostgresStore:
                             link.owner,
                             link.max_visits,
                             link.visits,
+                            link.valid_since,
+                            link.title,
                         ),
                     )
                     if await cur.fetchone() is not None:
@@ -402,7 +430,7 @@ class PostgresStore:
             links = [tuple(r) for r in await cur.fetchall()]
             cur = await conn.execute(
                 f"SELECT {CLICK_COLUMNS} FROM clicks"
-                " ORDER BY link_id, day, referrer_host, ua_family"
+                " ORDER BY link_id, day, referrer_host, ua_family, os_family"
             )
             clicks = [tuple(r) for r in await cur.fetchall()]
             cur = await conn.execute("SELECT link_id, tag FROM link_tags ORDER BY link_id, tag")
@@ -538,6 +566,8 @@ async def _import_dump(
                     owner,
                     link.max_visits,
                     link.visits,
+                    link.valid_since,
+                    link.title,
                 ),
             )
             inserted = await cur.fetchone()
@@ -548,17 +578,18 @@ async def _import_dump(
         added += 1
         if record.clicks:
             await conn.execute(
-                f"INSERT INTO clicks ({CLICK_COLUMNS})"
-                " SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[])",
+                f"INSERT INTO clicks ({CLICK_COLUMNS}) SELECT %s, *"
+                " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[])",
                 (
                     link_id,
                     [c[0] for c in record.clicks],
                     [c[1] for c in record.clicks],
                     [c[2] for c in record.clicks],
                     [c[3] for c in record.clicks],
+                    [c[4] for c in record.clicks],
                 ),
             )
-            clicks += sum(c[3] for c in record.clicks)
+            clicks += sum(c[4] for c in record.clicks)
         await _insert_tags(conn, link_id, record.tags)
     return ImportCounts(keys_added, keys_present, added, present, clicks)
 

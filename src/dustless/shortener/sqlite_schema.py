@@ -1,9 +1,10 @@
-"""The SQLite schema of the shortener, and its migrations from versions 1 and 2.
+"""The SQLite schema of the shortener, and its migrations from versions 1, 2 and 3.
 
 Version 1 had no owners, API keys or visit limits, and shared one link per long URL among
 everyone; version 2 adds the columns (every old link belongs to no key, owner 0) and makes
 the "same long URL" index per owner. Version 3 adds the ``link_tags`` table (old links have
-no tags).
+no tags). Version 4 adds ``links.valid_since`` and ``links.title`` (old links: none) and
+``clicks.os_family`` to the clicks' key (old clicks: ``(unknown)``).
 """
 
 from __future__ import annotations
@@ -31,15 +32,18 @@ CREATE TABLE IF NOT EXISTS links (
     shared INTEGER NOT NULL DEFAULT 0,
     owner INTEGER NOT NULL DEFAULT 0,
     max_visits INTEGER,
-    visits INTEGER NOT NULL DEFAULT 0
+    visits INTEGER NOT NULL DEFAULT 0,
+    valid_since REAL,
+    title TEXT
 );
 CREATE TABLE IF NOT EXISTS clicks (
     link_id INTEGER NOT NULL,
     day TEXT NOT NULL,
     referrer_host TEXT NOT NULL,
     ua_family TEXT NOT NULL,
+    os_family TEXT NOT NULL,
     n INTEGER NOT NULL,
-    PRIMARY KEY (link_id, day, referrer_host, ua_family)
+    PRIMARY KEY (link_id, day, referrer_host, ua_family, os_family)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS api_keys (
     id INTEGER PRIMARY KEY,
@@ -69,6 +73,25 @@ ALTER TABLE links ADD COLUMN owner INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE links ADD COLUMN max_visits INTEGER;
 ALTER TABLE links ADD COLUMN visits INTEGER NOT NULL DEFAULT 0;
 DROP INDEX IF EXISTS links_same_url
+"""
+
+# A primary key cannot be altered in SQLite: the clicks move to a table with the new key, the
+# operating system of every old click "(unknown)" (it was never recorded).
+_FROM_3 = """
+ALTER TABLE links ADD COLUMN valid_since REAL;
+ALTER TABLE links ADD COLUMN title TEXT;
+CREATE TABLE clicks_4 (
+    link_id INTEGER NOT NULL,
+    day TEXT NOT NULL,
+    referrer_host TEXT NOT NULL,
+    ua_family TEXT NOT NULL,
+    os_family TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (link_id, day, referrer_host, ua_family, os_family)
+) WITHOUT ROWID;
+INSERT INTO clicks_4 SELECT link_id, day, referrer_host, ua_family, '(unknown)', n FROM clicks;
+DROP TABLE clicks;
+ALTER TABLE clicks_4 RENAME TO clicks
 """
 
 
@@ -103,6 +126,8 @@ def init_schema(conn: sqlite3.Connection) -> bytes:
         if version == 1:
             _run(conn, _FROM_1)
         # Version 3's table was made by _TABLES above.
+        if version < 4:
+            _run(conn, _FROM_3)
         if version < SCHEMA_VERSION:
             conn.execute(
                 "UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(SCHEMA_VERSION),)

@@ -57,6 +57,7 @@ from .store import (
     link_page,
     make_stats,
     new_link,
+    order_clause,
     row_to_key,
     row_to_link,
     same_slug_request,
@@ -74,6 +75,12 @@ _BATCH = 512  # most jobs committed together; bounds the latency one commit adds
 _MMAP_BYTES = 1 << 30
 _REDIRECTS = {int(r): r for r in Redirect}
 _GET = f"SELECT {LINK_COLUMNS} FROM links WHERE code = ?"
+# An imported link, its code kept.
+_INSERT_LINK = (
+    "INSERT INTO links (code, long_url, url_key, redirect, created_at, expires_at, is_alias,"
+    " shared, owner, max_visits, visits, valid_since, title)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 # One statement upserts a whole chunk of a click group, handed over as one JSON text
 # ``[[link_id, n], …]``: SQLite runs it in one sqlite3_step call with the GIL released,
 # where executemany() took the GIL back for every row — thousands of hand-overs a second
@@ -85,18 +92,19 @@ _GET = f"SELECT {LINK_COLUMNS} FROM links WHERE code = ?"
 # since SQLite 3.38; an older library must have been compiled with JSON1.
 _CLICK_CHUNK = 1024
 _UPSERT_CLICKS = (
-    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, n)"
-    " SELECT json_extract(value, '$[0]'), ?, ?, ?, json_extract(value, '$[1]')"
+    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, os_family, n)"
+    " SELECT json_extract(value, '$[0]'), ?, ?, ?, ?, json_extract(value, '$[1]')"
     " FROM json_each(?) WHERE true"
-    " ON CONFLICT (link_id, day, referrer_host, ua_family) DO UPDATE SET n = n + excluded.n"
+    " ON CONFLICT (link_id, day, referrer_host, ua_family, os_family)"
+    " DO UPDATE SET n = n + excluded.n"
 )
 # Cold traffic clicks most links once a batch: those go as a plain array of ids, which
 # SQLite upserts with a third less CPU than [id, n] pairs (measured: 17 against 25 ms for
 # 12,000 links).
 _UPSERT_SINGLE_CLICKS = (
-    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, n)"
-    " SELECT value, ?, ?, ?, 1 FROM json_each(?) WHERE true"
-    " ON CONFLICT (link_id, day, referrer_host, ua_family) DO UPDATE SET n = n + 1"
+    "INSERT INTO clicks (link_id, day, referrer_host, ua_family, os_family, n)"
+    " SELECT value, ?, ?, ?, ?, 1 FROM json_each(?) WHERE true"
+    " ON CONFLICT (link_id, day, referrer_host, ua_family, os_family) DO UPDATE SET n = n + 1"
 )
 
 
@@ -241,7 +249,9 @@ class SqliteStore:
             return None
         # The redirect path's cache miss: SQLite already gives the right Python types, so
         # skip row_to_link's conversions.
-        link_id, code_, long_url, redirect, created_at, expires_at, is_alias, owner, limit, n = row
+        link_id, code_, long_url, redirect, created_at, expires_at, is_alias, owner, limit, n = row[
+            :10
+        ]
         return Link(
             link_id,
             code_,
@@ -253,6 +263,8 @@ class SqliteStore:
             owner,
             limit,
             n,
+            row[10],
+            row[11],
         )
 
     async def create(self, new: NewLink) -> CreateResult:
@@ -264,15 +276,17 @@ class SqliteStore:
         return await self._write(create)
 
     async def add_clicks(self, counts: Mapping[ClickKey, int]) -> None:
-        groups: dict[tuple[str, str, str], dict[int, int]] = {}
+        groups: dict[tuple[str, str, str, str], dict[int, int]] = {}
         for key, n in counts.items():
-            group = groups.setdefault((key.day, key.referrer_host, key.ua_family), {})
+            group = groups.setdefault(
+                (key.day, key.referrer_host, key.ua_family, key.os_family), {}
+            )
             group[key.link_id] = group.get(key.link_id, 0) + n
         await self.add_click_groups(groups)
 
     async def add_click_groups(self, groups: ClickGroups) -> None:
         def add(conn: sqlite3.Connection) -> None:
-            for (day, host, family), counts in groups.items():
+            for (day, host, family, system), counts in groups.items():
                 # In link order: B-tree inserts then touch neighbouring pages (measured on a
                 # million links: 12,000 random ids upserted in 25 ms instead of 90 ms — CPU
                 # that the event loops on the same cores need).
@@ -281,10 +295,12 @@ class SqliteStore:
                     chunk = ids[start : start + _CLICK_CHUNK]
                     ones = [i for i in chunk if counts[i] == 1]
                     if ones:
-                        conn.execute(_UPSERT_SINGLE_CLICKS, (day, host, family, json.dumps(ones)))
+                        conn.execute(
+                            _UPSERT_SINGLE_CLICKS, (day, host, family, system, json.dumps(ones))
+                        )
                     if len(ones) < len(chunk):
                         more = [(i, counts[i]) for i in chunk if counts[i] != 1]
-                        conn.execute(_UPSERT_CLICKS, (day, host, family, json.dumps(more)))
+                        conn.execute(_UPSERT_CLICKS, (day, host, family, system, json.dumps(more)))
 
         if any(groups.values()):
             await self._write(add)
@@ -304,15 +320,30 @@ class SqliteStore:
         return await self._write(visit)
 
     async def update_link(
-        self, link_id: int, expires_at: float | None, max_visits: int | None
+        self,
+        link_id: int,
+        expires_at: float | None,
+        max_visits: int | None,
+        valid_since: float | None,
+        title: str | None,
     ) -> Link | None:
         def update(conn: sqlite3.Connection) -> Link | None:
-            # A link with an end or a limit is no longer the one a plain request may reuse.
+            # A link with a start, an end or a limit is no longer the one a plain request may
+            # reuse.
             row = conn.execute(
-                "UPDATE links SET expires_at = ?, max_visits = ?,"
-                " shared = shared AND ? IS NULL AND ? IS NULL"
+                "UPDATE links SET expires_at = ?, max_visits = ?, valid_since = ?, title = ?,"
+                " shared = shared AND ? IS NULL AND ? IS NULL AND ? IS NULL"
                 f" WHERE id = ? RETURNING {LINK_COLUMNS}",
-                (expires_at, max_visits, expires_at, max_visits, link_id),
+                (
+                    expires_at,
+                    max_visits,
+                    valid_since,
+                    title,
+                    expires_at,
+                    max_visits,
+                    valid_since,
+                    link_id,
+                ),
             ).fetchone()
             return None if row is None else row_to_link(row)
 
@@ -335,9 +366,13 @@ class SqliteStore:
                 "SELECT ua_family, SUM(n) AS c FROM clicks WHERE link_id = ?"
                 " GROUP BY ua_family ORDER BY c DESC, ua_family"
             )
+            systems = query(
+                "SELECT os_family, SUM(n) AS c FROM clicks WHERE link_id = ?"
+                " GROUP BY os_family ORDER BY c DESC, os_family"
+            )
         except sqlite3.Error as exc:
             raise StoreError(f"sqlite: {exc}") from exc
-        return make_stats(link, by_day, refs, uas, top)
+        return make_stats(link, by_day, refs, uas, top, systems)
 
     async def list_links(
         self,
@@ -347,6 +382,7 @@ class SqliteStore:
         limit: int,
         since_day: str,
         tag: str | None = None,
+        order: tuple[str, bool] | None = None,
     ) -> LinkPage:
         where, args = _link_filter(owner, search, tag)
         try:
@@ -354,7 +390,7 @@ class SqliteStore:
                 self._reader.execute(f"SELECT COUNT(*) FROM links{where}", args).fetchone()[0]
             )
             rows = self._reader.execute(
-                f"SELECT {LINK_COLUMNS} FROM links{where} ORDER BY id DESC LIMIT ? OFFSET ?",
+                f"SELECT {LINK_COLUMNS} FROM links{where}{order_clause(order)} LIMIT ? OFFSET ?",
                 (*args, limit, offset),
             ).fetchall()
             links = [row_to_link(r) for r in rows]
@@ -412,14 +448,10 @@ class SqliteStore:
         def insert(conn: sqlite3.Connection) -> int:
             added = 0
             for link, key in links:
-                shared = int(
-                    not link.is_alias and link.expires_at is None and link.max_visits is None
-                )
+                shared = int(shares(link))
                 for share in (shared, 0) if shared else (0,):
                     cur = conn.execute(
-                        "INSERT INTO links (code, long_url, url_key, redirect, created_at,"
-                        " expires_at, is_alias, shared, owner, max_visits, visits)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        _INSERT_LINK + " ON CONFLICT DO NOTHING",
                         (
                             link.code,
                             link.long_url,
@@ -432,6 +464,8 @@ class SqliteStore:
                             link.owner,
                             link.max_visits,
                             link.visits,
+                            link.valid_since,
+                            link.title,
                         ),
                     )
                     if cur.rowcount:
@@ -458,7 +492,7 @@ class SqliteStore:
                 ).fetchall()
                 clicks = self._reader.execute(
                     f"SELECT {CLICK_COLUMNS} FROM clicks"
-                    " ORDER BY link_id, day, referrer_host, ua_family"
+                    " ORDER BY link_id, day, referrer_host, ua_family, os_family"
                 ).fetchall()
                 tags = self._reader.execute(
                     "SELECT link_id, tag FROM link_tags ORDER BY link_id, tag"
@@ -558,8 +592,8 @@ def _create(conn: sqlite3.Connection, codec: Codec, new: NewLink) -> CreateResul
         code = new.alias if new.alias is not None else codec.encode(next_id)
         cur = conn.execute(
             "INSERT INTO links (id, code, long_url, url_key, redirect, created_at, expires_at,"
-            " is_alias, shared, owner, max_visits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT DO NOTHING",
+            " is_alias, shared, owner, max_visits, valid_since, title)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (
                 next_id,
                 code,
@@ -572,6 +606,8 @@ def _create(conn: sqlite3.Connection, codec: Codec, new: NewLink) -> CreateResul
                 int(new.dedup),
                 new.owner,
                 new.max_visits,
+                new.valid_since,
+                new.title,
             ),
         )
         if cur.rowcount:
@@ -626,9 +662,7 @@ def _import_dump(
         # Shared first; if the owner already has a shared link for this URL, unshared.
         for share in (1, 0) if shares(link) else (0,):
             row = conn.execute(
-                "INSERT INTO links (code, long_url, url_key, redirect, created_at,"
-                " expires_at, is_alias, shared, owner, max_visits, visits)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+                _INSERT_LINK + " ON CONFLICT DO NOTHING RETURNING id",
                 (
                     link.code,
                     link.long_url,
@@ -641,6 +675,8 @@ def _import_dump(
                     owner,
                     link.max_visits,
                     link.visits,
+                    link.valid_since,
+                    link.title,
                 ),
             ).fetchone()
             if row is not None:
@@ -648,12 +684,12 @@ def _import_dump(
                 break
         assert link_id is not None  # its code was free and the unshared insert cannot clash
         added += 1
-        for day, host, family, n in record.clicks:
+        for day, host, family, system, n in record.clicks:
             conn.execute(
-                f"INSERT INTO clicks ({CLICK_COLUMNS}) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT (link_id, day, referrer_host, ua_family)"
+                f"INSERT INTO clicks ({CLICK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (link_id, day, referrer_host, ua_family, os_family)"
                 " DO UPDATE SET n = n + excluded.n",
-                (link_id, day, host, family, n),
+                (link_id, day, host, family, system, n),
             )
             clicks += n
         _insert_tags(conn, link_id, record.tags)

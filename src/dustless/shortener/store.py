@@ -5,18 +5,21 @@ database rather than an in-memory hash table (memory is finite and costly). Two 
 implement :class:`Store`: SQLite in WAL mode (the default, one machine) and PostgreSQL
 (``postgresql://…``, many web servers — seed 003's stateless web tier).
 
-Schema (version 3), shared by both (types differ a little):
+Schema (version 4), shared by both (types differ a little):
 
 * ``links(id, code UNIQUE, long_url, url_key, redirect, created_at, expires_at, is_alias,
-  shared, owner, max_visits, visits)`` — ``code`` is ``Codec.encode(id)`` for generated links
-  or the custom slug; lookups go through the unique index on ``code``. ``owner`` is the id of
-  the API key that made the link (0: none). ``shared`` marks the links a later request of the
-  same owner for the same long URL may reuse; a partial unique index on ``(owner, url_key,
-  redirect) WHERE shared`` makes "concurrent creates of the same long URL yield one code" a
-  database guarantee, and keeps one owner from learning another's code. ``expires_at`` is the
-  API's ``validUntil``; ``visits`` counts the redirects of links with ``max_visits``.
-* ``clicks(link_id, day, referrer_host, ua_family, n)`` — aggregated counts, upserted in
-  batches (seed 003 ch. 8 마무리: 데이터 분석 솔루션). Bots are told apart by ``ua_family``.
+  shared, owner, max_visits, visits, valid_since, title)`` — ``code`` is
+  ``Codec.encode(id)`` for generated links or the custom slug; lookups go through the unique
+  index on ``code``. ``owner`` is the id of the API key that made the link (0: none).
+  ``shared`` marks the links a later request of the same owner for the same long URL may
+  reuse; a partial unique index on ``(owner, url_key, redirect) WHERE shared`` makes
+  "concurrent creates of the same long URL yield one code" a database guarantee, and keeps
+  one owner from learning another's code. ``expires_at`` is the API's ``validUntil``,
+  ``valid_since`` its ``validSince`` (version 4, as is ``title``); ``visits`` counts the
+  redirects of links with ``max_visits``.
+* ``clicks(link_id, day, referrer_host, ua_family, os_family, n)`` — aggregated counts,
+  upserted in batches (seed 003 ch. 8 마무리: 데이터 분석 솔루션). Bots are told apart by
+  ``ua_family``; ``os_family`` (version 4) is ``(unknown)`` for clicks counted before it.
 * ``api_keys(id, name UNIQUE, key_hash UNIQUE, admin, created_at, revoked_at)`` — SHA-256 of
   each key, never the key.
 * ``link_tags(link_id, tag)`` — a link's tags (version 3), indexed by tag for the list filter.
@@ -24,8 +27,8 @@ Schema (version 3), shared by both (types differ a little):
 * PostgreSQL only: ``rate_buckets(name, tokens, updated)`` — the token buckets every instance
   shares (an UNLOGGED table: losing them in a crash only refills them).
 
-Version 1 databases (no owners, keys or visit limits) and version 2 (no tags) are migrated
-when opened.
+Version 1 databases (no owners, keys or visit limits), version 2 (no tags) and version 3 (no
+validSince or title) are migrated when opened.
 """
 
 from __future__ import annotations
@@ -60,19 +63,21 @@ __all__ = [
     "SharedBuckets",
     "Store",
     "open_store",
+    "order_clause",
     "row_to_key",
     "row_to_link",
 ]
 
 DEFAULT_DB = "sqlite:///./shortener.db"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # The columns every "give me a link" query selects, in row_to_link's order.
 LINK_COLUMNS = (
-    "id, code, long_url, redirect, created_at, expires_at, is_alias, owner, max_visits, visits"
+    "id, code, long_url, redirect, created_at, expires_at, is_alias, owner, max_visits, visits,"
+    " valid_since, title"
 )
 # An export's key rows: the stored hash too (never the key, which is not stored).
 STORED_KEY_COLUMNS = "id, name, key_hash, admin, created_at, revoked_at"
-CLICK_COLUMNS = "link_id, day, referrer_host, ua_family, n"
+CLICK_COLUMNS = "link_id, day, referrer_host, ua_family, os_family, n"
 # How many days of clicks a link list shows per link (its small chart).
 CHART_DAYS = 30
 
@@ -97,9 +102,15 @@ class Store(Protocol):
         ...
 
     async def update_link(
-        self, link_id: int, expires_at: float | None, max_visits: int | None
+        self,
+        link_id: int,
+        expires_at: float | None,
+        max_visits: int | None,
+        valid_since: float | None,
+        title: str | None,
     ) -> Link | None:
-        """Set a link's end (validUntil) and visit limit; the updated link, or None."""
+        """Set a link's end (validUntil), visit limit, start (validSince) and title; the
+        updated link, or None."""
         ...
 
     async def add_clicks(self, counts: Mapping[ClickKey, int]) -> None:
@@ -116,10 +127,11 @@ class Store(Protocol):
         limit: int,
         since_day: str,
         tag: str | None = None,
+        order: tuple[str, bool] | None = None,
     ) -> LinkPage:
-        """Links of ``owner`` (None: every link), newest first, whose code or long URL contains
-        ``search`` (and tagged ``tag``); with their clicks, daily clicks from ``since_day`` on
-        and tags."""
+        """Links of ``owner`` (None: every link), newest first or in ``order`` (an orderBy
+        field, descending), whose code or long URL contains ``search`` (and tagged ``tag``);
+        with their clicks, daily clicks from ``since_day`` on and tags."""
         ...
 
     async def set_tags(self, link_id: int, tags: Sequence[str]) -> None:
@@ -194,9 +206,9 @@ class SharedBuckets(Protocol):
         ...
 
 
-# (day YYYY-MM-DD, referrer host, UA family) -> {link id: clicks}: a click batch as the
-# recorder keeps it, with no object per link (see clicks.py).
-ClickGroups: TypeAlias = Mapping[tuple[str, str, str], Mapping[int, int]]
+# (day YYYY-MM-DD, referrer host, UA family, OS family) -> {link id: clicks}: a click batch as
+# the recorder keeps it, with no object per link (see clicks.py).
+ClickGroups: TypeAlias = Mapping[tuple[str, str, str, str], Mapping[int, int]]
 
 
 @runtime_checkable
@@ -211,7 +223,10 @@ class GroupedClickStore(Protocol):
 def row_to_link(row: Sequence[object]) -> Link:
     """A ``LINK_COLUMNS`` row as a Link; ``ValueError``/``TypeError`` for a value that is
     not one (a corrupt or hand-edited row)."""
-    link_id, code, long_url, redirect, created_at, expires_at, is_alias, owner, limit, visits = row
+    link_id, code, long_url, redirect, created_at, expires_at, is_alias, owner, limit, visits = row[
+        :10
+    ]
+    since, title = row[10:12]
     return Link(
         id=int(link_id),  # type: ignore[call-overload]
         code=str(code),
@@ -223,6 +238,8 @@ def row_to_link(row: Sequence[object]) -> Link:
         owner=int(owner),  # type: ignore[call-overload]
         max_visits=None if limit is None else int(limit),  # type: ignore[call-overload]
         visits=int(visits),  # type: ignore[call-overload]
+        valid_since=None if since is None else float(since),  # type: ignore[arg-type]
+        title=None if title is None else str(title),
     )
 
 
@@ -306,6 +323,32 @@ def link_page(
     return LinkPage(total, tuple(links), daily, clicks, tags_by_link(tag_rows))
 
 
+# The allow-list of orderBy fields (validate.ORDER_FIELDS) and the SQL each sorts by; nothing
+# from the request reaches the statement but one of these.
+_ORDER_SQL = {
+    "dateCreated": ("created_at",),
+    "shortCode": ("code{collate}",),
+    "longUrl": ("long_url{collate}",),
+    "title": ("title{collate}",),
+    "visits": ("(SELECT COALESCE(SUM(n), 0) FROM clicks WHERE clicks.link_id = links.id)",),
+}
+
+
+def order_clause(order: tuple[str, bool] | None, collate: str = "") -> str:
+    """``ORDER BY`` for a link list: newest first by default; ties in id order, so pages
+    never overlap. ``collate`` makes text compare byte by byte on PostgreSQL as on SQLite.
+    Links without a title come last whichever the direction (the two databases disagree on
+    where NULL sorts, so it is said explicitly)."""
+    if order is None:
+        return " ORDER BY id DESC"
+    field, descending = order
+    direction = " DESC" if descending else " ASC"
+    keys = [k.format(collate=collate) + direction for k in _ORDER_SQL[field]]
+    if field == "title":
+        keys.insert(0, "(title IS NULL)")
+    return " ORDER BY " + ", ".join(keys) + ", id" + direction
+
+
 def tags_by_link(rows: Sequence[Sequence[object]]) -> dict[int, tuple[str, ...]]:
     """``(link_id, tag)`` rows as each link's sorted tags."""
     tags: dict[int, list[str]] = {}
@@ -320,13 +363,20 @@ def make_stats(
     referrers: Sequence[tuple[str, int]],
     families: Sequence[tuple[str, int]],
     top: int,
+    systems: Sequence[tuple[str, int]] = (),
 ) -> LinkStats:
     """LinkStats from every day, referrer and family count (sorted by count); the referrers
     and families cut to ``top``. Bots are counted over every family, not only the top ones."""
     total = sum(n for _, n in by_day)
     bots = sum(n for family, n in families if is_bot_family(family))
     return LinkStats(
-        link, total, tuple(by_day), tuple(referrers[:top]), tuple(families[:top]), bots
+        link,
+        total,
+        tuple(by_day),
+        tuple(referrers[:top]),
+        tuple(families[:top]),
+        bots,
+        tuple(systems),
     )
 
 
@@ -342,6 +392,8 @@ def new_link(link_id: int, code: str, new: NewLink) -> Link:
         new.alias is not None,
         new.owner,
         new.max_visits,
+        valid_since=new.valid_since,
+        title=new.title,
     )
 
 
@@ -374,4 +426,9 @@ def link_conflict(found: Sequence[object] | None, record: LinkRecord) -> str | N
 
 def shares(link: Link) -> bool:
     """Whether an imported link may be the one a plain request for its URL gets back."""
-    return not link.is_alias and link.expires_at is None and link.max_visits is None
+    return (
+        not link.is_alias
+        and link.expires_at is None
+        and link.max_visits is None
+        and link.valid_since is None
+    )

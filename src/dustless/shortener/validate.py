@@ -34,7 +34,10 @@ __all__ = [
     "check_alias",
     "parse_expiry",
     "parse_max_visits",
+    "parse_order_by",
+    "parse_since",
     "parse_tags",
+    "parse_title",
 ]
 
 MAX_URL_LENGTH = 2048
@@ -64,12 +67,15 @@ RESERVED_ALIASES = frozenset(
 )
 # A custom slug (Shlink's customSlug): base62 and '-', '_', starting with a letter or digit.
 _ALIAS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{2,63}")
+# An imported code may be shorter: other shorteners make codes of one or two characters.
+_IMPORTED_CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 # Control characters (C0 and DEL): CR and LF in a Location header would split the response
 # (RFC 9110 §5.5 forbids them in field values), the others never belong in a link.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # The last instant datetime can write (9999-12-31T23:59:59Z): a later validUntil could be
 # stored but neither shown nor exported.
 MAX_TIMESTAMP = 253_402_300_799.0
+_MIN_TIMESTAMP = -62_135_596_800.0  # 0001-01-01T00:00:00Z
 MAX_VISITS = 10**12
 
 
@@ -245,6 +251,8 @@ def check_alias(value: object, *, imported: bool = False) -> str:
     export) keep whatever shape they had: new codes skip them."""
     if not isinstance(value, str):
         raise Rejected("customSlug must be a string", "alias")
+    if imported and _IMPORTED_CODE.fullmatch(value) and value.lower() not in RESERVED_ALIASES:
+        return value  # another shortener's code (YOURLS: "1", "ab"): kept as it was
     if not _ALIAS.fullmatch(value):
         raise Rejected(
             "customSlug must be 3 to 64 characters of A-Z, a-z, 0-9, '_' and '-', "
@@ -265,31 +273,46 @@ def check_alias(value: object, *, imported: bool = False) -> str:
 def parse_expiry(value: object, now: float, name: str = "validUntil") -> float | None:
     """A link's end: an RFC 3339 date-time with a time zone, or Unix seconds; finite, in the
     future and no later than the year 9999. Anything else is refused before it is stored."""
+    ts = _parse_time(value, name, "expires")
+    if ts is not None and ts <= now:
+        raise Rejected(f"{name} is in the past", "expires")
+    return ts
+
+
+def parse_since(value: object, until: float | None, name: str = "validSince") -> float | None:
+    """A link's start (Shlink's ``validSince``): a time as ``validUntil`` is one, but it may
+    be in the past (then the link works at once); it must come before the link's end."""
+    ts = _parse_time(value, name, "valid-since")
+    if ts is not None and until is not None and ts >= until:
+        raise Rejected(f"{name} must be before validUntil", "valid-since")
+    return ts
+
+
+def _parse_time(value: object, name: str, problem: str) -> float | None:
+    """RFC 3339 with a time zone or Unix seconds, finite, from the year 1 to 9999."""
     if value is None:
         return None
     if isinstance(value, bool):
-        raise Rejected(f"{name} must be an RFC 3339 date-time or Unix seconds", "expires")
+        raise Rejected(f"{name} must be an RFC 3339 date-time or Unix seconds", problem)
     if isinstance(value, int | float):
         try:
             ts = float(value)
         except OverflowError:  # an integer too large for a float (JSON allows 1e999 digits)
             ts = math.inf
         if not math.isfinite(ts):  # JSON's NaN and Infinity, and 1e999
-            raise Rejected(f"{name} must be a finite number of seconds", "expires")
+            raise Rejected(f"{name} must be a finite number of seconds", problem)
     elif isinstance(value, str):
         try:
             parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            raise Rejected(f"{name} is not a date-time: {value[:40]!r}", "expires") from None
+            raise Rejected(f"{name} is not a date-time: {value[:40]!r}", problem) from None
         if parsed.tzinfo is None:
-            raise Rejected(f"{name} needs a time zone (e.g. ...Z)", "expires")
+            raise Rejected(f"{name} needs a time zone (e.g. ...Z)", problem)
         ts = parsed.timestamp()
     else:
-        raise Rejected(f"{name} must be an RFC 3339 date-time or Unix seconds", "expires")
-    if ts <= now:
-        raise Rejected(f"{name} is in the past", "expires")
-    if ts > MAX_TIMESTAMP:
-        raise Rejected(f"{name} is after the year 9999", "expires")
+        raise Rejected(f"{name} must be an RFC 3339 date-time or Unix seconds", problem)
+    if not _MIN_TIMESTAMP <= ts <= MAX_TIMESTAMP:
+        raise Rejected(f"{name} is not within the years 1 to 9999", problem)
     return ts
 
 
@@ -314,6 +337,40 @@ def parse_tags(value: object, name: str = "tags") -> tuple[str, ...]:
                 "tags",
             )
     return tuple(sorted(tags))
+
+
+_MAX_TITLE = 512
+
+
+def parse_title(value: object, name: str = "title") -> str | None:
+    """A link's title (Shlink's ``title``): up to 512 characters without control characters,
+    trimmed; empty or null for none."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise Rejected(f"{name} must be a string", "title")
+    title = value.strip()
+    if len(title) > _MAX_TITLE or _CONTROL.search(title):
+        raise Rejected(f"{name}: at most {_MAX_TITLE} characters, no control characters", "title")
+    return title or None
+
+
+# Shlink's orderBy fields for the short URL list; the store maps them to columns.
+ORDER_FIELDS = ("dateCreated", "shortCode", "longUrl", "title", "visits")
+
+
+def parse_order_by(value: str | None) -> tuple[str, bool] | None:
+    """Shlink's ``orderBy=FIELD-ASC|DESC`` as ``(field, descending)``; None for no order."""
+    if not value:
+        return None
+    field, _, direction = value.partition("-")
+    if field not in ORDER_FIELDS or direction.upper() not in ("ASC", "DESC"):
+        raise Rejected(
+            f"orderBy must be FIELD-ASC or FIELD-DESC, FIELD one of {', '.join(ORDER_FIELDS)}"
+            f" (not {value[:40]!r})",
+            "order-by",
+        )
+    return field, direction.upper() == "DESC"
 
 
 def parse_max_visits(value: object) -> int | None:

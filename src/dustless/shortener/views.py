@@ -42,6 +42,8 @@ def link_json(
         "longUrl": link.long_url,
         "redirect": int(link.redirect),
         "createdAt": iso(link.created_at) if show_created else None,
+        "title": link.title,
+        "validSince": iso(link.valid_since),
         "validUntil": iso(link.expires_at),
         "expiresAt": iso(link.expires_at),  # the older name of validUntil
         "maxVisits": link.max_visits,
@@ -74,6 +76,7 @@ def stats_json(
                 {"key": k, "clicks": n, "potentialBot": is_bot_family(k)}
                 for k, n in stats.user_agents
             ],
+            "operatingSystems": _counts(stats.operating_systems),
         }
     )
     return body
