@@ -36,9 +36,11 @@ from typing import TYPE_CHECKING
 
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
+from dustless.crawl.page import is_html
 from dustless.crawl.progress import RunCounters
 from dustless.crawl.spellings import no_document
 from dustless.errors import InvalidURL, ScriptError
+from dustless.extract import extract_links
 from dustless.fetch import FetchResult
 from dustless.frontier import QueuedURL
 from dustless.rules import (
@@ -198,7 +200,10 @@ class Learning:
             and state in (NetState.OK, NetState.code)
         )
         redirect = self._key(fetch.location) if status in _PERMANENT else None
-        canonical = self._key(fetch.canonical) if document else None
+        declared = fetch.canonical
+        if document and declared is None and fetch.revisit_of is not None:
+            declared = _revisit_canonical(item.url, r)
+        canonical = self._key(declared) if document else None
         self._facts.append(
             PageFacts(
                 key,
@@ -513,6 +518,17 @@ class Learning:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
+
+
+def _revisit_canonical(url: str, r: FetchResult) -> str | None:
+    """The ``<link rel=canonical>`` of a page whose payload repeats an earlier one (a WARC
+    revisit): the crawl does not parse it again for its links, but its declaration is the
+    learner's best evidence — the page says which spelling it is (RFC 6596). Resolved
+    against this page's URL: the same bytes may declare a relative canonical."""
+    if not r.body or not is_html(r.mime):
+        return None
+    found = extract_links(r.body, url, r.header("content-type") or r.mime, anchor_text=False)
+    return found.canonical
 
 
 def _admit(u: AdmitURL, identity: str) -> AdmitURL:
