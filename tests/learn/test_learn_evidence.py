@@ -22,7 +22,17 @@ from dustless.crawl.learn import Learning
 from dustless.crawl.progress import RunCounters
 from dustless.fetch import FetchResult
 from dustless.frontier import QueuedURL
-from dustless.rules import LiveLearner, LiveOptions, LiveRules, PageFacts
+from dustless.rules import (
+    HostRedirect,
+    LiveEvidence,
+    LiveLearner,
+    LiveOptions,
+    LiveRules,
+    PageFacts,
+    dump_script,
+    load_script,
+    rule_spec,
+)
 from dustless.states import NetState
 from dustless.store import FetchRecord
 
@@ -151,3 +161,34 @@ def test_a_group_is_learned_only_if_each_parameter_alone_keeps_the_budget():
         '{"element":"dropParam","name":"a"}',
         '{"element":"dropParam","name":"b"}',
     }
+
+
+def _doc(key: str, content: str, url_id: int) -> PageFacts:
+    return PageFacts(key, url_id, True, False, content)
+
+
+def test_an_alias_is_never_learned_both_ways_and_its_file_applies_the_one(tmp_path):
+    bare, www = "http://docs.test", "http://www.docs.test"
+    learner = LiveLearner(LiveOptions(min_support=2))
+    learner.observe([_doc(h + f"/x{i}", f"X{i}", n) for n, (h, i) in enumerate(
+        (h, i) for i in range(3) for h in (bare, www))])  # fmt: skip
+    first = {(r.host, r.spec) for r in learner.learn().learned}
+    assert first == {("www.docs.test", rule_spec(HostRedirect("docs.test")))}
+    # Later the www host shows more pages (checks of the alias fetch its spellings), and both
+    # hosts more equal pairs: the reverse alias would now pass on its own.
+    more = [_doc(www + f"/w{i}", f"W{i}", 100 + i) for i in range(20)]
+    more += [_doc(h + f"/y{i}", f"Y{i}", 200 + 2 * i + (h == www)) for i in range(6)
+             for h in (bare, www)]  # fmt: skip
+    learner.observe(more)
+    assert not learner.learn().learned
+    assert {(h, s) for h, s, _ in learner.active()} == first
+    # The rules file written from them applies the one direction.
+    path = tmp_path / "learned-rules.xml"
+    path.write_text(dump_script(learner.ruleset))
+    rules = load_script(path).rules
+    assert rules.apply(www + "/x1") == bare + "/x1"
+    assert rules.apply(bare + "/x1") == bare + "/x1"
+    # A worker that learned the reverse (or an older crawl's DB) cannot put it in force.
+    assert not learner.adopt("docs.test", rule_spec(HostRedirect("www.docs.test")),
+                             HostRedirect("www.docs.test"), LiveEvidence(9, 9, 9, 9))  # fmt: skip
+    assert learner.ruleset.apply(www + "/x1") == bare + "/x1"

@@ -160,7 +160,11 @@ class Learning:
         self.stats.duplicates_avoided += kept
         self.stats.rules_checked += checked
         evidence = LiveEvidence(row.pairs, row.pairs - row.differ, row.support, 1)
-        self.learner.adopt(row.host, row.spec, rule, evidence)
+        if not self.learner.adopt(row.host, row.spec, rule, evidence):
+            # The reverse of an alias in force (two workers, or an older crawl's DB): not
+            # applied, nor written to the rules file, where both would apply neither.
+            self._rows.pop(key, None)
+            return False
         return True
 
     def _poll(self) -> bool:

@@ -63,7 +63,7 @@ from ._learn_live_rules import (
 )
 from ._learned import DropParam, HostRedirect, LearnedRule
 from ._site import RuleSet, SiteScript
-from ._urlparts import Parts, split
+from ._urlparts import Parts, replace_host, split
 
 __all__ = [
     "LiveChanges",
@@ -265,12 +265,25 @@ class LiveLearner:
         found = [spec for spec, a in rules.items() if a.rule.apply(base) != base]
         return found or list(rules)
 
-    def adopt(self, host: str, spec: str, rule: LearnedRule, evidence: LiveEvidence) -> None:
-        """Put in force a rule learned before (a resumed crawl) or by another worker."""
-        if spec in self._active.get(host, {}) or self.is_retracted(host, spec):
-            return
+    def adopt(self, host: str, spec: str, rule: LearnedRule, evidence: LiveEvidence) -> bool:
+        """Put in force a rule learned before (a resumed crawl) or by another worker; False
+        if it cannot be (retracted here, or the reverse of an alias in force)."""
+        if spec in self._active.get(host, {}):
+            return True
+        if self.is_retracted(host, spec) or self._reverses(host, rule):
+            return False
         self._active.setdefault(host, {})[spec] = _Active(_bare(rule), evidence)
         self._changed(host)
+        return True
+
+    def _reverses(self, host: str, rule: LearnedRule) -> bool:
+        """Is ``rule`` a host alias whose reverse is in force? Both would make a cycle that
+        settles nowhere: a rules file holding both applies neither (``_site._settle``)."""
+        if not isinstance(rule, HostRedirect):
+            return False
+        target = replace_host(host, rule.to)
+        back = rule_spec(HostRedirect(split(f"http://{host}/").host))
+        return back in self._active.get(target, {})
 
     def forget(self, host: str, spec: str) -> bool:
         """Retract a rule from outside (another worker retracted it); True if it was active."""
@@ -675,6 +688,8 @@ class LiveLearner:
             spec = rule_spec(rule)
             if spec in self._active.get(src, {}) or self.is_retracted(src, spec):
                 continue
+            if self._reverses(src, rule):
+                continue  # never both ways: the alias in force stays the one
             apply = self._ruleset.apply
             entries = [
                 Entry(apply(rule.apply(e.key)), e.cls, e.verified, side=0)
