@@ -149,8 +149,13 @@ class Retraction:
 
 @dataclass(frozen=True, slots=True)
 class LiveChanges:
+    """What a batch changed. ``differed``: ``(host, spec, a, b)`` for each pair of spellings a
+    rule in force merges and a fetch showed different (within its budget or not): the crawl
+    checks the rest of that part of the rule's URL space (``crawl/learn.py``)."""
+
     learned: tuple[LiveRule, ...] = ()
     retracted: tuple[Retraction, ...] = ()
+    differed: tuple[tuple[str, str, str, str], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.learned or self.retracted)
@@ -240,6 +245,7 @@ class LiveLearner:
         self._ruleset = RuleSet()
         self._without: dict[tuple[str, str], RuleSet] = {}  # the rule set less one rule
         self._total = 0
+        self._differed: list[tuple[str, str, str, str]] = []
 
     # -- the rules in force ------------------------------------------------------------------
 
@@ -277,13 +283,15 @@ class LiveLearner:
         return True
 
     def _reverses(self, host: str, rule: LearnedRule) -> bool:
-        """Is ``rule`` a host alias whose reverse is in force? Both would make a cycle that
-        settles nowhere: a rules file holding both applies neither (``_site._settle``)."""
+        """Is ``rule`` a host alias whose reverse is in force, or was retracted? Both in
+        force would make a cycle that settles nowhere (a rules file holding both applies
+        neither, ``_site._settle``); and the pages that refuted one direction refute the
+        other: an alias merges the same pairs either way."""
         if not isinstance(rule, HostRedirect):
             return False
         target = replace_host(host, rule.to)
         back = rule_spec(HostRedirect(split(f"http://{host}/").host))
-        return back in self._active.get(target, {})
+        return back in self._active.get(target, {}) or self.is_retracted(target, back)
 
     def forget(self, host: str, spec: str) -> bool:
         """Retract a rule from outside (another worker retracted it); True if it was active."""
@@ -326,10 +334,12 @@ class LiveLearner:
         """Take the facts of a batch of fetches; the retractions their counterexamples cause
         (new rules come from :meth:`learn`)."""
         retracted: list[Retraction] = []
+        self._differed = []
         for f in facts:
             retracted += self._observe(f)
         self._evict()
-        return LiveChanges((), tuple(retracted))
+        differed, self._differed = tuple(self._differed), []
+        return LiveChanges((), tuple(retracted), differed)
 
     def _site(self, authority: str) -> _Site:
         name = site_of_authority(authority)
@@ -500,6 +510,7 @@ class LiveLearner:
                     a.equal += 1
                 else:
                     a.differ += 1
+                    self._differed.append((rhost, spec, key, new))
                     if a.over_budget(self.options.max_fp):
                         out.append(self._retract(rhost, spec, a, key, new))
         group.append((new, new_cls))
