@@ -137,6 +137,9 @@ class Learning:
         # and those where a check found two documents: every merge there is fetched anyway.
         self._parts: dict[int, set[str]] = {}
         self._suspect: set[tuple[int, str]] = set()
+        # The host aliases' rule ids: a twin host that differs does so by subtree (a part of
+        # the site left out of the mirror); a parameter or substring rule is checked by count.
+        self._aliases: set[int] = set()
         self._fetched_before = sum(store.fetch_state_counts().values())
         self._load()
 
@@ -155,6 +158,11 @@ class Learning:
         self._seen_ids.add(row.id)
         key = (row.host, row.spec)
         self._ids[key] = row.id
+        if row.element == "hostRedirect" and row.active:
+            self._aliases.add(row.id)
+            # The parts it merged in before (a resumed crawl): checked then, or merged.
+            merged = self.store.merges_of([row.id])
+            self._parts[row.id] = {_part(m.base) for m in merged}
         if not row.active:
             self._rows.pop(key, None)
             self.stats.rules_retracted += 1
@@ -305,6 +313,8 @@ class Learning:
             n = self._merged.get(rid, 0) + 1
             self._merged[rid] = n
             due |= n in self.verify or (rid, part) in self._suspect
+            if rid not in self._aliases:
+                continue
             parts = self._parts.setdefault(rid, set())
             if part not in parts and len(parts) < PREFIXES:
                 parts.add(part)
@@ -410,6 +420,8 @@ class Learning:
             key = (row.host, row.spec)
             self._ids[key] = rid
             self._seen_ids.add(rid)
+            if row.element == "hostRedirect":
+                self._aliases.add(rid)
             self._rows[key] = dataclasses.replace(row, id=rid)
             self._merged.setdefault(rid, 0)
         out = []
