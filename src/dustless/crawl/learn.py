@@ -36,9 +36,11 @@ from typing import TYPE_CHECKING
 
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
+from dustless.crawl.page import is_html
 from dustless.crawl.progress import RunCounters
 from dustless.crawl.spellings import no_document
 from dustless.errors import InvalidURL, ScriptError
+from dustless.extract import extract_links
 from dustless.fetch import FetchResult
 from dustless.frontier import QueuedURL
 from dustless.rules import (
@@ -70,12 +72,17 @@ if TYPE_CHECKING:
     from dustless.crawl.admission import Admission
     from dustless.crawl.spellings import Spellings
 
-__all__ = ["LEARNED_RULES", "VERIFY", "Learning", "learning_policy"]
+__all__ = ["LEARNED_RULES", "PREFIXES", "VERIFY", "Learning", "learning_policy"]
 
 LEARNED_RULES = "learned-rules.xml"
 #: The merges of a rule that are fetched anyway, to check it (the n-th merge, 1-based):
 #: the first, then ever more rarely, so that the check costs a few fetches per rule.
 VERIFY = frozenset({1, 8, 32, 128, 512, 2048, 8192})
+#: Besides, the first merge of a rule in each part of its URL space (the first segment of the
+#: merged URL's path: ``/docs/``, ``/wiki/``; ``/`` for the top level) is fetched anyway, for
+#: this many parts per rule: a ``www`` twin that differs in one subtree is found when the
+#: rule first merges there, not by the luck of the n-th merge landing on it.
+PREFIXES = 64
 _PERMANENT = frozenset({301, 308})
 _QUEUED_AT_ONCE = 20_000  # queued URLs of a host re-keyed when one of its rules is learned
 # Pages whose facts the learner takes at once: a rule is in force a few pages after its
@@ -126,6 +133,13 @@ class Learning:
         self._merged: dict[int, int] = {}  # rule id -> merges so far (VERIFY counts them)
         self._fetch_hosts: dict[str, set[str]] = {}  # a key's authority -> fetch authorities
         self._seen_ids: set[int] = set()
+        # rule id -> the parts of its URL space checked already (the first merge of each),
+        # and those where a check found two documents: every merge there is fetched anyway.
+        self._parts: dict[int, set[str]] = {}
+        self._suspect: set[tuple[int, str]] = set()
+        # The host aliases' rule ids: a twin host that differs does so by subtree (a part of
+        # the site left out of the mirror); a parameter or substring rule is checked by count.
+        self._aliases: set[int] = set()
         self._fetched_before = sum(store.fetch_state_counts().values())
         self._load()
 
@@ -144,6 +158,11 @@ class Learning:
         self._seen_ids.add(row.id)
         key = (row.host, row.spec)
         self._ids[key] = row.id
+        if row.element == "hostRedirect" and row.active:
+            self._aliases.add(row.id)
+            # The parts it merged in before (a resumed crawl): checked then, or merged.
+            merged = self.store.merges_of([row.id])
+            self._parts[row.id] = {_part(m.base) for m in merged}
         if not row.active:
             self._rows.pop(key, None)
             self.stats.rules_retracted += 1
@@ -158,7 +177,11 @@ class Learning:
         self.stats.duplicates_avoided += kept
         self.stats.rules_checked += checked
         evidence = LiveEvidence(row.pairs, row.pairs - row.differ, row.support, 1)
-        self.learner.adopt(row.host, row.spec, rule, evidence)
+        if not self.learner.adopt(row.host, row.spec, rule, evidence):
+            # The reverse of an alias in force (two workers, or an older crawl's DB): not
+            # applied, nor written to the rules file, where both would apply neither.
+            self._rows.pop(key, None)
+            return False
         return True
 
     def _poll(self) -> bool:
@@ -198,7 +221,10 @@ class Learning:
             and state in (NetState.OK, NetState.code)
         )
         redirect = self._key(fetch.location) if status in _PERMANENT else None
-        canonical = self._key(fetch.canonical) if document else None
+        declared = fetch.canonical
+        if document and declared is None and fetch.revisit_of is not None:
+            declared = _revisit_canonical(item.url, r)
+        canonical = self._key(declared) if document else None
         self._facts.append(
             PageFacts(
                 key,
@@ -217,12 +243,34 @@ class Learning:
         if item.host != authority:
             self._fetch_hosts.setdefault(authority, set()).add(item.host)
         identity = item.identity
+        if document and identity and " " not in identity and identity != key:
+            self._stands_for(item, key, identity)
         if document and identity and " " not in identity and authority in self.live.hosts:
             # Claimed before its host's latest rule: stored under an identity the rules now
             # change. Re-keyed, so that later spellings of it are merged into it.
             new = self.live.apply(key)
             if new != identity:
                 self._rekeys.append((item.url_id, identity, new))
+
+    def _stands_for(self, item: QueuedURL, key: str, identity: str) -> None:
+        """A spelling fetched under the identity a learned rule gave it (``www.h/x`` for
+        ``h/x``): it stands for that identity's own spelling, never fetched. That is a merge
+        too, and it is checked as merges are (``_due``): the spelling is given its own
+        identity back and the identity's spelling is admitted, fetched, and compared — a
+        ``www`` twin that differs in a subtree loses no page of the host it aliases."""
+        ids = self._rule_ids(key)
+        if not ids or self.admission is None or not self._due(ids, key):
+            return
+        # At once (not with the commit's re-keying): the admission may flush before it.
+        if self.store.rekey_urls([(item.url_id, identity, key)]):
+            return  # its own identity is stored already: the check is that row's
+        host = authority_of(identity)
+        site = self.discovery.site_of_host(host)
+        seed_id = item.seed_id or None
+        self.admission.readmit(
+            [AdmitURL(identity, identity, host, site, item.depth, item.kind, seed_id, item.url_id)]
+        )
+        self._keep(ids, key, item, item.url_id, checked=True)
 
     # -- links URL-seen dropped --------------------------------------------------------------
 
@@ -240,7 +288,7 @@ class Learning:
             ids = self._rule_ids(base)
             if not ids:
                 continue
-            if self._due(ids):
+            if self._due(ids, base):
                 out.append(_admit(u, base))
                 self._keep(ids, base, u, None, checked=True)
                 continue
@@ -255,13 +303,22 @@ class Learning:
             if (host, spec) in self._ids
         ]
 
-    def _due(self, ids: list[int]) -> bool:
-        """Count a merge for each rule; True if one of them has a check due."""
+    def _due(self, ids: list[int], base: str) -> bool:
+        """Count a merge of ``base`` for each rule; True if one of them has a check due: its
+        n-th merge (``VERIFY``), its first in a part of its URL space (``PREFIXES``), or any
+        in a part where a check found two documents."""
         due = False
+        part = _part(base)
         for rid in ids:
             n = self._merged.get(rid, 0) + 1
             self._merged[rid] = n
-            due |= n in self.verify
+            due |= n in self.verify or (rid, part) in self._suspect
+            if rid not in self._aliases:
+                continue
+            parts = self._parts.setdefault(rid, set())
+            if part not in parts and len(parts) < PREFIXES:
+                parts.add(part)
+                due = True
         return due
 
     def _keep(
@@ -319,6 +376,12 @@ class Learning:
         # Before any retraction: what a retracted rule merged since the last commit is
         # admitted again with the rest (it was left merged for good when written after).
         self._write_merges()
+        gone = {(r.host, r.spec) for r in changes.retracted}
+        for host, spec, a, b in changes.differed:
+            rid = self._ids.get((host, spec))
+            if rid is not None and (host, spec) not in gone:
+                for part in {_part(a), _part(b)}:
+                    self._distrust(rid, part)
         if changes.retracted or learned.learned or polled:
             self._install()
             for r in changes.retracted:
@@ -357,6 +420,8 @@ class Learning:
             key = (row.host, row.spec)
             self._ids[key] = rid
             self._seen_ids.add(rid)
+            if row.element == "hostRedirect":
+                self._aliases.add(rid)
             self._rows[key] = dataclasses.replace(row, id=rid)
             self._merged.setdefault(rid, 0)
         out = []
@@ -417,7 +482,7 @@ class Learning:
         for url_id, url, identity, item in queued:
             base = self._key(url) if url_id in collided else None
             ids = self._rule_ids(base) if base is not None else []
-            due = base is not None and bool(ids) and self._due(ids)
+            due = base is not None and bool(ids) and self._due(ids, base)
             if base is None or not ids or due:
                 # Stays queued (with its new identity); a merge due a check stays too.
                 if isinstance(item, QueuedURL):
@@ -485,6 +550,12 @@ class Learning:
         self.stats.duplicates_avoided -= min(self.stats.duplicates_avoided, len(rows))
         self.stats.readmitted += len(back) + len(again)
 
+    def _distrust(self, rid: int, part: str) -> None:
+        """A check found two documents that rule ``rid`` merges in ``part`` of its URL space
+        (within its budget: the rule stays): every later merge there is fetched anyway, so a
+        subtree where a ``www`` twin differs costs fetches, not pages."""
+        self._suspect.add((rid, part))
+
     # -- the file ----------------------------------------------------------------------------
 
     def ruleset(self) -> RuleSet:
@@ -513,6 +584,25 @@ class Learning:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
+
+
+def _part(url: str) -> str:
+    """The part of a URL space a check stands for: the first segment of the path."""
+    rest = url.partition("://")[2]
+    path = "/" + rest.partition("/")[2].partition("?")[0]
+    head, slash, _ = path[1:].partition("/")
+    return f"/{head}/" if slash else "/"
+
+
+def _revisit_canonical(url: str, r: FetchResult) -> str | None:
+    """The ``<link rel=canonical>`` of a page whose payload repeats an earlier one (a WARC
+    revisit): the crawl does not parse it again for its links, but its declaration is the
+    learner's best evidence — the page says which spelling it is (RFC 6596). Resolved
+    against this page's URL: the same bytes may declare a relative canonical."""
+    if not r.body or not is_html(r.mime):
+        return None
+    found = extract_links(r.body, url, r.header("content-type") or r.mime, anchor_text=False)
+    return found.canonical
 
 
 def _admit(u: AdmitURL, identity: str) -> AdmitURL:

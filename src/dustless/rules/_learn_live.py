@@ -42,6 +42,7 @@ forget their evidence (their rules stay) when the crawl holds ``max_total`` docu
 
 from __future__ import annotations
 
+import json
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -60,9 +61,9 @@ from ._learn_live_rules import (
     rule_from_spec,
     rule_spec,
 )
-from ._learned import HostRedirect, LearnedRule
+from ._learned import DropParam, HostRedirect, LearnedRule
 from ._site import RuleSet, SiteScript
-from ._urlparts import Parts, split
+from ._urlparts import Parts, replace_host, split
 
 __all__ = [
     "LiveChanges",
@@ -85,6 +86,10 @@ _ORDER = {
     "substitute": 4,
 }
 _WAITING_CAP = 4  # claims and redirects waiting for their target, per document kept
+# A pair whose spellings differ by several parameters (``?a=1&b=2`` beside the bare URL)
+# suggests dropping each, and no one of them alone merges it: the parameters are also tried
+# together, as one candidate (a *group*), when they are at most this many.
+_GROUP_MAX = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +149,13 @@ class Retraction:
 
 @dataclass(frozen=True, slots=True)
 class LiveChanges:
+    """What a batch changed. ``differed``: ``(host, spec, a, b)`` for each pair of spellings a
+    rule in force merges and a fetch showed different (within its budget or not): the crawl
+    checks the rest of that part of the rule's URL space (``crawl/learn.py``)."""
+
     learned: tuple[LiveRule, ...] = ()
     retracted: tuple[Retraction, ...] = ()
+    differed: tuple[tuple[str, str, str, str], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.learned or self.retracted)
@@ -180,6 +190,8 @@ class _Host:
     hints: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     fetched: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     candidates: dict[str, LearnedRule] = field(default_factory=dict)
+    # a group's key (its members' specs, as a JSON list) -> its members, validated together
+    groups: dict[str, tuple[LearnedRule, ...]] = field(default_factory=dict)
     # spec -> (hints, fetched hints) when it was last validated and rejected
     tried: dict[str, tuple[int, int]] = field(default_factory=dict)
     trust_ok: int = 0  # canonical declarations a fetch confirmed
@@ -233,6 +245,7 @@ class LiveLearner:
         self._ruleset = RuleSet()
         self._without: dict[tuple[str, str], RuleSet] = {}  # the rule set less one rule
         self._total = 0
+        self._differed: list[tuple[str, str, str, str]] = []
 
     # -- the rules in force ------------------------------------------------------------------
 
@@ -258,12 +271,27 @@ class LiveLearner:
         found = [spec for spec, a in rules.items() if a.rule.apply(base) != base]
         return found or list(rules)
 
-    def adopt(self, host: str, spec: str, rule: LearnedRule, evidence: LiveEvidence) -> None:
-        """Put in force a rule learned before (a resumed crawl) or by another worker."""
-        if spec in self._active.get(host, {}) or self.is_retracted(host, spec):
-            return
+    def adopt(self, host: str, spec: str, rule: LearnedRule, evidence: LiveEvidence) -> bool:
+        """Put in force a rule learned before (a resumed crawl) or by another worker; False
+        if it cannot be (retracted here, or the reverse of an alias in force)."""
+        if spec in self._active.get(host, {}):
+            return True
+        if self.is_retracted(host, spec) or self._reverses(host, rule):
+            return False
         self._active.setdefault(host, {})[spec] = _Active(_bare(rule), evidence)
         self._changed(host)
+        return True
+
+    def _reverses(self, host: str, rule: LearnedRule) -> bool:
+        """Is ``rule`` a host alias whose reverse is in force, or was retracted? Both in
+        force would make a cycle that settles nowhere (a rules file holding both applies
+        neither, ``_site._settle``); and the pages that refuted one direction refute the
+        other: an alias merges the same pairs either way."""
+        if not isinstance(rule, HostRedirect):
+            return False
+        target = replace_host(host, rule.to)
+        back = rule_spec(HostRedirect(split(f"http://{host}/").host))
+        return back in self._active.get(target, {}) or self.is_retracted(target, back)
 
     def forget(self, host: str, spec: str) -> bool:
         """Retract a rule from outside (another worker retracted it); True if it was active."""
@@ -306,10 +334,12 @@ class LiveLearner:
         """Take the facts of a batch of fetches; the retractions their counterexamples cause
         (new rules come from :meth:`learn`)."""
         retracted: list[Retraction] = []
+        self._differed = []
         for f in facts:
             retracted += self._observe(f)
         self._evict()
-        return LiveChanges((), tuple(retracted))
+        differed, self._differed = tuple(self._differed), []
+        return LiveChanges((), tuple(retracted), differed)
 
     def _site(self, authority: str) -> _Site:
         name = site_of_authority(authority)
@@ -424,14 +454,21 @@ class LiveLearner:
             return
         pair = (a, b) if a < b else (b, a)
         k = self.options.min_support
-        for rule in pair_candidates(a, b):
-            spec = rule_spec(rule)
+        rules = pair_candidates(a, b)
+        drops = [r for r in rules if isinstance(r, DropParam)]
+        named: list[tuple[str, LearnedRule | None]] = [(rule_spec(r), r) for r in rules]
+        if 1 < len(drops) <= _GROUP_MAX:
+            group = _group_key([rule_spec(r) for r in drops])
+            host.groups.setdefault(group, tuple(drops))
+            named.append((group, None))
+        for spec, rule in named:
             pairs = host.hints.setdefault(spec, set())
             pairs.add(pair)
             sure = host.fetched.setdefault(spec, set())
             if fetched:
                 sure.add(pair)
-            host.candidates.setdefault(spec, rule)
+            if rule is not None:
+                host.candidates.setdefault(spec, rule)
             if len(pairs) >= k and (len(pairs), len(sure)) > host.tried.get(spec, (0, 0)):
                 host.due = True  # validated at the next commit (again, if it gained since)
 
@@ -473,6 +510,7 @@ class LiveLearner:
                     a.equal += 1
                 else:
                     a.differ += 1
+                    self._differed.append((rhost, spec, key, new))
                     if a.over_budget(self.options.max_fp):
                         out.append(self._retract(rhost, spec, a, key, new))
         group.append((new, new_cls))
@@ -556,11 +594,28 @@ class LiveLearner:
         ]
         if not ready:
             return []
-        ready.sort(key=lambda sn: (_ORDER[host.candidates[sn[0]].element], -sn[1][0], sn[0]))
+
+        def order(sn: tuple[str, tuple[int, int]]) -> tuple[int, int, str]:
+            # A group after its members: one of them alone may be all the site needs.
+            group = sn[0] in host.groups
+            element = "dropParam" if group else host.candidates[sn[0]].element
+            return (_ORDER[element] * 2 + group, -sn[1][0], sn[0])
+
+        ready.sort(key=order)
         entries = self._entries(site, host)
         reps = self._reps(entries)
         out: list[LiveRule] = []
         for spec, n in ready[: self.options.per_pass]:
+            if spec in host.groups:
+                found = self._learn_group(host, spec, reps)
+                if not found:
+                    host.tried[spec] = n
+                    continue
+                out += found
+                reps = self._reps(entries)
+                continue
+            if spec in self._active.get(host.name, {}):
+                continue  # learned just now, with a group
             rule = host.candidates[spec]
             ev = measure(rule.apply, reps)
             if not self._accepts(ev):
@@ -574,14 +629,53 @@ class LiveLearner:
             host.due = True  # the rest at the next commit
         return out
 
+    def _learn_group(self, host: _Host, group: str, reps: list[Entry]) -> list[LiveRule]:
+        """Parameters that never matter together (``?a=1&b=2`` and the bare URL): validated
+        as one candidate, each dropped by a rule of its own once they pass. Every member
+        alone must keep within the budget too: each is applied alone where the other
+        parameter is missing."""
+        active = self._active.get(host.name, {})
+        retracted = self._retracted.get(host.name, set())
+        members = [(rule_spec(r), r) for r in host.groups[group]]
+        if any(spec in retracted for spec, _ in members):
+            return []
+        todo = [(spec, r) for spec, r in members if spec not in active]
+        if len(todo) < 2:
+            return []  # what is left is one parameter: its own candidate
+
+        def apply(url: str) -> str:
+            for _, r in todo:
+                url = r.apply(url)
+            return url
+
+        ev = measure(apply, reps)
+        if not self._accepts(ev):
+            return []
+        o = self.options
+        for _, r in todo:
+            alone = measure(r.apply, reps)
+            if alone.differ > o.max_fp * alone.pairs:
+                return []
+        names = ", ".join(r.describe() for _, r in todo)
+        return [self._accept(host.name, spec, r, ev, reps, together=names) for spec, r in todo]
+
     def _accept(
-        self, host: str, spec: str, rule: LearnedRule, ev: LiveEvidence, reps: list[Entry]
+        self,
+        host: str,
+        spec: str,
+        rule: LearnedRule,
+        ev: LiveEvidence,
+        reps: list[Entry],
+        *,
+        together: str | None = None,
     ) -> LiveRule:
         fetched = sum(1 for e in reps if e.verified)
         claimed = len(reps) - fetched
         sources = f"{ev.verified} pair{'' if ev.verified == 1 else 's'} fetched"
         if claimed and ev.verified < ev.equal:
             sources += f", {ev.equal - ev.verified} declared canonical"
+        if together is not None:
+            sources += f" (together: {together})"
         self._active.setdefault(host, {})[spec] = _Active(rule, ev)
         self._changed(host)
         return LiveRule(host, spec, _with_evidence(rule, ev), ev, sources)
@@ -605,6 +699,8 @@ class LiveLearner:
             spec = rule_spec(rule)
             if spec in self._active.get(src, {}) or self.is_retracted(src, spec):
                 continue
+            if self._reverses(src, rule):
+                continue  # never both ways: the alias in force stays the one
             apply = self._ruleset.apply
             entries = [
                 Entry(apply(rule.apply(e.key)), e.cls, e.verified, side=0)
@@ -649,6 +745,10 @@ def _bare(rule: LearnedRule) -> LearnedRule:
 
 def _with_evidence(rule: LearnedRule, ev: LiveEvidence) -> LearnedRule:
     return rule_from_spec(rule_spec(rule), ev.support, round(ev.fp_rate, 6))
+
+
+def _group_key(specs: list[str]) -> str:
+    return json.dumps(sorted(specs), separators=(",", ":"))
 
 
 def _keys(found: str | list[str] | None) -> list[str]:

@@ -1,0 +1,111 @@
+"""Spot checks spread over a rule's URL space (``crawl/learn.py``, ``PREFIXES``): a ``www``
+twin identical to its host but in one subtree of 12 pages, which show other documents. The
+alias is learned from the identical pages; the first merge in each path prefix is fetched
+anyway, so the differing subtree is found, and then every merge there is fetched: no
+resource is lost. The site is served on 127.0.0.1 inside the test."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import string
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from dustless.crawl import CrawlConfig, run_crawl
+
+SECTIONS, PAGES, TWIN, DIFFER = 5, 40, 3, 12
+
+
+def _words(tag: str) -> str:
+    """Text of its own for each page: words of letters (the fingerprint reads words)."""
+    rng = random.Random(tag)
+    return " ".join(
+        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
+        for _ in range(120)
+    )
+
+
+class _Handler(BaseHTTPRequestHandler):
+    port = 0
+
+    def do_GET(self) -> None:
+        host = self.headers["Host"].partition(":")[0]
+        path = self.path.partition("?")[0]
+        if path == "/":
+            path = "/s0/p0.html"
+        body = None
+        parts = path.strip("/").split("/")
+        if len(parts) == 2 and parts[0][1:].isdigit() and parts[1][1:-5].isdigit():
+            k, j = int(parts[0][1:]), int(parts[1][1:-5])
+            if k < SECTIONS and j < PAGES:
+                www = f"http://www.docs.test:{self.port}"
+                other = host.startswith("www.") and k == TWIN and j < DIFFER
+                text = _words(f"twin{k}x{j}" if other else f"doc{k}x{j}")
+                # A chain through each section, the next section from its last page: the
+                # subtree where the twin differs is reached long after the alias is learned.
+                links = "".join(
+                    f'<a href="/s{k}/p{j + d}.html">n</a>' for d in (1, 2) if j + d < PAGES
+                )
+                if j == PAGES - 1:
+                    links += f'<a href="/s{(k + 1) % SECTIONS}/p0.html">s</a>'
+                links += f'<a href="{www}/s{k}/p{(j + 3) % PAGES}.html">w</a>'
+                body = f"<html><body><p>{text}</p>{links}</body></html>".encode()
+        self.send_response(404 if body is None else 200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body or b"")))
+        self.end_headers()
+        self.wfile.write(body or b"")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def twin_site() -> Iterator[int]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    _Handler.port = httpd.server_address[1]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield _Handler.port
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the subtree is found and the alias retracted, but the host's own spellings of "
+    "it were dropped as links while a www spelling held their identity (no merge kept): "
+    "docs/learning.md, Limits",
+)
+def test_a_www_twin_differing_in_one_subtree_loses_no_resource(twin_site, tmp_path):
+    port = twin_site
+    out = tmp_path / "c"
+    config = CrawlConfig(
+        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
+        learn=True, delay=0, delay_factor=0, progress=False, max_depth=100,
+    )  # fmt: skip
+    assert run_crawl(config, out).finished
+    with sqlite3.connect(out / "crawl.db") as db:
+        rules = db.execute("SELECT host, spec, retracted_at FROM learned_rules").fetchall()
+        fetched = {u for (u,) in db.execute(
+            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
+        )}  # fmt: skip
+    assert any("hostRedirect" in spec for _, spec, _ in rules), rules  # the alias was learned
+    reached = set()
+    for url in fetched:
+        host, _, path = url.partition("://")[2].partition("/")
+        if path.count("/") != 1:
+            continue  # the home page
+        k, j = (int(x[1:].removesuffix(".html")) for x in path.split("/")[:2])
+        twin = host.startswith("www.") and k == TWIN and j < DIFFER
+        reached.add(("www" if twin else "docs", k, j))
+    lost = [(k, j) for k in range(SECTIONS) for j in range(PAGES) if ("docs", k, j) not in reached]
+    lost += [("www", j) for j in range(DIFFER) if ("www", TWIN, j) not in reached]
+    assert lost == []
