@@ -195,6 +195,24 @@ def _host_part(ev: Evaluation) -> list[str]:
     return out
 
 
+def _unexplained_part(ev: Evaluation) -> str:
+    u = ev.unexplained
+    assert u is not None
+    judge = "the truth" if ev.identity == "truth" else f"{ev.content} content"
+    text = (
+        f"unexplained duplicates: {_n(u.unexplained)} of {_n(u.duplicates)} duplicate "
+        f"fetches ({u.unexplained_share:.0%}, by {judge}) that no factor's method merges"
+    )
+    if u.soft404_classes:
+        text += (
+            f"; {_n(u.soft404_classes)} pages served by many unrelated URLs "
+            f"({_n(u.soft404_fetches)} fetches) read as soft 404s, not counted"
+        )
+    lines = [_wrap(text)]
+    lines += [_wrap(f"  {a}  =  {b}", "    ") for a, b in u.examples]
+    return "\n".join(lines)
+
+
 def format_evaluation(ev: Evaluation, *, by_host: bool = False) -> str:
     """Table 1 of seed 000 for this crawl (the paper's figures beside it), per host with
     ``by_host``, the site policy, and — with the truth — where the estimate is off."""
@@ -206,6 +224,8 @@ def format_evaluation(ev: Evaluation, *, by_host: bool = False) -> str:
                 "upper bound); `dustless evaluate --fetch` requests them to measure the loss."
             )
         )
+    if ev.unexplained is not None:
+        out.append(_unexplained_part(ev))
     if ev.identity == "truth":
         out.append(_truth_table(ev.rows, ev.details))
         out.append(

@@ -18,6 +18,7 @@ __all__ = [
     "HostPolicy",
     "RecommendedPolicy",
     "RowDetail",
+    "Unexplained",
 ]
 
 
@@ -105,6 +106,23 @@ class Disagreement:
 
 
 @dataclass(frozen=True, slots=True)
+class Unexplained:
+    """The duplicate fetches no factor's method merges (docs/evaluation.md "Unexplained
+    duplicates"): of the ``duplicates`` (in each class of one document, every fetch but the
+    first), ``unexplained`` remain once every method of every factor has merged what it
+    merges; ``examples`` are up to 5 pairs of such URLs. Classes served by more than
+    ``SOFT404_SPELLINGS`` unrelated URLs are counted apart as soft 404s (``soft404_*``)."""
+
+    duplicates: int
+    explained: int
+    unexplained: int
+    unexplained_share: float
+    soft404_classes: int
+    soft404_fetches: int
+    examples: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Evaluation:
     """Everything ``dustless evaluate`` prints (``--json`` adds ``recommended_policy`` as a
     string next to ``rows``)."""
@@ -133,6 +151,8 @@ class Evaluation:
     disagreements: tuple[Disagreement, ...] = ()
     # The canonical row: each method against the pages' rel=canonical declarations.
     canonical: tuple[CanonicalRow, ...] = ()
+    # Duplicate fetches that no factor accounts for (None: not computed).
+    unexplained: Unexplained | None = None
 
     @property
     def estimated(self) -> bool:

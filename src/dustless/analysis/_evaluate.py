@@ -40,14 +40,23 @@ from dustless.analysis._evaltypes import (
     HostPolicy,
     RecommendedPolicy,
     RowDetail,
+    Unexplained,
 )
 from dustless.analysis._factors import (
     FACTOR_ORDER,
+    MEASURED_ONLY,
     PAPER_DEFAULT_DOCUMENTS,
     build_factors,
     strip_fragment,
 )
-from dustless.analysis._metrics import READINGS, CrawlIndex, Factor, MethodRow, MethodSpec
+from dustless.analysis._metrics import (
+    READINGS,
+    CrawlIndex,
+    Factor,
+    MethodRow,
+    MethodSpec,
+    unexplained_duplicates,
+)
 from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
 from dustless.analysis._stats import GATE_STATES
@@ -65,6 +74,7 @@ __all__ = [
     "Observations",
     "RecommendedPolicy",
     "RowDetail",
+    "Unexplained",
     "build_factors",
     "evaluate_crawl",
     "load_observations",
@@ -421,6 +431,29 @@ def evaluate_crawl(
         spelling_tries=tries,
         disagreements=disagreements,
         canonical=canonical_rows(db, all_factors, db.crawl_batches(batch)),
+        unexplained=_unexplained(obs, all_factors),
+    )
+
+
+def _unexplained(obs: Observations, factors: Sequence[Factor]) -> Unexplained:
+    """The duplicate fetches of the crawl (by the judge: content, or the truth) that no
+    factor's method merges. A redirect downloaded nothing itself and stays out (its target
+    is the fetch that counts)."""
+    members = obs.members
+    documents = [
+        (u, h)
+        for u, h in obs.outcome.items()
+        if h is not None and u not in obs.redirects and (members is None or u in members)
+    ]
+    c = unexplained_duplicates(documents, factors)
+    return Unexplained(
+        duplicates=c.duplicates,
+        explained=c.duplicates - c.unexplained,
+        unexplained=c.unexplained,
+        unexplained_share=c.unexplained / c.duplicates if c.duplicates else 0.0,
+        soft404_classes=c.soft404_classes,
+        soft404_fetches=c.soft404_fetches,
+        examples=c.examples,
     )
 
 
@@ -464,6 +497,12 @@ def _detail(r: MethodRow) -> RowDetail:
     )
 
 
+def _policy_rows(rows: Sequence[MethodRow]) -> list[MethodRow]:
+    # A recommended policy names normalizer steps: the measured-only factors (path
+    # parameters, sort/view parameters) have none yet, so they are figures, not choices.
+    return [r for r in rows if r.factor not in MEASURED_ONLY]
+
+
 def _site_policy(host_rows: Sequence[MethodRow], max_loss: float) -> tuple[HostPolicy, ...]:
     """The recommender per host, on that host's own sets (000 §4.1: servers differ)."""
     by_host: dict[str, list[MethodRow]] = {}
@@ -471,7 +510,7 @@ def _site_policy(host_rows: Sequence[MethodRow], max_loss: float) -> tuple[HostP
         by_host.setdefault(r.host or "", []).append(r)
     out = []
     for host, rows in sorted(by_host.items()):
-        rec = recommend(rows, max_loss)
+        rec = recommend(_policy_rows(rows), max_loss)
         out.append(
             HostPolicy(
                 host=host,
@@ -497,7 +536,7 @@ def _assemble(
     overall = [r for r in method_rows if r.host is None]
     per_host = [r for r in method_rows if r.host is not None]
     per_host.sort(key=lambda r: r.host or "")  # stable: factor order kept within a host
-    rec = recommend(overall, max_loss)
+    rec = recommend(_policy_rows(overall), max_loss)
     steps = tuple(sorted(rec.steps))
     policy = BASE_POLICY + "".join(f" + {s}" for s in steps)
     return Evaluation(

@@ -9,15 +9,29 @@ written to be cheap: a million URLs × eight factors must not each go through th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from dustless.analysis._metrics import Factor, MethodSpec
 from dustless.analysis._recommend import FACTOR_METHODS
 from dustless.errors import InvalidURL
 
-__all__ = ["FACTOR_ORDER", "PAPER_DEFAULT_DOCUMENTS", "build_factors", "strip_fragment"]
+__all__ = [
+    "FACTOR_ORDER",
+    "MEASURED_ONLY",
+    "PAPER_DEFAULT_DOCUMENTS",
+    "SORT_VIEW_PARAMS",
+    "build_factors",
+    "remove_path_params",
+    "remove_sort_view_params",
+    "strip_fragment",
+]
 
-FACTOR_ORDER: tuple[str, ...] = tuple(FACTOR_METHODS)
+#: Factors measured with a method of their own that no normalizer step stands for (the
+#: issue's "kinds of duplicates real sites make"): their rows are figures, never part of a
+#: recommended policy (a policy can only name steps).
+MEASURED_ONLY: tuple[str, ...] = ("path-params", "sort-view-params")
+FACTOR_ORDER: tuple[str, ...] = (*FACTOR_METHODS, *MEASURED_ONLY)
 # 000 §4.4: the defaults of Apache and IIS, the only default documents the paper measured.
 PAPER_DEFAULT_DOCUMENTS: tuple[str, ...] = ("index.htm", "index.html", "default.htm")
 
@@ -162,13 +176,105 @@ def _factor_key(name: str, docs: tuple[str, ...]) -> Callable[[str], str]:
     return _step_method(_KEY_STEP[name], docs)
 
 
+# ---- the measured-only factors: plain functions of a URL in its standard form ----
+
+
+def remove_path_params(url: str) -> str:
+    """Drop the ``;name=value`` parameters of every path segment (RFC 3986 §3.3: a segment
+    may carry parameters after ";"). Servlet containers put the session there —
+    ``/view.jsp;jsessionid=8CBC…`` — and ignore it when serving, so every page a session
+    visits gets a spelling of its own. A ``;`` part without ``=`` stays: it is no parameter
+    of the ``name=value`` kind these servers write. The query (Apache's ``?C=N;O=D``) is
+    left alone."""
+    i = _path_end(url)
+    head = url[:i]
+    if ";" not in head:
+        return url
+    a = head.find("//")
+    start = head.find("/", a + 2) if a >= 0 else head.find("/")
+    if start < 0 or ";" not in head[start:]:
+        return url
+    segments = []
+    for seg in head[start:].split("/"):
+        if ";" in seg:
+            first, *params = seg.split(";")
+            seg = ";".join([first, *(p for p in params if "=" not in p)])
+        segments.append(seg)
+    return head[:start] + "/".join(segments) + url[i:]
+
+
+#: Query parameters that only reorder or re-present a listing (the issue's "sort orders",
+#: docs/evaluation.md "Path parameters and sort/view parameters"), matched without case:
+#: the list is the same documents in another order or layout.
+SORT_VIEW_PARAMS: frozenset[str] = frozenset(
+    {
+        "sort",
+        "sort_by",
+        "sortby",
+        "sort_order",
+        "sortorder",
+        "order",
+        "orderby",
+        "order_by",
+        "view",
+        "display",
+        "layout",
+    }
+)
+# "dir"/"direction" name a directory as often as a sort direction: only with a direction.
+_DIRECTION_PARAMS = frozenset({"dir", "direction"})
+_DIRECTIONS = frozenset({"asc", "desc", "ascending", "descending", "a", "d", "up", "down"})
+# Apache mod_autoindex: C (sort column N/M/S/D), O (order A/D), F (format 0/1/2), V (version
+# sort); P (a pattern) filters the listing and stays. Single letters mean anything elsewhere,
+# so they go only from a query made of autoindex's arguments alone (``?C=N;O=D``).
+_AUTOINDEX_DROP = frozenset({"C", "O", "F", "V"})
+_AUTOINDEX_ALL = _AUTOINDEX_DROP | {"P"}
+
+
+def remove_sort_view_params(url: str) -> str:
+    """Drop the query parameters that only sort or re-present a page (``SORT_VIEW_PARAMS``,
+    ``dir=asc``, autoindex's ``C``/``O``/``F``/``V``); "&" and ";" both separate them
+    (autoindex writes ``?C=N;O=D``). The other parameters stay byte for byte, in order."""
+    q = url.find("?")
+    if q < 0:
+        return url
+    h = url.find("#", q)
+    end = len(url) if h < 0 else h
+    query = url[q + 1 : end]
+    pieces = re.split(r"([&;])", query)
+    params = pieces[0::2]
+    names = [p.split("=", 1)[0] for p in params]
+    autoindex = all(n in _AUTOINDEX_ALL for n in names)
+    kept: list[str] = []
+    for k, (param, name) in enumerate(zip(params, names, strict=True)):
+        low = name.lower()
+        drop = (
+            low in SORT_VIEW_PARAMS
+            or (low in _DIRECTION_PARAMS and param[len(name) + 1 :].lower() in _DIRECTIONS)
+            or (autoindex and name in _AUTOINDEX_DROP)
+        )
+        if not drop:
+            kept.append(param if not kept else pieces[2 * k - 1] + param)
+    if len(kept) == len(params):
+        return url
+    rest = url[end:]
+    return url[:q] + ("?" + "".join(kept) if kept else "") + rest
+
+
+_MEASURED: Mapping[str, Callable[[str], str]] = {
+    "path-params": remove_path_params,
+    "sort-view-params": remove_sort_view_params,
+}
+
+
 def build_factors(
     default_documents: Sequence[str] = PAPER_DEFAULT_DOCUMENTS,
 ) -> tuple[Factor, ...]:
-    """The factors of 000 §4 and 001, each method one normalizer step (``FACTOR_METHODS``)."""
+    """The factors of 000 §4 and 001, each method one normalizer step (``FACTOR_METHODS``),
+    then the measured-only ones (:data:`MEASURED_ONLY`: ``none`` and ``remove``)."""
     docs = tuple(default_documents)
     factors = []
-    for name in FACTOR_ORDER:
+    for name in FACTOR_METHODS:
         methods = tuple(
             MethodSpec(m, None, steps)
             if not steps
@@ -176,4 +282,7 @@ def build_factors(
             for m, steps in FACTOR_METHODS[name].items()
         )
         factors.append(Factor(name, methods, key=_factor_key(name, docs)))
+    for name in MEASURED_ONLY:
+        fn = _MEASURED[name]
+        factors.append(Factor(name, (MethodSpec("none", None), MethodSpec("remove", fn)), key=fn))
     return tuple(factors)

@@ -45,6 +45,7 @@ __all__ = [
     "evaluate",
     "evaluate_factor",
     "redundancy_rate",
+    "unexplained_duplicates",
 ]
 
 #: A normalization method as the caller sees it: a URL in, its normalized form out.
@@ -459,3 +460,75 @@ def _candidate_groups(urls: Iterable[str], key: Method) -> dict[str, list[str]]:
         else:
             g.append(url)
     return groups
+
+
+#: A document served by more than this many spellings that no method relates is read as a
+#: soft 404 or an error page (a "Page not found" answered with 200 to every broken link),
+#: not as duplicates of a document: DustBuster skips such buckets for the same reason.
+SOFT404_SPELLINGS = 8
+
+
+def _find(parent: list[int], i: int) -> int:
+    """Union-find's root of ``i``, halving the path on the way."""
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@dataclass(frozen=True, slots=True)
+class UnexplainedCounts:
+    """What :func:`unexplained_duplicates` finds (see there)."""
+
+    duplicates: int
+    unexplained: int
+    soft404_classes: int
+    soft404_fetches: int
+    examples: tuple[tuple[str, str], ...]
+
+
+def unexplained_duplicates(
+    documents: Iterable[tuple[str, str]],
+    factors: Sequence[Factor],
+    *,
+    soft404_spellings: int = SOFT404_SPELLINGS,
+    examples: int = 5,
+) -> UnexplainedCounts:
+    """The duplicate fetches that no method of any factor merges.
+
+    ``documents`` are ``(url, document id)`` of the downloads, in crawl order. A class of
+    ``n`` URLs with one document makes ``n − 1`` duplicate fetches; two of its URLs are
+    merged when some method gives them one form, and merges chain (a case twin of a ``www``
+    twin is explained by the two methods a policy would combine). What is left, the class's
+    groups of merged URLs less one, is *unexplained*. A class of more than
+    ``soft404_spellings`` groups is a soft 404 and counted apart, not as duplicates.
+    """
+    classes: dict[str, list[str]] = {}
+    for url, doc in documents:
+        classes.setdefault(doc, []).append(url)
+    methods = [m.apply for f in factors for m in f.methods if m.apply is not None]
+    duplicates = unexplained = soft_classes = soft_fetches = 0
+    pairs: list[tuple[str, str]] = []
+    for urls in classes.values():
+        if len(urls) < 2:
+            continue
+        parent = list(range(len(urls)))
+        for apply in methods:
+            first: dict[str, int] = {}
+            for i, u in enumerate(urls):
+                j = first.setdefault(apply(u), i)
+                if j != i:
+                    a, b = _find(parent, i), _find(parent, j)
+                    if a != b:
+                        parent[max(a, b)] = min(a, b)
+        roots = list(dict.fromkeys(_find(parent, i) for i in range(len(urls))))
+        if len(roots) > soft404_spellings:
+            soft_classes += 1
+            soft_fetches += len(urls)
+            continue
+        duplicates += len(urls) - 1
+        unexplained += len(roots) - 1
+        for r in roots[1:]:
+            if len(pairs) < examples:
+                pairs.append((urls[roots[0]], urls[r]))
+    return UnexplainedCounts(duplicates, unexplained, soft_classes, soft_fetches, tuple(pairs))
