@@ -125,6 +125,8 @@ def test_rows_have_every_factor_and_method_in_order(example_eval: Evaluation) ->
         "fragment",
         "collapse-slashes",
         "tracking-params",
+        "path-params",
+        "sort-view-params",
     )
     methods = [(r.factor, r.method) for r in example_eval.rows][:3]
     assert methods == [
