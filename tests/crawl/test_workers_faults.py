@@ -110,11 +110,18 @@ def reference(testweb_factory: Any, tmp_path: Path, ch: Any) -> Callable[..., An
 # machine starts the second worker: a host's crawl lasts at least its pages × this rest
 # (politeness, not CPU, sets it), 16 s for the 40 pages of a site.
 STALL_DELAY = 0.4
-# A host of w1's with work left: queued, or claimed in its window (in flight in the DB).
-W1_WORK = (
-    "SELECT 1 FROM host_work WHERE owner = 'w1' AND queued + "
-    "(SELECT count(*) FROM urls u WHERE u.host = host_work.host AND u.state = 'in-flight') > 0"
-)
+
+
+def _work_of(worker: str) -> str:
+    """A host of ``worker``'s with work left: queued, or claimed in its window (in flight in
+    the DB; a worker claims a few dozen URLs at once, so ``queued`` alone is soon 0)."""
+    return (
+        f"SELECT 1 FROM host_work WHERE owner = '{worker}' AND queued + (SELECT count(*) "
+        "FROM urls u WHERE u.host = host_work.host AND u.state = 'in-flight') > 0"
+    )
+
+
+W1_WORK, W2_WORK = _work_of("w1"), _work_of("w2")
 
 
 def test_a_worker_stalled_past_its_lease_sends_and_records_nothing_for_lost_hosts(
@@ -134,7 +141,7 @@ def test_a_worker_stalled_past_its_lease_sends_and_records_nothing_for_lost_host
         try:
             # w2 takes w1's hosts over once their leases have run out, and crawls them.
             _until(lambda: not store.query(W1_WORK), timeout=30)
-            _until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w2' AND queued > 5"))
+            _until(lambda: store.query(W2_WORK))  # … and has work on them when w1 goes on
         finally:
             w1.send_signal(signal.SIGCONT)
         _finish(w1, w2)
