@@ -186,16 +186,11 @@ def test_progress_lines_off_a_terminal(tmp_path, ch, testweb_factory):
     assert "finished: 8 pages" in proc.stderr
 
 
-class _V6Server(http.server.ThreadingHTTPServer):
-    address_family = socket.AF_INET6
+def _one_page(body: bytes) -> type[http.server.BaseHTTPRequestHandler]:
+    """A handler that serves ``body`` as HTML at / and 404 elsewhere, quietly."""
 
-
-def test_resolve_to_a_bracketed_ipv6_address(tmp_path, ch):
-    # `--resolve NAME:[IPv6]` was split at its last colon by the CLI ("'1]' is not an IP
-    # address"); one parser (the fetcher's) reads it everywhere.
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            body = b"<html><body>over IPv6</body></html>"
             self.send_response(200 if self.path == "/" else 404)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(body)))
@@ -205,6 +200,17 @@ def test_resolve_to_a_bracketed_ipv6_address(tmp_path, ch):
         def log_message(self, *args: object) -> None:
             pass
 
+    return Handler
+
+
+class _V6Server(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+def test_resolve_to_a_bracketed_ipv6_address(tmp_path, ch):
+    # `--resolve NAME:[IPv6]` was split at its last colon by the CLI ("'1]' is not an IP
+    # address"); one parser (the fetcher's) reads it everywhere.
+    Handler = _one_page(b"<html><body>over IPv6</body></html>")
     server = _V6Server(("::1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -245,18 +251,7 @@ def test_a_seed_refusing_connections_is_reported_within_seconds(tmp_path, ch):
 def test_a_rerun_after_a_failed_first_crawl_starts_over(tmp_path, ch):
     # No seed of the first crawl could be fetched (a server not started yet): the rerun
     # neither asks for --resume (the crawl has finished) nor is refused: it starts over.
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = b"<html><body>up now</body></html>"
-            self.send_response(200 if self.path == "/" else 404)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
+    Handler = _one_page(b"<html><body>up now</body></html>")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
