@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import signal
@@ -58,9 +59,13 @@ from dustless.frontier import QueuedURL
 from dustless.kinds import SOURCE_KINDS
 from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
-from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter, WorkLeft
+from dustless.store import Batch, CrawlStore, FetchRecord, URLState, WarcWriter, WorkLeft
 
 __all__ = ["CrawlResult", "Crawler", "strict_mode"]
+
+# A bug of ours met while crawling: the traceback goes here, the URL's fetch row keeps
+# one line of it, and the progress line counts them ("internal errors N, see the log").
+_log = logging.getLogger(__name__)
 
 # Network states that mean "the server is in trouble": the host backs off (004 Fig. 3).
 _TROUBLE = frozenset(
@@ -236,6 +241,9 @@ class Crawler:
         self._last_progress = 0.0
         self._next_maintain = -math.inf
         self._robots_in_flight = 0  # robots.txt requests out: their hosts' pages wait
+        # URLs (a robots.txt: by its URL) that failed once for our own reasons this run:
+        # queued again once, ended ``iErr`` the second time (``_internal_failure``).
+        self._failed_once: set[int | str] = set()
         # The safety net (``_stuck_check``): idle rounds in a row that found nothing to do.
         self._idle_rounds = 0
         self._idle_mark = 0
@@ -323,9 +331,14 @@ class Crawler:
                 # The request is over: start the host's politeness clock now, not when the
                 # page has been processed, so its next request can overlap that work.
                 r = done.results[0]
-                self.hosts.page_done(
-                    done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
-                )
+                if r.state is NetState.iErr:
+                    # Our failure, not the server's (issue 24): no delay is owed for it and
+                    # no failure counts against the host; the URL is queued again.
+                    self.hosts.frontier.release(done.item.host)
+                else:
+                    self.hosts.page_done(
+                        done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
+                    )
         if not self._done:
             self._done_since = self.clock()
         self._done.append(task)
@@ -582,8 +595,59 @@ class Crawler:
 
     def _internal(self, url: str, exc: BaseException) -> FetchResult:
         return FetchResult.unfetched(
-            url, NetState.iErr, error=f"internal: {exc!r}"[:500], started=self.wall()
+            url, NetState.iErr, error=_logged(url, exc), started=self.wall()
         )
+
+    def _internal_failure(self, item: QueuedURL | RobotsItem, error: str | None) -> None:
+        """A fetch that failed for dustless's own reasons never ends a URL at once (issue
+        24): the first time in a run it is queued again — its host's clock and failure
+        count untouched, an ``iErr`` row kept for the record — and the second time it ends
+        ``iErr``, so a bug that repeats cannot loop."""
+        self.stats.internal_errors += 1
+        key: int | str = item.url if isinstance(item, RobotsItem) else item.url_id
+        again = key in self._failed_once
+        self._failed_once.add(key)
+        if isinstance(item, RobotsItem):
+            if not self.hosts.frontier.in_flight_at(item.host):
+                return  # failed after its answer was taken in: the rules are known
+            if not again:
+                # The page that asked for it waits at the head of its host's queue: the
+                # host's next turn asks for the robots.txt again.
+                self.hosts.frontier.release(item.host)
+                return
+            # Again: unreachable (RFC 9309 §2.3.1.4), so the host backs off and is given
+            # up after --max-failures like any host whose robots.txt does not answer.
+            done = self.hosts.robots_done(
+                item,
+                None,
+                b"",
+                NetState.iErr,
+                error,
+                None,
+                mono=self.clock(),
+                wall=self.wall(),
+                elapsed=0.0,
+            )
+            self.record.host(done.info)
+            if done.block is not None:
+                self._block(done.block)
+            return
+        if again or self.hosts.blocked(item.host):
+            self.hosts.validators.pop(item.url_id, None)
+            self._record_state(item.url_id, NetState.iErr, error)
+            return
+        # Still claimed by this worker (a resume or the run's end queues it as such).
+        self.record.fetch(
+            FetchRecord(
+                item.url_id,
+                self.wall(),
+                NetState.iErr,
+                error=error,
+                batch=self.batch.number,
+                url_state=URLState.IN_FLIGHT,
+            )
+        )
+        self.hosts.give_back([item])
 
     # -- handling a finished fetch (synchronous) ---------------------------------------------
 
@@ -619,8 +683,13 @@ class Crawler:
             # store would refuse its row anyway).
             self.stats.lease_lost_drops += 1
             return
+        # The validators a recrawl sends, for a retry should handling fail (``_on_page``
+        # takes them).
+        held = self.hosts.validators.get(item.url_id) if isinstance(item, QueuedURL) else None
         try:
-            if isinstance(item, RobotsItem):
+            if done.results[0].state is NetState.iErr:
+                self._internal_failure(item, done.results[0].error)
+            elif isinstance(item, RobotsItem):
                 self._on_robots(item, done.results, done.robots)
             elif done.reader is not None and isinstance(item, QueuedURL):
                 self._on_source(item, done.results[0], done.reader)
@@ -628,11 +697,12 @@ class Crawler:
                 self._on_page(item, done.results[0])
         except (StoreError, OSError):
             raise  # the disk or the DB: the crawl stops with one line, nothing half-written
-        except Exception as exc:  # a bug of ours while handling one URL: recorded, counted
+        except Exception as bug:  # a bug of ours while handling one URL: retried once
             if self.strict:
                 raise
-            page = item.page if isinstance(item, RobotsItem) else item
-            self._record_state(page.url_id, NetState.iErr, f"internal: {exc!r}"[:500])
+            if held is not None and isinstance(item, QueuedURL):
+                self.hosts.validators[item.url_id] = held
+            self._internal_failure(item, _logged(item.url, bug))
 
     def _on_robots(
         self, item: RobotsItem, results: list[FetchResult], fetched: RobotsFetch | None
@@ -863,6 +933,12 @@ class Crawler:
         st.hosts_polite, st.hosts_backoff = s.hosts_polite, s.hosts_backoff
         st.hosts_robots = self._robots_in_flight
         self.progress.update(st, now)
+
+
+def _logged(url: str, exc: BaseException) -> str:
+    """Log a bug of ours met on ``url`` with its traceback; the one line its row keeps."""
+    _log.error("internal error (a bug of dustless) on %s", url, exc_info=exc)
+    return f"internal: {exc!r}"[:500]
 
 
 def _trouble(r: FetchResult) -> bool:

@@ -95,6 +95,10 @@ class RunCounters:
     # so no page state says why, and the progress line showed "errors: none" while a private
     # CA's hosts failed (the fix then is the crawler's --ca-file, not the server's).
     robots_failed: dict[str, int] = field(default_factory=dict)
+    # Fetches that failed for dustless's own reasons (a bug: the traceback is logged), each
+    # time, apart from the server's errors: the first of a URL is retried (issue 24), so the
+    # ``iErr`` state counts only the URLs a second one ended.
+    internal_errors: int = 0
 
     def count_robots_failure(self, state: str, error: str | None) -> None:
         key = "certificate" if error is not None and "certificate" in error.lower() else state
@@ -146,7 +150,7 @@ class RunCounters:
         if unknown > 0:
             out["code"] = unknown  # a status the engine did not report
         for state, n in sorted(self.states.items()):
-            if state not in ("OK", "code") and state not in _GATES:
+            if state not in ("OK", "code", "iErr") and state not in _GATES:
                 out[state] = n
         for state, n in sorted(self.robots_failed.items()):
             out[f"robots.txt {state}"] = n
@@ -272,6 +276,8 @@ def progress_lines(stats: RunCounters, now: float, recent: float, width: int) ->
     groups.append(answers)
     errors = [f"{k} {v:,}" for k, v in s.errors.items()] or ["none"]
     groups.append([f"errors: {errors[0]}", *errors[1:]])
+    if s.internal_errors:
+        groups.append([f"internal errors {s.internal_errors:,}, see the log"])
     skipped = [f"{g} {s.states[g]:,}" for g in _GATES if s.states.get(g)]
     if skipped:
         groups.append(["skipped: " + skipped[0], *skipped[1:]])
