@@ -46,7 +46,7 @@ from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
 from dustless.crawl.learn import Learning, learning_policy
-from dustless.crawl.net import Fetches
+from dustless.crawl.net import Fetches, resolve_first
 from dustless.crawl.page import page_outcome, page_state
 from dustless.crawl.progress import Progress, RunCounters
 from dustless.crawl.record import Recorder, Stored
@@ -123,6 +123,11 @@ class _Done:
     results: list[FetchResult]
     robots: RobotsFetch | None = None  # for a robots.txt item
     reader: SourceReader | None = None  # for a sitemap or feed: what its body gave
+    fenced: bool = False  # nothing sent: the lease may have run out (``_may_send``)
+
+
+class _Fenced(Exception):
+    """A robots.txt redirect hop found the lease past its fence after its rest."""
 
 
 class Crawler:
@@ -325,6 +330,10 @@ class Crawler:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is None:
             done: _Done = task.result()
+            if done.fenced:
+                self._fenced(done.item)
+                self._poke()
+                return
             self._backlog_bytes += sum(len(r.body) for r in done.results)
             self._open[done.item.host] += 1
             if isinstance(done.item, QueuedURL):
@@ -551,7 +560,28 @@ class Crawler:
 
     # -- fetching (the only awaits) ----------------------------------------------------------
 
+    async def _may_send(self, host: str, url: str) -> bool:
+        """The lease fence, right before a request is sent (``HostTable.sure``): checked
+        when the task was started, it is checked again once the task has waited its turn
+        (the loop handling a batch of pages, a robots.txt's rest between redirects) and the
+        host's DNS lookup, so a worker stalled past its lease meanwhile sends nothing."""
+        if not self.store.shared:
+            return True  # no other worker can hold the host
+        await resolve_first(self.fetcher, url)
+        return self.hosts.sure(host, self.clock())
+
+    def _fenced(self, item: QueuedURL | RobotsItem) -> None:
+        """A task sent nothing (``_may_send``): its URL waits for a renewal."""
+        self.stats.fenced += 1
+        if isinstance(item, RobotsItem):
+            self._robots_in_flight -= 1
+            self.hosts.fenced(item.host, self.clock())  # its page waits in the queue
+        else:
+            self.hosts.fenced(item.host, self.clock(), item)
+
     async def _fetch_page(self, item: QueuedURL) -> _Done:
+        if not await self._may_send(item.host, item.url):
+            return _Done(item, [], fenced=True)
         v = self.hosts.validators.get(item.url_id)
         try:
             result = await self.fetcher.fetch(item.url, None if v is None else v.headers())
@@ -565,6 +595,8 @@ class Crawler:
         """A sitemap or feed: its body goes to the parser as it arrives, and the entries of
         each chunk to admission (``crawl/sources.py``); nothing of it is held. No validators
         are sent: a recrawl reads every source again, for this batch's lastmod."""
+        if not await self._may_send(item.host, item.url):
+            return _Done(item, [], fenced=True)
         self.hosts.validators.pop(item.url_id, None)
         reader = self.sources.reader(item)
         try:
@@ -584,9 +616,15 @@ class Crawler:
 
         async def rest(previous: FetchResult) -> None:
             await asyncio.sleep(politeness.delay(previous.elapsed, None))
+            if not await self._may_send(item.host, previous.location or item.url):
+                raise _Fenced  # the hops so far are dropped: the next owner asks again
 
+        if not await self._may_send(item.host, item.url):
+            return _Done(item, [], fenced=True)
         try:
             fetched = await fetch_robots(self.fetcher, item.url, pause=rest)
+        except _Fenced:
+            return _Done(item, [], fenced=True)
         except Exception as exc:  # as in _fetch_page
             if self.strict:
                 raise

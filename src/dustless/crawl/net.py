@@ -11,13 +11,14 @@ CIDR ranges (004 §2 decided per seed by IP address: "시드 수행 결정").
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import ssl
 from collections.abc import Mapping
 from typing import Protocol
 
 from dustless.crawl.config import CrawlConfig
-from dustless.errors import InvalidOption
+from dustless.errors import FetchError, InvalidOption, InvalidURL
 from dustless.fetch import (
     AddressPolicy,
     BodySink,
@@ -29,7 +30,7 @@ from dustless.fetch import (
 )
 from dustless.url import authority_of, hostname_of
 
-__all__ = ["Fetcher", "Fetches", "make_fetcher", "seed_ips"]
+__all__ = ["Fetcher", "Fetches", "make_fetcher", "resolve_first", "seed_ips"]
 
 
 class Fetches(Protocol):
@@ -52,6 +53,17 @@ class Fetches(Protocol):
     ) -> FetchResult: ...
 
     async def close(self) -> None: ...
+
+
+async def resolve_first(fetcher: Fetches, url: str) -> None:
+    """Look ``url``'s host up ahead of its request: the fetcher's resolver keeps the answer
+    (a failure too, briefly), so its own lookup finds it at once and what the caller checks
+    next — the lease fence — holds right before the request is sent. Nothing for a fetcher
+    without a resolver (a test's fake); what the lookup says is the fetch's to report."""
+    if not isinstance(fetcher, Fetcher):
+        return
+    with contextlib.suppress(FetchError, InvalidURL):
+        await fetcher.resolver.resolve(hostname_of(authority_of(url)).strip("[]"))
 
 
 def seed_ips(config: CrawlConfig) -> tuple[str, ...]:

@@ -99,6 +99,9 @@ class RunCounters:
     # time, apart from the server's errors: the first of a URL is retried (issue 24), so the
     # ``iErr`` state counts only the URLs a second one ended.
     internal_errors: int = 0
+    # Many machines: requests not sent because their host's lease may have run out while
+    # the task waited (the fence checked right before sending); sent after a renewal.
+    fenced: int = 0
 
     def count_robots_failure(self, state: str, error: str | None) -> None:
         key = "certificate" if error is not None and "certificate" in error.lower() else state
