@@ -46,7 +46,7 @@ from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
 from dustless.crawl.learn import Learning, learning_policy
-from dustless.crawl.net import Fetches, resolve_first
+from dustless.crawl.net import Fetches, failure_kind, resolve_first
 from dustless.crawl.page import page_outcome, page_state
 from dustless.crawl.progress import Progress, RunCounters
 from dustless.crawl.record import Recorder, Stored
@@ -56,7 +56,7 @@ from dustless.crawl.spellings import Spellings
 from dustless.errors import InternalError, StoreError
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
-from dustless.kinds import SOURCE_KINDS
+from dustless.kinds import SOURCE_KINDS, LinkKind
 from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
 from dustless.store import Batch, CrawlStore, FetchRecord, URLState, WarcWriter, WorkLeft
@@ -754,7 +754,7 @@ class Crawler:
         body = fetched.body if fetched is not None else b""
         error = final.error if first.state is not NetState.filtered else first.error
         if status is None and first.state in _TROUBLE:
-            self.stats.count_robots_failure(first.state.value, error)
+            self.stats.count_failure("robots.txt", failure_kind(first.state, error))
         done = self.hosts.robots_done(
             item,
             status,
@@ -789,7 +789,7 @@ class Crawler:
 
     def _record_state(self, url_id: int, state: NetState, error: str | None = None) -> None:
         self.record.state(url_id, self.wall(), state, error)
-        self.stats.count_state(state.value)
+        self.stats.count_state(state.value, kind=failure_kind(state, error))
 
     def _on_page(self, item: QueuedURL, r: FetchResult) -> None:
         started = r.started or self.wall()
@@ -797,7 +797,7 @@ class Crawler:
         stats.fetched += 1  # the host table heard of it when the task ended (_task_done)
         held = self.hosts.validators.pop(item.url_id, None)
         if r.state is NetState.noIP:
-            stats.count_state(r.state.value)
+            stats.count_state(r.state.value, kind=failure_kind(r.state, r.error))
             self.record.fetch(
                 FetchRecord(
                     item.url_id,
@@ -836,7 +836,9 @@ class Crawler:
             held=held,
         )
         # The state recorded: the fetch's, or pBig / pFlat for a page past extraction's budget.
-        stats.count_state(outcome.fetch.state.value, status)  # "code" by HTTP status
+        fetch = outcome.fetch
+        # "code" by HTTP status; a failure by its kind (certificate, DNS, timeout, …)
+        stats.count_state(fetch.state.value, status, kind=failure_kind(fetch.state, fetch.error))
         if self.probe:
             self.admission.probe_redirects(outcome.links, item)
             self.record.fetch(outcome.fetch)
@@ -865,14 +867,16 @@ class Crawler:
             raise reader.error  # ours or the store's, from inside the sink: as _handle says
         started = r.started or self.wall()
         self.stats.sources_fetched += 1
+        what = "sitemap" if item.kind is LinkKind.SITEMAP else "feed"
+        kind = failure_kind(r.state, r.error)
         if r.state is NetState.noIP:
-            self.stats.count_state(r.state.value)
+            self.stats.count_state(r.state.value, kind=kind, what=what)
             self.record.state(item.url_id, started, r.state, r.error)
             self._block(Block(item.host, NetState.noIP))
             return
         if self.hosts.blocked(item.host):
             self._block(Block(item.host, r.state))
-        self.stats.count_state(r.state.value, r.status)
+        self.stats.count_state(r.state.value, r.status, kind=kind, what=what)
         self.record.fetch(
             self.sources.finished(item, r, reader, started=started, batch=self.batch.number)
         )

@@ -28,9 +28,10 @@ from dustless.fetch import (
     Resolver,
     tls_context,
 )
+from dustless.states import NetState
 from dustless.url import authority_of, hostname_of
 
-__all__ = ["Fetcher", "Fetches", "make_fetcher", "resolve_first", "seed_ips"]
+__all__ = ["Fetcher", "Fetches", "failure_kind", "make_fetcher", "resolve_first", "seed_ips"]
 
 
 class Fetches(Protocol):
@@ -64,6 +65,39 @@ async def resolve_first(fetcher: Fetches, url: str) -> None:
         return
     with contextlib.suppress(FetchError, InvalidURL):
         await fetcher.resolver.resolve(hostname_of(authority_of(url)).strip("[]"))
+
+
+# States whose name says less than a word: the seed's names stay for the rest (hSht, dErr, …).
+_STATE_KINDS = {
+    NetState.noIP: "DNS",
+    NetState.cTim: "timeout",
+    NetState.hTim: "timeout",
+    NetState.dTim: "timeout",
+    NetState.hNpr: "not HTTP",
+    NetState.iErr: "internal",
+}
+
+
+def failure_kind(state: NetState, error: str | None) -> str:
+    """What went wrong in a failed fetch, in the word a user acts on: ``certificate``
+    (the fix is often ours: ``--ca-file``), ``DNS``, ``refused``, ``unreachable``,
+    ``timeout``, ``reset``, ``internal``; otherwise the state's own name.
+
+    The fetcher's error line starts with the exception's name
+    (``ConnectionRefusedError: …``, ``SSLCertVerificationError: … certificate verify
+    failed``, ``ConnectionResetError: …``): a cErr alone would lump a refused certificate
+    with a server that is down."""
+    text = (error or "").lower()
+    if state in (NetState.cErr, NetState.hErr):
+        if "certificate" in text:
+            return "certificate"
+        if "refused" in text:
+            return "refused"
+        if "unreachable" in text or "no route" in text:
+            return "unreachable"
+    if state in (NetState.cErr, NetState.hErr, NetState.hSht, NetState.dErr) and ("reset" in text):
+        return "reset"
+    return _STATE_KINDS.get(state, state.value)
 
 
 def seed_ips(config: CrawlConfig) -> tuple[str, ...]:
