@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import signal
@@ -45,7 +46,7 @@ from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
 from dustless.crawl.learn import Learning, learning_policy
-from dustless.crawl.net import Fetches
+from dustless.crawl.net import Fetches, failure_kind, resolve_first
 from dustless.crawl.page import page_outcome, page_state
 from dustless.crawl.progress import Progress, RunCounters
 from dustless.crawl.record import Recorder, Stored
@@ -55,12 +56,16 @@ from dustless.crawl.spellings import Spellings
 from dustless.errors import InternalError, StoreError
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
-from dustless.kinds import SOURCE_KINDS
+from dustless.kinds import SOURCE_KINDS, LinkKind
 from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
-from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter, WorkLeft
+from dustless.store import Batch, CrawlStore, FetchRecord, URLState, WarcWriter, WorkLeft
 
 __all__ = ["CrawlResult", "Crawler", "strict_mode"]
+
+# A bug of ours met while crawling: the traceback goes here, the URL's fetch row keeps
+# one line of it, and the progress line counts them ("internal errors N, see the log").
+_log = logging.getLogger(__name__)
 
 # Network states that mean "the server is in trouble": the host backs off (004 Fig. 3).
 _TROUBLE = frozenset(
@@ -118,6 +123,11 @@ class _Done:
     results: list[FetchResult]
     robots: RobotsFetch | None = None  # for a robots.txt item
     reader: SourceReader | None = None  # for a sitemap or feed: what its body gave
+    fenced: bool = False  # nothing sent: the lease may have run out (``_may_send``)
+
+
+class _Fenced(Exception):
+    """A robots.txt redirect hop found the lease past its fence after its rest."""
 
 
 class Crawler:
@@ -236,6 +246,9 @@ class Crawler:
         self._last_progress = 0.0
         self._next_maintain = -math.inf
         self._robots_in_flight = 0  # robots.txt requests out: their hosts' pages wait
+        # URLs (a robots.txt: by its URL) that failed once for our own reasons this run:
+        # queued again once, ended ``iErr`` the second time (``_internal_failure``).
+        self._failed_once: set[int | str] = set()
         # The safety net (``_stuck_check``): idle rounds in a row that found nothing to do.
         self._idle_rounds = 0
         self._idle_mark = 0
@@ -317,15 +330,24 @@ class Crawler:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is None:
             done: _Done = task.result()
+            if done.fenced:
+                self._fenced(done.item)
+                self._poke()
+                return
             self._backlog_bytes += sum(len(r.body) for r in done.results)
             self._open[done.item.host] += 1
             if isinstance(done.item, QueuedURL):
                 # The request is over: start the host's politeness clock now, not when the
                 # page has been processed, so its next request can overlap that work.
                 r = done.results[0]
-                self.hosts.page_done(
-                    done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
-                )
+                if r.state is NetState.iErr:
+                    # Our failure, not the server's (issue 24): no delay is owed for it and
+                    # no failure counts against the host; the URL is queued again.
+                    self.hosts.frontier.release(done.item.host)
+                else:
+                    self.hosts.page_done(
+                        done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
+                    )
         if not self._done:
             self._done_since = self.clock()
         self._done.append(task)
@@ -538,7 +560,28 @@ class Crawler:
 
     # -- fetching (the only awaits) ----------------------------------------------------------
 
+    async def _may_send(self, host: str, url: str) -> bool:
+        """The lease fence, right before a request is sent (``HostTable.sure``): checked
+        when the task was started, it is checked again once the task has waited its turn
+        (the loop handling a batch of pages, a robots.txt's rest between redirects) and the
+        host's DNS lookup, so a worker stalled past its lease meanwhile sends nothing."""
+        if not self.store.shared:
+            return True  # no other worker can hold the host
+        await resolve_first(self.fetcher, url)
+        return self.hosts.sure(host, self.clock())
+
+    def _fenced(self, item: QueuedURL | RobotsItem) -> None:
+        """A task sent nothing (``_may_send``): its URL waits for a renewal."""
+        self.stats.fenced += 1
+        if isinstance(item, RobotsItem):
+            self._robots_in_flight -= 1
+            self.hosts.fenced(item.host, self.clock())  # its page waits in the queue
+        else:
+            self.hosts.fenced(item.host, self.clock(), item)
+
     async def _fetch_page(self, item: QueuedURL) -> _Done:
+        if not await self._may_send(item.host, item.url):
+            return _Done(item, [], fenced=True)
         v = self.hosts.validators.get(item.url_id)
         try:
             result = await self.fetcher.fetch(item.url, None if v is None else v.headers())
@@ -552,6 +595,8 @@ class Crawler:
         """A sitemap or feed: its body goes to the parser as it arrives, and the entries of
         each chunk to admission (``crawl/sources.py``); nothing of it is held. No validators
         are sent: a recrawl reads every source again, for this batch's lastmod."""
+        if not await self._may_send(item.host, item.url):
+            return _Done(item, [], fenced=True)
         self.hosts.validators.pop(item.url_id, None)
         reader = self.sources.reader(item)
         try:
@@ -571,9 +616,15 @@ class Crawler:
 
         async def rest(previous: FetchResult) -> None:
             await asyncio.sleep(politeness.delay(previous.elapsed, None))
+            if not await self._may_send(item.host, previous.location or item.url):
+                raise _Fenced  # the hops so far are dropped: the next owner asks again
 
+        if not await self._may_send(item.host, item.url):
+            return _Done(item, [], fenced=True)
         try:
             fetched = await fetch_robots(self.fetcher, item.url, pause=rest)
+        except _Fenced:
+            return _Done(item, [], fenced=True)
         except Exception as exc:  # as in _fetch_page
             if self.strict:
                 raise
@@ -582,8 +633,59 @@ class Crawler:
 
     def _internal(self, url: str, exc: BaseException) -> FetchResult:
         return FetchResult.unfetched(
-            url, NetState.iErr, error=f"internal: {exc!r}"[:500], started=self.wall()
+            url, NetState.iErr, error=_logged(url, exc), started=self.wall()
         )
+
+    def _internal_failure(self, item: QueuedURL | RobotsItem, error: str | None) -> None:
+        """A fetch that failed for dustless's own reasons never ends a URL at once (issue
+        24): the first time in a run it is queued again — its host's clock and failure
+        count untouched, an ``iErr`` row kept for the record — and the second time it ends
+        ``iErr``, so a bug that repeats cannot loop."""
+        self.stats.internal_errors += 1
+        key: int | str = item.url if isinstance(item, RobotsItem) else item.url_id
+        again = key in self._failed_once
+        self._failed_once.add(key)
+        if isinstance(item, RobotsItem):
+            if not self.hosts.frontier.in_flight_at(item.host):
+                return  # failed after its answer was taken in: the rules are known
+            if not again:
+                # The page that asked for it waits at the head of its host's queue: the
+                # host's next turn asks for the robots.txt again.
+                self.hosts.frontier.release(item.host)
+                return
+            # Again: unreachable (RFC 9309 §2.3.1.4), so the host backs off and is given
+            # up after --max-failures like any host whose robots.txt does not answer.
+            done = self.hosts.robots_done(
+                item,
+                None,
+                b"",
+                NetState.iErr,
+                error,
+                None,
+                mono=self.clock(),
+                wall=self.wall(),
+                elapsed=0.0,
+            )
+            self.record.host(done.info)
+            if done.block is not None:
+                self._block(done.block)
+            return
+        if again or self.hosts.blocked(item.host):
+            self.hosts.validators.pop(item.url_id, None)
+            self._record_state(item.url_id, NetState.iErr, error)
+            return
+        # Still claimed by this worker (a resume or the run's end queues it as such).
+        self.record.fetch(
+            FetchRecord(
+                item.url_id,
+                self.wall(),
+                NetState.iErr,
+                error=error,
+                batch=self.batch.number,
+                url_state=URLState.IN_FLIGHT,
+            )
+        )
+        self.hosts.give_back([item])
 
     # -- handling a finished fetch (synchronous) ---------------------------------------------
 
@@ -619,8 +721,13 @@ class Crawler:
             # store would refuse its row anyway).
             self.stats.lease_lost_drops += 1
             return
+        # The validators a recrawl sends, for a retry should handling fail (``_on_page``
+        # takes them).
+        held = self.hosts.validators.get(item.url_id) if isinstance(item, QueuedURL) else None
         try:
-            if isinstance(item, RobotsItem):
+            if done.results[0].state is NetState.iErr:
+                self._internal_failure(item, done.results[0].error)
+            elif isinstance(item, RobotsItem):
                 self._on_robots(item, done.results, done.robots)
             elif done.reader is not None and isinstance(item, QueuedURL):
                 self._on_source(item, done.results[0], done.reader)
@@ -628,11 +735,12 @@ class Crawler:
                 self._on_page(item, done.results[0])
         except (StoreError, OSError):
             raise  # the disk or the DB: the crawl stops with one line, nothing half-written
-        except Exception as exc:  # a bug of ours while handling one URL: recorded, counted
+        except Exception as bug:  # a bug of ours while handling one URL: retried once
             if self.strict:
                 raise
-            page = item.page if isinstance(item, RobotsItem) else item
-            self._record_state(page.url_id, NetState.iErr, f"internal: {exc!r}"[:500])
+            if held is not None and isinstance(item, QueuedURL):
+                self.hosts.validators[item.url_id] = held
+            self._internal_failure(item, _logged(item.url, bug))
 
     def _on_robots(
         self, item: RobotsItem, results: list[FetchResult], fetched: RobotsFetch | None
@@ -646,7 +754,7 @@ class Crawler:
         body = fetched.body if fetched is not None else b""
         error = final.error if first.state is not NetState.filtered else first.error
         if status is None and first.state in _TROUBLE:
-            self.stats.count_robots_failure(first.state.value, error)
+            self.stats.count_failure("robots.txt", failure_kind(first.state, error))
         done = self.hosts.robots_done(
             item,
             status,
@@ -681,7 +789,7 @@ class Crawler:
 
     def _record_state(self, url_id: int, state: NetState, error: str | None = None) -> None:
         self.record.state(url_id, self.wall(), state, error)
-        self.stats.count_state(state.value)
+        self.stats.count_state(state.value, kind=failure_kind(state, error))
 
     def _on_page(self, item: QueuedURL, r: FetchResult) -> None:
         started = r.started or self.wall()
@@ -689,7 +797,7 @@ class Crawler:
         stats.fetched += 1  # the host table heard of it when the task ended (_task_done)
         held = self.hosts.validators.pop(item.url_id, None)
         if r.state is NetState.noIP:
-            stats.count_state(r.state.value)
+            stats.count_state(r.state.value, kind=failure_kind(r.state, r.error))
             self.record.fetch(
                 FetchRecord(
                     item.url_id,
@@ -728,7 +836,9 @@ class Crawler:
             held=held,
         )
         # The state recorded: the fetch's, or pBig / pFlat for a page past extraction's budget.
-        stats.count_state(outcome.fetch.state.value, status)  # "code" by HTTP status
+        fetch = outcome.fetch
+        # "code" by HTTP status; a failure by its kind (certificate, DNS, timeout, …)
+        stats.count_state(fetch.state.value, status, kind=failure_kind(fetch.state, fetch.error))
         if self.probe:
             self.admission.probe_redirects(outcome.links, item)
             self.record.fetch(outcome.fetch)
@@ -757,14 +867,16 @@ class Crawler:
             raise reader.error  # ours or the store's, from inside the sink: as _handle says
         started = r.started or self.wall()
         self.stats.sources_fetched += 1
+        what = "sitemap" if item.kind is LinkKind.SITEMAP else "feed"
+        kind = failure_kind(r.state, r.error)
         if r.state is NetState.noIP:
-            self.stats.count_state(r.state.value)
+            self.stats.count_state(r.state.value, kind=kind, what=what)
             self.record.state(item.url_id, started, r.state, r.error)
             self._block(Block(item.host, NetState.noIP))
             return
         if self.hosts.blocked(item.host):
             self._block(Block(item.host, r.state))
-        self.stats.count_state(r.state.value, r.status)
+        self.stats.count_state(r.state.value, r.status, kind=kind, what=what)
         self.record.fetch(
             self.sources.finished(item, r, reader, started=started, batch=self.batch.number)
         )
@@ -863,6 +975,12 @@ class Crawler:
         st.hosts_polite, st.hosts_backoff = s.hosts_polite, s.hosts_backoff
         st.hosts_robots = self._robots_in_flight
         self.progress.update(st, now)
+
+
+def _logged(url: str, exc: BaseException) -> str:
+    """Log a bug of ours met on ``url`` with its traceback; the one line its row keeps."""
+    _log.error("internal error (a bug of dustless) on %s", url, exc_info=exc)
+    return f"internal: {exc!r}"[:500]
 
 
 def _trouble(r: FetchResult) -> bool:

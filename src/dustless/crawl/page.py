@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dustless.crawl.conditional import Validator
+from dustless.crawl.conditional import Validator, kept_validators
 from dustless.crawl.discover import Candidate, Discovery, link_counts
 from dustless.crawl.record import Stored
 from dustless.crawl.redirect import same_identity
@@ -149,6 +149,7 @@ def page_outcome(
         internal, external = link_counts(cands)
         links += cands
     body = r.body
+    etag, last_modified = kept_validators(status, r.header("etag"), r.header("last-modified"), held)
     fetch = FetchRecord(
         url_id=item.url_id,
         fetched_at=started,
@@ -166,8 +167,8 @@ def page_outcome(
         links_internal=internal,
         links_external=external,
         location=r.location,
-        etag=r.header("etag"),
-        last_modified=r.header("last-modified"),
+        etag=etag,
+        last_modified=last_modified,
         warc=warc_ref,
         warc_request=req_ref,
         error=error,
