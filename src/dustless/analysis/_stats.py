@@ -76,6 +76,7 @@ STATE_ORDER: tuple[str, ...] = (
     "tooBig",
     "pBig",
     "pFlat",
+    "soft404",
     "robots",
     "filtered",
     "iErr",

@@ -297,6 +297,7 @@ def config_from(
         max_sites=args.max_sites,
         concurrency=args.concurrency,
         spelling_tries=args.spelling_tries,
+        no_soft404_probe=args.no_soft404_probe,
         learn=args.policy == "aggressive" if args.learn is None else args.learn,
         max_fp=args.max_fp,
         min_support=args.min_support,
