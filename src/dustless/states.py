@@ -150,9 +150,7 @@ STATE_TABLE: Mapping[NetState, StateInfo] = MappingProxyType(
         for state, stage, final, description, successors in _ROWS
     }
 )
-_RESPONDED = frozenset(
-    {_S.code, _S.OK, _S.dTim, _S.dErr, _S.tooBig, _S.pBig, _S.pFlat, _S.soft404}
-)
+_RESPONDED = frozenset({_S.code, _S.OK, _S.dTim, _S.dErr, _S.tooBig, _S.pBig, _S.pFlat, _S.soft404})
 
 
 def advance(current: NetState, new: NetState) -> NetState:
