@@ -60,9 +60,9 @@ _STATUS = re.compile(
       | (?:http\s*)?(?:error\s*)?404\s*[-:]?\s*(?:page\s*|file\s*)?not\s*found
       | (?:the\s*)?(?:page|file|document|resource)\s*(?:was\s*|is\s*)?not\s*found
       | not\s*found
-      | (?:the\s*)?(?:page|document)\s*(?:you\s*\w+(?:\s*\w+)?\s*)?
+      | (?:the\s*)?(?:page|document)\s*(?:you(?:\s+\w+){1,3}\s*)?
         (?:does\s*not|doesn't|doesn’t|no\s*longer)\s*exists?
-      | (?:the\s*)?(?:page|document)\s*(?:you\s*\w+(?:\s*\w+)?\s*)?
+      | (?:the\s*)?(?:page|document)\s*(?:you(?:\s+\w+){1,3}\s*)?
         (?:could\s*not|cannot|can't|can’t)\s*be\s*found
       | no\s*such\s*page
       | oops\W*(?:that\s*)?page\s*(?:can't|can’t|cannot|could\s*not)\s*be\s*found
