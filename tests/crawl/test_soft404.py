@@ -140,7 +140,8 @@ def test_missing_pages_in_the_site_template_are_soft_404s(ch, site, tmp_path):
     probes = [p for p in site.requested if "/dustless-" in p]
     # The first 200 page (the root) probes the root; a 200 under /docs/ probes there too.
     assert 1 <= len(probes) <= 2, site.requested
-    assert probes[0].startswith("/dustless-") and probes[0].endswith(".html")
+    assert probes[0].startswith("/dustless-")
+    assert probes[0].endswith(".html")
     # stats and evaluate leave them out of the documents, and name them on a line.
     stats = ch.run_cli("stats", str(tmp_path / "c"))
     assert stats.returncode == 0, stats.stderr

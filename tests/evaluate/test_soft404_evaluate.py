@@ -42,7 +42,8 @@ def test_soft_404_spellings_cost_lowercasing_nothing(tmp_path: Path) -> None:
     assert (loss, downloaded, soft) == (0.0, 4, 3)
     # The same crawl had it recorded the soft 404s as documents: a loss that is not one.
     loss, downloaded, soft = _lowercase_loss(build_crawl(tmp_path / "ok", _pages("OK")))
-    assert loss > 0 and (downloaded, soft) == (7, 0)
+    assert loss > 0
+    assert (downloaded, soft) == (7, 0)
 
 
 @pytest.mark.parametrize(
@@ -55,10 +56,12 @@ def test_soft_404_spellings_cost_lowercasing_nothing(tmp_path: Path) -> None:
 )
 def test_the_truths_soft_404s_are_no_resource(line: str) -> None:
     entry = parse_truth_line(line)
-    assert entry is not None and entry.resource is None
+    assert entry is not None
+    assert entry.resource is None
     assert parse_truth([line]) == {"http://r.test/no/such.html": None}
 
 
 def test_a_truth_document_stays_one() -> None:
     entry = parse_truth_line("http://r.test/a.html\t200\treal1:/a.html\tdoc")
-    assert entry is not None and entry.resource == "real1:/a.html"
+    assert entry is not None
+    assert entry.resource == "real1:/a.html"
