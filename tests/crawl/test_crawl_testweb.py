@@ -38,8 +38,8 @@ def test_clean_crawl_gets_everything_once_and_the_warc_reads_back(clean_web, tmp
     assert server["duplicate_fetches"] == 0
     rows = fetched_urls(out)
     assert result.stats.fetched == len(rows)
-    # One request per page row, + per host its robots.txt and one soft-404 probe (crawl/soft404.py: a clean site
-    # answers it 404, so there is no second).
+    # One request per page row, + per host its robots.txt and one soft-404 probe
+    # (crawl/soft404.py: a clean site answers it 404, so there is no second).
     assert server["requests"] == len(rows) + 2 * len(server["hosts"])
     assert server["resources_fetched"] >= 6 * 20
     ok = [r for r in rows if r[1] == "OK"]
