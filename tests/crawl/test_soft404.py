@@ -11,10 +11,12 @@ length and must stay a document.
 from __future__ import annotations
 
 import http.server
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -118,18 +120,18 @@ def _states(out: Path) -> dict[str, str]:
     return {url.split("/", 3)[3]: state for url, state in rows}
 
 
-def _crawl(ch, site: _Site, out: Path, *extra: str) -> dict[str, str]:
+def _crawl(ch, site: _Site, out: Path, *extra: str) -> tuple[dict[str, str], dict[str, Any]]:
     port = site.server_address[1]
     proc = ch.run_cli(
         "crawl", str(out), f"http://acme.test:{port}/", "--resolve", "acme.test:127.0.0.1",
-        "--allow-private", "--delay", "0", "--delay-factor", "0", "--quiet", *extra,
+        "--allow-private", "--delay", "0", "--delay-factor", "0", "--quiet", "--json", *extra,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    return _states(out)
+    return _states(out), json.loads(proc.stdout)
 
 
 def test_missing_pages_in_the_site_template_are_soft_404s(ch, site, tmp_path):
-    got = _crawl(ch, site, tmp_path / "c")
+    got, summary = _crawl(ch, site, tmp_path / "c")
     # The documents, the HTTP guide that talks about 404 included.
     assert got[""] == got["about.html"] == got["docs/http.html"] == "OK", got
     # The template's "browse our widgets" page, told by the probe; the second one is a
@@ -142,6 +144,8 @@ def test_missing_pages_in_the_site_template_are_soft_404s(ch, site, tmp_path):
     assert 1 <= len(probes) <= 2, site.requested
     assert probes[0].startswith("/dustless-")
     assert probes[0].endswith(".html")
+    assert summary["soft404_probes"] == len(probes)
+    assert summary["soft404_signatures"] == len(probes)  # each answered the template
     # stats and evaluate leave them out of the documents, and name them on a line.
     stats = ch.run_cli("stats", str(tmp_path / "c"))
     assert stats.returncode == 0, stats.stderr
@@ -150,7 +154,8 @@ def test_missing_pages_in_the_site_template_are_soft_404s(ch, site, tmp_path):
 
 
 def test_without_the_probe_only_the_status_text_tells(ch, site, tmp_path):
-    got = _crawl(ch, site, tmp_path / "c", "--no-soft404-probe")
+    got, summary = _crawl(ch, site, tmp_path / "c", "--no-soft404-probe")
+    assert summary["soft404_probes"] == 0
     assert not [p for p in site.requested if "/dustless-" in p], site.requested
     assert got["legacy/prices.html"] == "soft404", got
     assert got["docs/gone.html"] == got["old/catalogue.html"] == "OK", got
