@@ -153,6 +153,9 @@ class Evaluation:
     canonical: tuple[CanonicalRow, ...] = ()
     # Duplicate fetches that no factor accounts for (None: not computed).
     unexplained: Unexplained | None = None
+    # URLs whose fetch the crawl recorded as a soft 404 (state soft404): no document, in
+    # no count above (crawl/soft404.py).
+    soft404s: int = 0
 
     @property
     def estimated(self) -> bool:

@@ -59,7 +59,7 @@ from dustless.analysis._metrics import (
 )
 from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
-from dustless.analysis._stats import GATE_STATES
+from dustless.analysis._stats import GATE_STATES, soft404_count
 from dustless.errors import InvalidOption, InvalidURL
 from dustless.url import authority_of
 
@@ -432,6 +432,7 @@ def evaluate_crawl(
         disagreements=disagreements,
         canonical=canonical_rows(db, all_factors, db.crawl_batches(batch)),
         unexplained=_unexplained(obs, all_factors),
+        soft404s=soft404_count(db, db.crawl_batches(batch)),  # not documents (issue 25)
     )
 
 

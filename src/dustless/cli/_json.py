@@ -43,6 +43,9 @@ def run_counts(s: RunCounters) -> dict[str, Any]:
         # and requests held back because the host's lease was no longer sure (many machines).
         "internal_errors": s.internal_errors,
         "fenced": s.fenced,
+        # crawl/soft404.py: random missing paths requested; hosts that answered them 200.
+        "soft404_probes": s.soft404_probes,
+        "soft404_signatures": s.soft404_signatures,
     }
 
 

@@ -32,6 +32,7 @@ import contextlib
 import logging
 import math
 import os
+import secrets
 import signal
 import time
 from collections import Counter, deque
@@ -47,16 +48,19 @@ from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
 from dustless.crawl.learn import Learning, learning_policy
 from dustless.crawl.net import Fetches, failure_kind, resolve_first
-from dustless.crawl.page import page_outcome, page_state
+from dustless.crawl.page import is_html, page_outcome, page_state
 from dustless.crawl.progress import Progress, RunCounters
 from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
+from dustless.crawl.soft404 import Soft404Hosts, probe_url
 from dustless.crawl.sources import SourceReader, Sources, SourceSwitch, site_switch
 from dustless.crawl.spellings import Spellings
 from dustless.errors import InternalError, StoreError
+from dustless.extract import content_fingerprint
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
 from dustless.kinds import SOURCE_KINDS, LinkKind
+from dustless.robots import robots_key
 from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
 from dustless.store import Batch, CrawlStore, FetchRecord, URLState, WarcWriter, WorkLeft
@@ -124,6 +128,8 @@ class _Done:
     robots: RobotsFetch | None = None  # for a robots.txt item
     reader: SourceReader | None = None  # for a sitemap or feed: what its body gave
     fenced: bool = False  # nothing sent: the lease may have run out (``_may_send``)
+    probes: tuple[FetchResult, ...] = ()  # a page's soft-404 probe (crawl/soft404.py)
+    first_probe: bool = False  # ... the host's first
 
 
 class _Fenced(Exception):
@@ -205,6 +211,8 @@ class Crawler:
             default=default,
             site_switch=site_switch(None if rules is None else rules.all, default),
         )
+        # Soft 404s (crawl/soft404.py): each host's answer to a random missing path.
+        self.soft404 = Soft404Hosts(probe=not (probe or c.no_soft404_probe))
         self.learning: Learning | None = None
         if live is not None:
             self.stats.learning = True
@@ -589,7 +597,50 @@ class Crawler:
             if self.strict:
                 raise
             result = self._internal(item.url, exc)
-        return _Done(item, [result])
+        section = None
+        if result.state is NetState.OK and result.status == 200 and is_html(result.mime):
+            section = self.soft404.wants_probe(item.host, item.url)
+        if section is None:
+            return _Done(item, [result])
+        first = self.soft404.probes_of(item.host) == 1
+        probes = await self._probe(item, result, section)
+        return _Done(item, [result], probes=probes, first_probe=first)
+
+    async def _probe(
+        self, item: QueuedURL, page: FetchResult, section: str
+    ) -> tuple[FetchResult, ...]:
+        """The host's first 200 page (of a section): one random, surely missing path of it
+        is requested (crawl/soft404.py), and one redirect of the answer followed on the same
+        host. Each is one more request on the host's clock: the host rests before it, as
+        between any two of its requests, and robots.txt may forbid it (then nothing is
+        asked)."""
+        url = probe_url(item.url, section, secrets.token_hex(8))
+        origin = f"{url.split('://', 1)[0]}://{item.host}"
+        rules = self.hosts.robots.get(robots_key(origin), self.wall())
+        if rules is None or not rules.allowed(self.agent, url):
+            return ()
+        politeness = self.hosts.frontier.politeness
+        crawl_delay = rules.crawl_delay(self.agent)
+        out: list[FetchResult] = []
+        previous = page
+        for _hop in range(2):
+            await asyncio.sleep(politeness.delay(previous.elapsed, crawl_delay))
+            if not await self._may_send(item.host, url):  # the lease's fence, as any request
+                break
+            try:
+                previous = await self.fetcher.fetch(url, None)
+            except Exception:  # as in _fetch_page: a bug of ours, not the page's
+                if self.strict:
+                    raise
+                break
+            out.append(previous)
+            status, location = previous.status, previous.location
+            if status is None or not 300 <= status < 400 or not location:
+                break
+            if location.split("/")[2:3] != [item.host] or not rules.allowed(self.agent, location):
+                break
+            url = location
+        return tuple(out)
 
     async def _fetch_source(self, item: QueuedURL) -> _Done:
         """A sitemap or feed: its body goes to the parser as it arrives, and the entries of
@@ -732,6 +783,8 @@ class Crawler:
             elif done.reader is not None and isinstance(item, QueuedURL):
                 self._on_source(item, done.results[0], done.reader)
             else:
+                if done.probes:
+                    self._probed(item, done.probes, first=done.first_probe)
                 self._on_page(item, done.results[0])
         except (StoreError, OSError):
             raise  # the disk or the DB: the crawl stops with one line, nothing half-written
@@ -791,6 +844,19 @@ class Crawler:
         self.record.state(url_id, self.wall(), state, error)
         self.stats.count_state(state.value, kind=failure_kind(state, error))
 
+    def _probed(self, item: QueuedURL, probes: tuple[FetchResult, ...], *, first: bool) -> None:
+        """A host's soft-404 probe answered: its responses go to the WARC files (every
+        request made is archived) and a 200 page becomes the host's signature."""
+        for r in probes:
+            self.stats.soft404_probes += 1
+            self.record.response(r.url, r, r.started or self.wall(), dedup=False)
+        last = probes[-1]
+        if last.state is NetState.OK and last.status == 200 and is_html(last.mime):
+            fp = content_fingerprint(last.body, last.mime, last.header("content-type"))
+            if fp is not None and not _lands_home(last.url, item.url):
+                self.stats.soft404_signatures += 1
+                self.soft404.probed(item.host, fp, first=first)
+
     def _on_page(self, item: QueuedURL, r: FetchResult) -> None:
         started = r.started or self.wall()
         stats = self.stats
@@ -834,6 +900,7 @@ class Crawler:
             discovery=self.discovery,
             scripted=self.scripted,
             held=held,
+            soft404=self.soft404,
         )
         # The state recorded: the fetch's, or pBig / pFlat for a page past extraction's budget.
         fetch = outcome.fetch
@@ -857,7 +924,8 @@ class Crawler:
         if outcome.own_label is not None:
             self.admission.label(outcome.own_label)
         self.record.fetch(outcome.fetch)
-        self.spellings.fetched(item, state, status)  # no document: the next spelling
+        # No document (a soft 404 neither): the next spelling.
+        self.spellings.fetched(item, outcome.fetch.state, status)
         if self.learning is not None:
             self.learning.page(item, r, outcome.fetch)  # evidence for the learned rules
 
@@ -981,6 +1049,13 @@ def _logged(url: str, exc: BaseException) -> str:
     """Log a bug of ours met on ``url`` with its traceback; the one line its row keeps."""
     _log.error("internal error (a bug of dustless) on %s", url, exc_info=exc)
     return f"internal: {exc!r}"[:500]
+
+
+def _lands_home(probe: str, page: str) -> bool:
+    """A probe redirected to the site's root, or to the page that asked for it: the site
+    sends missing URLs home, and home is a document, never a signature."""
+    path = probe.split("/", 3)[3:4]
+    return probe == page or path in ([], [""], ["index.html"])
 
 
 def _trouble(r: FetchResult) -> bool:

@@ -57,6 +57,10 @@ class RunCounters:
     started: float = 0.0  # monotonic
     fetched: int = 0  # page requests answered or failed (robots.txt excluded)
     robots_fetched: int = 0
+    # Soft 404s (crawl/soft404.py): random missing paths requested (redirect hops included),
+    # and those that answered 200 with a page, the host's soft-404 signature.
+    soft404_probes: int = 0
+    soft404_signatures: int = 0
     states: dict[str, int] = field(default_factory=dict)  # network state -> fetches
     codes: dict[int, int] = field(default_factory=dict)  # HTTP status of state "code"
     bytes: int = 0
