@@ -47,10 +47,13 @@ from dustless.analysis._factors import (
     MEASURED_ONLY,
     PAPER_DEFAULT_DOCUMENTS,
     build_factors,
+    composite_key,
+    crawl_evidence,
     strip_fragment,
 )
 from dustless.analysis._metrics import (
     READINGS,
+    SOFT404_SPELLINGS,
     CrawlIndex,
     Factor,
     MethodRow,
@@ -61,6 +64,7 @@ from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
 from dustless.analysis._stats import GATE_STATES
 from dustless.errors import InvalidOption, InvalidURL
+from dustless.states import NetState
 from dustless.url import authority_of
 
 __all__ = [
@@ -83,6 +87,10 @@ __all__ = [
 
 BASE_POLICY = "standard"  # 000 §2.2: every factor is measured after standard normalization
 MAX_REDIRECTS = 5
+# The crawler's own soft-404 verdict: a final state of its own (a 200 page that is a "not
+# found" page) where states.py has it. Such a fetch is no document: the SQL below counts
+# only the states of an answer with a payload as downloads, and this one is counted apart.
+_SOFT404_STATE: str | None = getattr(getattr(NetState, "soft404", None), "value", None)
 
 
 # ---- the crawl as observations ------------------------------------------------------------
@@ -104,6 +112,9 @@ class Observations:
     downloaded: int
     probe_fetches: int
     redirects: Mapping[str, str]  # a redirecting URL -> where its chain ended (standard form)
+    #: URLs the crawler itself found soft 404s (``NetState.soft404``): requested, no document
+    soft404: frozenset[str] = frozenset()
+    soft404_classes: int = 0  # of the soft 404s read from content (their documents)
 
 
 def load_observations(
@@ -135,7 +146,7 @@ def load_observations(
         "SELECT u.url, f.batch IN ({p}) , f.state IN ({g}), "
         "CASE WHEN f.content_sha1 IS NOT NULL AND f.status BETWEEN 200 AND 299 "
         "AND f.state IN ('OK', 'code', 'pBig', 'pFlat') THEN f.content_sha1 END, "
-        "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END "
+        "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END, f.state = ? "
         "FROM fetches f JOIN urls u ON u.id = f.url_id WHERE +f.batch IN ({w}) ORDER BY f.id"
     ).format(
         p=",".join("?" * len(probes)) or "NULL",
@@ -148,7 +159,11 @@ def load_observations(
     finals: dict[str, str] = {}
     probe_fetches = 0
     get = outcome.get
-    for url, probe, gate, sha, location in db.iterate(sql, (*probes, *gates, *wanted)):
+    soft404: set[str] = set()
+    params = (*probes, *gates, _SOFT404_STATE or "", *wanted)
+    for url, probe, gate, sha, location, soft in db.iterate(sql, params):
+        if soft and not probe:
+            soft404.add(url)
         if probe:
             probe_fetches += 1
         elif gate:
@@ -217,6 +232,7 @@ def load_observations(
         downloaded=downloaded,
         probe_fetches=probe_fetches,
         redirects=finals,
+        soft404=frozenset(soft404),
     )
 
 
@@ -401,7 +417,11 @@ def evaluate_crawl(
         raise InvalidOption(f"--spelling-tries must be >= 1, not {tries}")
     obs = load_observations(db, batch=batch, follow_redirects=follow_redirects, content=content)
     chosen = set(FACTOR_ORDER if factors is None else factors)
-    all_factors = [f for f in build_factors(default_documents) if f.name in chosen]
+    # The evidence-based factors read the crawl's own documents (the content, never the
+    # truth: the factors are what a user without a truth file gets, measured by both).
+    every = build_factors(default_documents, crawl_evidence(obs.outcome))
+    all_factors = [f for f in every if f.name in chosen]
+    obs = _without_soft404(obs, composite_key(every))
     truth_std, truth_frag = _truth_views(truth, obs)
     method_rows = _method_rows(obs, all_factors, truth_std, truth_frag, reading, tries, progress)
     disagreements: tuple[Disagreement, ...] = ()
@@ -435,6 +455,46 @@ def evaluate_crawl(
     )
 
 
+def _soft404_documents(obs: Observations, key: Callable[[str], str]) -> set[str]:
+    """The documents read as soft 404s: served by more than ``SOFT404_SPELLINGS`` URLs that
+    no factor relates (their composite forms differ) — one "not found" page answered with
+    200 to every broken link (docs/evaluation.md)."""
+    forms: dict[str, set[str]] = {}
+    members = obs.members
+    for u, h in obs.outcome.items():
+        if h is not None and u not in obs.redirects and (members is None or u in members):
+            forms.setdefault(h, set()).add(u)
+    out: set[str] = set()
+    for h, urls in forms.items():
+        if len(urls) > SOFT404_SPELLINGS and len({key(u) for u in urls}) > SOFT404_SPELLINGS:
+            out.add(h)
+    return out
+
+
+def _without_soft404(obs: Observations, key: Callable[[str], str]) -> Observations:
+    """``obs`` with the soft 404s read from content as no document (issue 25: a soft 404 is
+    no document for loss or redundancy): a factor whose sets hold a site's "not found" page
+    under two broken spellings would otherwise count it as a duplicate download, and a
+    method that merges a broken link with a page as a loss of it."""
+    soft = _soft404_documents(obs, key)
+    if not soft:
+        return obs
+    outcome = {u: (None if h in soft else h) for u, h in obs.outcome.items()}
+    fragment = {u: (None if h in soft else h) for u, h in obs.fragment_outcome.items()}
+    members = obs.members
+    downloaded = sum(
+        1 for u, h in outcome.items() if h is not None and (members is None or u in members)
+    )
+    return dataclasses.replace(
+        obs,
+        outcome=outcome,
+        fragment_outcome=fragment,
+        downloaded=downloaded,
+        soft404=obs.soft404 | {u for u, h in obs.outcome.items() if h in soft},
+        soft404_classes=obs.soft404_classes + len(soft),
+    )
+
+
 def _unexplained(obs: Observations, factors: Sequence[Factor]) -> Unexplained:
     """The duplicate fetches of the crawl (by the judge: content, or the truth) that no
     factor's method merges. A redirect downloaded nothing itself and stays out (its target
@@ -445,14 +505,17 @@ def _unexplained(obs: Observations, factors: Sequence[Factor]) -> Unexplained:
         for u, h in obs.outcome.items()
         if h is not None and u not in obs.redirects and (members is None or u in members)
     ]
-    c = unexplained_duplicates(documents, factors)
+    # Merges chain through URLs the crawl never fetched too: the composite form (every
+    # factor's key in turn) relates `/docs/` and `/docs/index.html?a=1&b=2`.
+    composite = Factor("all factors", (MethodSpec("merge", composite_key(factors)),))
+    c = unexplained_duplicates(documents, [*factors, composite])
     return Unexplained(
         duplicates=c.duplicates,
         explained=c.duplicates - c.unexplained,
         unexplained=c.unexplained,
         unexplained_share=c.unexplained / c.duplicates if c.duplicates else 0.0,
-        soft404_classes=c.soft404_classes,
-        soft404_fetches=c.soft404_fetches,
+        soft404_classes=c.soft404_classes + obs.soft404_classes,
+        soft404_fetches=c.soft404_fetches + len(obs.soft404),
         examples=c.examples,
     )
 

@@ -10,7 +10,10 @@ written to be cheap: a million URLs × eight factors must not each go through th
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from dustless.analysis._metrics import Factor, MethodSpec
 from dustless.analysis._recommend import FACTOR_METHODS
@@ -21,9 +24,15 @@ __all__ = [
     "MEASURED_ONLY",
     "PAPER_DEFAULT_DOCUMENTS",
     "SORT_VIEW_PARAMS",
+    "VARIANT_FACTORS",
+    "CrawlEvidence",
     "build_factors",
+    "composite_key",
+    "crawl_evidence",
     "remove_path_params",
     "remove_sort_view_params",
+    "remove_variant_host",
+    "remove_variant_path",
     "strip_fragment",
 ]
 
@@ -31,7 +40,18 @@ __all__ = [
 #: issue's "kinds of duplicates real sites make"): their rows are figures, never part of a
 #: recommended policy (a policy can only name steps).
 MEASURED_ONLY: tuple[str, ...] = ("path-params", "sort-view-params")
-FACTOR_ORDER: tuple[str, ...] = (*FACTOR_METHODS, *MEASURED_ONLY)
+#: The template variants and the query form of a page (issue 25): printer, mobile and AMP
+#: parameters, path prefixes and hosts, and ``/index.php?page=X`` beside ``/X``. Their
+#: methods are no normalizer step either, but each is a site rule ``crawl --rules`` knows
+#: (``dropParam``, ``substitute``, ``hostRedirect``): the recommender may pick them, and
+#: ``--rules-out`` writes them (``_sitepolicy``).
+VARIANT_FACTORS: tuple[str, ...] = (
+    "variant-params",
+    "variant-paths",
+    "variant-hosts",
+    "query-to-path",
+)
+FACTOR_ORDER: tuple[str, ...] = (*FACTOR_METHODS, *MEASURED_ONLY, *VARIANT_FACTORS)
 # 000 §4.4: the defaults of Apache and IIS, the only default documents the paper measured.
 PAPER_DEFAULT_DOCUMENTS: tuple[str, ...] = ("index.htm", "index.html", "default.htm")
 
@@ -261,18 +281,253 @@ def remove_sort_view_params(url: str) -> str:
     return url[:q] + ("?" + "".join(kept) if kept else "") + rest
 
 
-_MEASURED: Mapping[str, Callable[[str], str]] = {
-    "path-params": remove_path_params,
-    "sort-view-params": remove_sort_view_params,
-}
+# ---- template variants and the query form (issue 25) ----
+
+#: Parameters whose presence, with any value, asks for a printer, mobile or AMP template of
+#: the same page (lowercase names).
+VARIANT_PARAM_NAMES: frozenset[str] = frozenset(
+    {"print", "printable", "printer", "printview", "printversion", "mobile", "amp", "lite"}
+)
+#: Parameters that ask for a variant only with one of these values: ``view=print`` is a
+#: printer page, ``view=grid`` is no variant (sort/view parameters are a factor of their own).
+_VARIANT_VALUES: frozenset[str] = frozenset(
+    {"print", "printable", "printer", "mobile", "amp", "lite", "text", "plain"}
+)
+_VARIANT_VALUED: frozenset[str] = frozenset(
+    {"format", "view", "output", "outputtype", "device", "mode", "layout", "version", "type",
+     "template", "tmpl", "skin", "theme"}
+)  # fmt: skip
+#: ``m=1`` (a mobile switch) only with a true value: ``m`` alone is too short a name to trust.
+_SWITCHES: frozenset[str] = frozenset({"m"})
+_TRUE = frozenset({"1", "true", "yes", "on", "mobile"})
+#: First path segments that serve a template variant of the rest of the path.
+VARIANT_PREFIXES: tuple[str, ...] = ("print", "printable", "printer", "amp", "mobile", "m")
+#: Host labels of a variant host of the bare host (``m.example.org``), like ``www.``.
+VARIANT_HOST_LABELS: frozenset[str] = frozenset({"m", "mobile", "amp", "print", "printer"})
+
+
+def _is_variant_param(name: str, value: str) -> bool:
+    low = name.lower()
+    if low in VARIANT_PARAM_NAMES:
+        return True
+    v = value.lower()
+    if low in _VARIANT_VALUED:
+        return v in _VARIANT_VALUES
+    return low in _SWITCHES and v in _TRUE
+
+
+def _authority_span(url: str) -> tuple[int, int]:
+    a = url.find("//") + 2
+    e = url.find("/", a)
+    q = url.find("?", a)
+    if q >= 0 and (e < 0 or q < e):
+        e = q
+    return a, len(url) if e < 0 else e
+
+
+def _drop_params(url: str, drop: Callable[[str, str], bool]) -> str:
+    """``url`` without the query parameters ``drop(name, value)`` names; the others stay byte
+    for byte, in order ("&" and ";" both separate, as in :func:`remove_sort_view_params`)."""
+    q = url.find("?")
+    if q < 0:
+        return url
+    h = url.find("#", q)
+    end = len(url) if h < 0 else h
+    pieces = re.split(r"([&;])", url[q + 1 : end])
+    params = pieces[0::2]
+    kept: list[str] = []
+    for k, param in enumerate(params):
+        name, _, value = param.partition("=")
+        if not drop(name, value):
+            kept.append(param if not kept else pieces[2 * k - 1] + param)
+    if len(kept) == len(params):
+        return url
+    return url[:q] + ("?" + "".join(kept) if kept else "") + url[end:]
+
+
+def remove_variant_path(url: str) -> str:
+    """``/print/a/b.html`` → ``/a/b.html``: a first path segment that names a template
+    variant (:data:`VARIANT_PREFIXES`) of the path after it; ``/print/`` alone stays."""
+    _a, e = _authority_span(url)
+    rest = url[e:]
+    if not rest.startswith("/"):
+        return url
+    seg_end = rest.find("/", 1)
+    if seg_end < 0 or seg_end + 1 >= len(rest) or rest[seg_end + 1] in "?#":
+        return url
+    seg = rest[1:seg_end].split(";", 1)[0].lower()
+    if seg not in VARIANT_PREFIXES:
+        return url
+    return url[:e] + rest[seg_end:]
+
+
+def remove_variant_host(url: str) -> str:
+    """``m.example.org`` → ``example.org`` (:data:`VARIANT_HOST_LABELS`), as ``remove-www``
+    folds a ``www`` twin: only when what is left still has a dot (``m.org`` stays)."""
+    a, e = _authority_span(url)
+    auth = url[a:e]
+    at = auth.rfind("@") + 1
+    host = auth[at:]
+    label, dot, rest = host.partition(".")
+    if not dot or label.lower() not in VARIANT_HOST_LABELS or "." not in rest.split(":", 1)[0]:
+        return url
+    return url[: a + at] + rest + url[e:]
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlEvidence:
+    """What the crawl itself shows, for the factors that read it (issue 25: "detect by names
+    *and* by the crawl's own evidence").
+
+    ``params``: per host, the query parameters whose presence never changed the document
+    (same main-content class with and without them, :func:`crawl_evidence`). ``query_forms``:
+    per host, the ``(script path, parameter)`` pairs whose value is a path the crawl also
+    requested (``/index.php`` and ``page`` when ``/index.php?page=doc/a.html`` and
+    ``/doc/a.html`` were both requested).
+    """
+
+    params: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    query_forms: Mapping[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
+
+
+# A parameter is read as irrelevant when the crawl saw it leave the document alone at least
+# this often, and change it at most one time in ten (a noisy class, a page that drifted).
+_PARAM_MIN_SAME = 2
+_PARAM_MAX_DIFF_SHARE = 0.1
+
+
+def _split(url: str) -> tuple[str, str, list[tuple[str, str]]]:
+    """``(authority, path without path parameters, [(name, value)…])`` of a standard URL."""
+    a, e = _authority_span(url)
+    end = _path_end(url)
+    path = remove_path_params("http://h" + url[e:end])[8:] if ";" in url[e:end] else url[e:end]
+    q = url.find("?")
+    pairs: list[tuple[str, str]] = []
+    if 0 <= q < len(url):
+        h = url.find("#", q)
+        for p in re.split(r"[&;]", url[q + 1 : len(url) if h < 0 else h]):
+            if p:
+                name, _, value = p.partition("=")
+                pairs.append((name, value))
+    return url[a:e], path, pairs
+
+
+def crawl_evidence(outcome: Mapping[str, str | None]) -> CrawlEvidence:
+    """Read :class:`CrawlEvidence` from ``URL -> document`` (``None``: no document).
+
+    Parameters: each downloaded URL with a query is compared with the downloaded URL of the
+    same host and path (path parameters and a trailing default document aside) whose
+    parameters are the largest subset of its own; the parameters it has beyond that one are
+    *same* when the two documents are one, else *different*. Query forms: a parameter value
+    that, as a path, is a path the crawl requested on the host.
+    """
+    by_base: dict[tuple[str, str], list[tuple[frozenset[str], str]]] = {}
+    paths: dict[str, set[str]] = {}
+    split: list[tuple[str, str, list[tuple[str, str]], str | None]] = []
+    for url, doc in outcome.items():
+        auth, path, pairs = _split(url)
+        base = path[: -len("index.html")] if path.endswith("/index.html") else path
+        paths.setdefault(auth, set()).add(path)
+        split.append((auth, base, pairs, doc))
+        if doc is not None:
+            by_base.setdefault((auth, base), []).append((frozenset(n for n, _ in pairs), doc))
+    same: Counter[tuple[str, str]] = Counter()
+    diff: Counter[tuple[str, str]] = Counter()
+    forms: dict[str, set[tuple[str, str]]] = {}
+    for auth, base, pairs, doc in split:
+        if not pairs:
+            continue
+        known = paths.get(auth, set())
+        for name, value in pairs:
+            # A value that reads as a path (a "/" inside, or a file name), and is one.
+            target = "/" + unquote(value).lstrip("/")
+            pathlike = "/" in value.strip("/") or "." in value
+            if pathlike and len(target) > 1 and target in known and target != base:
+                forms.setdefault(auth, set()).add((base, name))
+        if doc is None:
+            continue
+        names = frozenset(n for n, _ in pairs)
+        best: tuple[frozenset[str], str] | None = None
+        for other_names, other_doc in by_base.get((auth, base), ()):
+            if other_names < names and (best is None or len(other_names) > len(best[0])):
+                best = (other_names, other_doc)
+        if best is None:
+            continue
+        counter = same if best[1] == doc else diff
+        for name in names - best[0]:
+            counter[auth, name] += 1
+    params: dict[str, set[str]] = {}
+    for (auth, name), n in same.items():
+        if n >= _PARAM_MIN_SAME and diff[auth, name] <= _PARAM_MAX_DIFF_SHARE * n:
+            params.setdefault(auth, set()).add(name)
+    return CrawlEvidence(
+        params={a: frozenset(ns) for a, ns in params.items()},
+        query_forms={a: frozenset(fs) for a, fs in forms.items()},
+    )
+
+
+def variant_params_method(evidence: CrawlEvidence) -> Callable[[str], str]:
+    """Drop the variant parameters (by name and value) and the parameters the crawl showed
+    never change the document on the URL's host."""
+    params = evidence.params
+
+    def method(url: str) -> str:
+        if "?" not in url:
+            return url
+        a, e = _authority_span(url)
+        extra = params.get(url[a:e], frozenset())
+        return _drop_params(url, lambda n, v: n in extra or _is_variant_param(n, v))
+
+    method.__name__ = "method_remove_variant_params"
+    return method
+
+
+def _named(name: str) -> Callable[[str, str], bool]:
+    return lambda n, _v: n == name
+
+
+def query_to_path_method(evidence: CrawlEvidence) -> Callable[[str], str]:
+    """``/index.php?page=doc/a.html&x=1`` → ``/doc/a.html?x=1`` on a host where the crawl
+    requested both forms (:class:`CrawlEvidence` ``query_forms``); path parameters of the
+    script (``/index.php;jsessionid=…``) go with it."""
+    forms = evidence.query_forms
+
+    def method(url: str) -> str:
+        if "?" not in url:
+            return url
+        a, e = _authority_span(url)
+        pairs = forms.get(url[a:e])
+        if not pairs:
+            return url
+        _auth, path, params = _split(url)
+        for script, name in pairs:
+            if script != path and not (script.endswith("/") and path == script + "index.html"):
+                continue
+            value = next((v for n, v in params if n == name), None)
+            if value is None:
+                continue
+            target = "/" + unquote(value).lstrip("/")
+            rest = _drop_params(url, _named(name))
+            q = rest.find("?")
+            tail = rest[q:] if q >= 0 else rest[_path_end(rest) :]
+            return url[:e] + target + tail
+        return url
+
+    method.__name__ = "method_query_to_path"
+    return method
 
 
 def build_factors(
     default_documents: Sequence[str] = PAPER_DEFAULT_DOCUMENTS,
+    evidence: CrawlEvidence | None = None,
 ) -> tuple[Factor, ...]:
     """The factors of 000 §4 and 001, each method one normalizer step (``FACTOR_METHODS``),
-    then the measured-only ones (:data:`MEASURED_ONLY`: ``none`` and ``remove``)."""
+    then the measured-only ones (:data:`MEASURED_ONLY`) and the variant ones
+    (:data:`VARIANT_FACTORS`), each ``none`` and ``remove`` (``rewrite`` for the query
+    form). ``evidence`` is what the crawl shows (:func:`crawl_evidence`): without it
+    ``variant-params`` goes by names only and ``query-to-path`` has nothing to rewrite."""
     docs = tuple(default_documents)
+    ev = evidence or CrawlEvidence()
     factors = []
     for name in FACTOR_METHODS:
         methods = tuple(
@@ -282,7 +537,55 @@ def build_factors(
             for m, steps in FACTOR_METHODS[name].items()
         )
         factors.append(Factor(name, methods, key=_factor_key(name, docs)))
-    for name in MEASURED_ONLY:
-        fn = _MEASURED[name]
-        factors.append(Factor(name, (MethodSpec("none", None), MethodSpec("remove", fn)), key=fn))
+    variants: dict[str, tuple[str, Callable[[str], str]]] = {
+        "path-params": ("remove", remove_path_params),
+        "sort-view-params": ("remove", remove_sort_view_params),
+        "variant-params": ("remove", variant_params_method(ev)),
+        "variant-paths": ("remove", remove_variant_path),
+        "variant-hosts": ("remove", remove_variant_host),
+        "query-to-path": ("rewrite", query_to_path_method(ev)),
+    }
+    for name in (*MEASURED_ONLY, *VARIANT_FACTORS):
+        method, fn = variants[name]
+        factors.append(Factor(name, (MethodSpec("none", None), MethodSpec(method, fn)), key=fn))
     return tuple(factors)
+
+
+# The order the composite key applies the factors' keys in: what a URL's spelling wraps
+# outermost comes off first (a session in the path before the script's query is read, the
+# variant host before ``www``), and case last, as the other keys compare names as written.
+_COMPOSITE_ORDER: tuple[str, ...] = (
+    "path-params",
+    "fragment",
+    "variant-hosts",
+    "www",
+    "query-to-path",
+    "variant-paths",
+    "variant-params",
+    "tracking-params",
+    "sort-view-params",
+    "default-document",
+    "trailing-slash",
+    "collapse-slashes",
+    "sort-query",
+    "path-case",
+)
+
+
+def composite_key(factors: Sequence[Factor]) -> Callable[[str], str]:
+    """Every factor's key applied in turn (twice, so a key that another one's change
+    enables still applies): the form a URL has once each factor has merged what it merges.
+    Two URLs with one composite form differ only in factors — their duplicates are
+    explained even when no single factor relates them (``/docs/`` and
+    ``/docs/index.html?a=1``)."""
+    by_name = {f.name: f.candidate_key() for f in factors}
+    keys = [by_name[n] for n in _COMPOSITE_ORDER if n in by_name]
+    keys += [k for n, k in by_name.items() if n not in _COMPOSITE_ORDER]
+
+    def key(url: str) -> str:
+        for _ in range(2):
+            for k in keys:
+                url = k(url)
+        return url
+
+    return key
