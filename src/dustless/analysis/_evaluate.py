@@ -456,9 +456,9 @@ def evaluate_crawl(
 
 
 def _soft404_documents(obs: Observations, key: Callable[[str], str]) -> set[str]:
-    """The documents read as soft 404s: served by more than ``SOFT404_SPELLINGS`` URLs that
-    no factor relates (their composite forms differ) — one "not found" page answered with
-    200 to every broken link (docs/evaluation.md)."""
+    """The documents read as soft 404s: served by more than ``SOFT404_SPELLINGS`` paths that
+    no factor relates (the paths of their composite forms differ) — one "not found" page
+    answered with 200 to every broken link (docs/evaluation.md)."""
     forms: dict[str, set[str]] = {}
     members = obs.members
     for u, h in obs.outcome.items():
@@ -466,8 +466,12 @@ def _soft404_documents(obs: Observations, key: Callable[[str], str]) -> set[str]
             forms.setdefault(h, set()).add(u)
     out: set[str] = set()
     for h, urls in forms.items():
-        if len(urls) > SOFT404_SPELLINGS and len({key(u) for u in urls}) > SOFT404_SPELLINGS:
-            out.add(h)
+        # Broken links differ in their paths; a page with many parameter spellings nobody
+        # explains (`?tab=3&src=2`) is a page, not a "not found" answer.
+        if len(urls) > SOFT404_SPELLINGS:
+            paths = {k[: k.find("?")] if "?" in k else k for k in map(key, urls)}
+            if len(paths) > SOFT404_SPELLINGS:
+                out.add(h)
     return out
 
 

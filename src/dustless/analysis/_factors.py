@@ -421,22 +421,16 @@ def crawl_evidence(outcome: Mapping[str, str | None]) -> CrawlEvidence:
     *same* when the two documents are one, else *different*. Query forms: a parameter value
     that, as a path, is a path the crawl requested on the host.
     """
-    by_base: dict[tuple[str, str], list[tuple[frozenset[str], str]]] = {}
     paths: dict[str, set[str]] = {}
-    split: list[tuple[str, str, list[tuple[str, str]], str | None]] = []
-    for url, doc in outcome.items():
+    for url in outcome:
+        auth, path, _pairs = _split(url)
+        paths.setdefault(auth, set()).add(path)
+    forms: dict[str, set[tuple[str, str]]] = {}
+    for url in outcome:
+        if "?" not in url:
+            continue
         auth, path, pairs = _split(url)
         base = path[: -len("index.html")] if path.endswith("/index.html") else path
-        paths.setdefault(auth, set()).add(path)
-        split.append((auth, base, pairs, doc))
-        if doc is not None:
-            by_base.setdefault((auth, base), []).append((frozenset(n for n, _ in pairs), doc))
-    same: Counter[tuple[str, str]] = Counter()
-    diff: Counter[tuple[str, str]] = Counter()
-    forms: dict[str, set[tuple[str, str]]] = {}
-    for auth, base, pairs, doc in split:
-        if not pairs:
-            continue
         known = paths.get(auth, set())
         for name, value in pairs:
             # A value that reads as a path (a "/" inside, or a file name), and is one.
@@ -444,9 +438,25 @@ def crawl_evidence(outcome: Mapping[str, str | None]) -> CrawlEvidence:
             pathlike = "/" in value.strip("/") or "." in value
             if pathlike and len(target) > 1 and target in known and target != base:
                 forms.setdefault(auth, set()).add((base, name))
+    # Parameters are compared on the path form: `/index.php?page=a.html&x=1` against
+    # `/a.html` (what the PHP form is, above), not against the site's home page.
+    frozen = {a: frozenset(fs) for a, fs in forms.items()}
+    rewrite = query_to_path_method(CrawlEvidence(query_forms=frozen))
+    by_base: dict[tuple[str, str], list[tuple[frozenset[str], str]]] = {}
+    split: list[tuple[str, str, frozenset[str], str]] = []
+    for url, doc in outcome.items():
         if doc is None:
             continue
+        auth, path, pairs = _split(rewrite(url))
+        base = path[: -len("index.html")] if path.endswith("/index.html") else path
         names = frozenset(n for n, _ in pairs)
+        split.append((auth, base, names, doc))
+        by_base.setdefault((auth, base), []).append((names, doc))
+    same: Counter[tuple[str, str]] = Counter()
+    diff: Counter[tuple[str, str]] = Counter()
+    for auth, base, names, doc in split:
+        if not names:
+            continue
         best: tuple[frozenset[str], str] | None = None
         for other_names, other_doc in by_base.get((auth, base), ()):
             if other_names < names and (best is None or len(other_names) > len(best[0])):
@@ -462,7 +472,7 @@ def crawl_evidence(outcome: Mapping[str, str | None]) -> CrawlEvidence:
             params.setdefault(auth, set()).add(name)
     return CrawlEvidence(
         params={a: frozenset(ns) for a, ns in params.items()},
-        query_forms={a: frozenset(fs) for a, fs in forms.items()},
+        query_forms=frozen,
     )
 
 
