@@ -251,6 +251,11 @@ _AUTOINDEX_DROP = frozenset({"C", "O", "F", "V"})
 _AUTOINDEX_ALL = _AUTOINDEX_DROP | {"P"}
 
 
+def _is_sort_view(name: str, value: str) -> bool:
+    low = name.lower()
+    return low in SORT_VIEW_PARAMS or (low in _DIRECTION_PARAMS and value.lower() in _DIRECTIONS)
+
+
 def remove_sort_view_params(url: str) -> str:
     """Drop the query parameters that only sort or re-present a page (``SORT_VIEW_PARAMS``,
     ``dir=asc``, autoindex's ``C``/``O``/``F``/``V``); "&" and ";" both separate them
@@ -448,6 +453,8 @@ def crawl_evidence(outcome: Mapping[str, str | None]) -> CrawlEvidence:
         if doc is None:
             continue
         auth, path, pairs = _split(rewrite(url))
+        if any(_is_variant_param(n, v) or _is_sort_view(n, v) for n, v in pairs):
+            continue  # another template or order may well be another text: no evidence
         base = path[: -len("index.html")] if path.endswith("/index.html") else path
         names = frozenset(n for n, _ in pairs)
         split.append((auth, base, names, doc))
