@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -512,7 +513,10 @@ def _unexplained(obs: Observations, factors: Sequence[Factor]) -> Unexplained:
     # Merges chain through URLs the crawl never fetched too: the composite form (every
     # factor's key in turn) relates `/docs/` and `/docs/index.html?a=1&b=2`.
     composite = Factor("all factors", (MethodSpec("merge", composite_key(factors)),))
-    c = unexplained_duplicates(documents, [*factors, composite])
+    # The soft 404s are read once, by paths (`_without_soft404`), and are no documents here
+    # already: no second guess by spellings, which took a page with many parameter
+    # spellings no factor explains for a "not found" page and hid its duplicates.
+    c = unexplained_duplicates(documents, [*factors, composite], soft404_spellings=sys.maxsize)
     return Unexplained(
         duplicates=c.duplicates,
         explained=c.duplicates - c.unexplained,

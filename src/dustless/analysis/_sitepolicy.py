@@ -57,7 +57,9 @@ def site_policy_rules(ev: Evaluation) -> RuleSet:
             d = removed.get(key)
             sup = None if d is None else d.duplicates_removed
             fp = loss.get(key, 0.0)
-            for step in sorted(FACTOR_METHODS[factor][method]):
+            # The variant factors (printer/mobile/AMP, the query form) name no normalizer
+            # step: their rules depend on the names the crawl showed, not written yet.
+            for step in sorted(FACTOR_METHODS.get(factor, {}).get(method, frozenset())):
                 if step in _NOT_WRITTEN:
                     continue
                 if step == "remove-www":
