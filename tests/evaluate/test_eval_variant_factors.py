@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import pytest
 
-from dustless.analysis._evaluate import Observations, _unexplained, _without_soft404
-from dustless.analysis._factors import (
+from dustless.analysis._evaluate import Observations
+from dustless.analysis._factors import build_factors, composite_key
+from dustless.analysis._metrics import SOFT404_SPELLINGS
+from dustless.analysis._unexplained import unexplained, without_soft404
+from dustless.analysis._variants import (
     CrawlEvidence,
-    build_factors,
-    composite_key,
     crawl_evidence,
     query_to_path_method,
     remove_variant_host,
     remove_variant_path,
     variant_params_method,
 )
-from dustless.analysis._metrics import SOFT404_SPELLINGS
 
 H = "http://a.test"
 
@@ -175,16 +175,54 @@ def test_a_soft_404_read_from_content_is_no_document() -> None:
         **{f"{H}/p.html?zz={i}": "P" for i in range(SOFT404_SPELLINGS + 2)},
     }
     factors = build_factors()
-    obs = _without_soft404(_obs(outcome), composite_key(factors))
+    obs = without_soft404(_obs(outcome), composite_key(factors))
     assert all(obs.outcome[u] is None for u in broken)
     assert obs.outcome[f"{H}/print/gone/0.html"] is None
     assert obs.outcome[f"{H}/a.html"] == "A"
     assert obs.outcome[f"{H}/p.html?zz=0"] == "P"
     assert obs.soft404_classes == 1
     assert obs.downloaded == 2 + SOFT404_SPELLINGS + 2
-    u = _unexplained(obs, factors)
+    u = unexplained(obs, factors)
     assert u.soft404_classes == 1
     assert u.soft404_fetches == len(broken) + 1
     # The page's own spellings are unexplained duplicates; the soft 404's are none.
     assert u.duplicates == 1 + SOFT404_SPELLINGS + 1
     assert u.unexplained == SOFT404_SPELLINGS + 1
+
+
+def test_the_variant_rules_the_site_policy_writes_do_what_the_methods_do() -> None:
+    from dustless.analysis._sitepolicy import _rule, variant_rules
+    from dustless.rules import RuleSet, SiteScript
+
+    outcome: dict[str, str | None] = {
+        f"{H}/doc/a.html": "A",
+        f"{H}/doc/a.html?print=1": "A",
+        f"{H}/print/doc/a.html": "A",
+        "http://m.a.test/doc/a.html": "A",
+        f"{H}/index.php?page=doc/a.html": "A",
+        f"{H}/doc/b.html": "B",
+        f"{H}/doc/b.html?tab=1": "B",
+        f"{H}/doc/b.html?tab=2": "B",
+    }
+    ev = crawl_evidence(outcome)
+    methods = {
+        f.name: f.candidate_key()
+        for f in build_factors(evidence=ev)
+        if f.name in ("variant-params", "variant-paths", "variant-hosts", "query-to-path")
+    }
+    rules = variant_rules(outcome, methods, ev)
+    assert {(r.host, r.factor, r.element, r.identity, r.name, r.to) for r in rules} == {
+        ("a.test", "variant-params", "dropParam", "a.test", "print", ""),
+        ("a.test", "variant-params", "dropParam", "a.test", "tab", ""),
+        ("a.test", "variant-paths", "substitute", "a.test", "/print/", "/"),
+        ("a.test", "variant-hosts", "hostRedirect", "m.a.test", "", "a.test"),
+        ("a.test", "query-to-path", "substitute", "a.test", "/index.php?page=", "/"),
+    }
+    by_identity: dict[str, list[object]] = {}
+    for r in rules:
+        by_identity.setdefault(r.identity, []).append(_rule(r, 1, 0.0))
+    ruleset = RuleSet(
+        tuple(SiteScript(f"t {h}", (h,), rules=tuple(rs)) for h, rs in by_identity.items())  # type: ignore[arg-type]
+    )
+    for url in outcome:
+        assert ruleset.apply(url) in (f"{H}/doc/a.html", f"{H}/doc/b.html"), url

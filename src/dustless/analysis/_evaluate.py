@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from dustless.analysis._factors import (
     FACTOR_ORDER,
     MEASURED_ONLY,
     PAPER_DEFAULT_DOCUMENTS,
+    VARIANT_FACTORS,
     build_factors,
     composite_key,
     crawl_evidence,
@@ -54,16 +54,16 @@ from dustless.analysis._factors import (
 )
 from dustless.analysis._metrics import (
     READINGS,
-    SOFT404_SPELLINGS,
     CrawlIndex,
     Factor,
     MethodRow,
     MethodSpec,
-    unexplained_duplicates,
 )
 from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
+from dustless.analysis._sitepolicy import variant_rules
 from dustless.analysis._stats import GATE_STATES
+from dustless.analysis._unexplained import unexplained, without_soft404
 from dustless.errors import InvalidOption, InvalidURL
 from dustless.states import NetState
 from dustless.url import authority_of
@@ -420,9 +420,15 @@ def evaluate_crawl(
     chosen = set(FACTOR_ORDER if factors is None else factors)
     # The evidence-based factors read the crawl's own documents (the content, never the
     # truth: the factors are what a user without a truth file gets, measured by both).
-    every = build_factors(default_documents, crawl_evidence(obs.outcome))
+    evidence = crawl_evidence(obs.outcome)
+    every = build_factors(default_documents, evidence)
     all_factors = [f for f in every if f.name in chosen]
-    obs = _without_soft404(obs, composite_key(every))
+    obs = without_soft404(obs, composite_key(every))
+    rules = variant_rules(
+        (u for u in obs.outcome if obs.members is None or u in obs.members),
+        {f.name: f.candidate_key() for f in all_factors if f.name in VARIANT_FACTORS},
+        evidence,
+    )
     truth_std, truth_frag = _truth_views(truth, obs)
     method_rows = _method_rows(obs, all_factors, truth_std, truth_frag, reading, tries, progress)
     disagreements: tuple[Disagreement, ...] = ()
@@ -452,79 +458,8 @@ def evaluate_crawl(
         spelling_tries=tries,
         disagreements=disagreements,
         canonical=canonical_rows(db, all_factors, db.crawl_batches(batch)),
-        unexplained=_unexplained(obs, all_factors),
-    )
-
-
-def _soft404_documents(obs: Observations, key: Callable[[str], str]) -> set[str]:
-    """The documents read as soft 404s: served by more than ``SOFT404_SPELLINGS`` paths that
-    no factor relates (the paths of their composite forms differ) — one "not found" page
-    answered with 200 to every broken link (docs/evaluation.md)."""
-    forms: dict[str, set[str]] = {}
-    members = obs.members
-    for u, h in obs.outcome.items():
-        if h is not None and u not in obs.redirects and (members is None or u in members):
-            forms.setdefault(h, set()).add(u)
-    out: set[str] = set()
-    for h, urls in forms.items():
-        # Broken links differ in their paths; a page with many parameter spellings nobody
-        # explains (`?tab=3&src=2`) is a page, not a "not found" answer.
-        if len(urls) > SOFT404_SPELLINGS:
-            paths = {k[: k.find("?")] if "?" in k else k for k in map(key, urls)}
-            if len(paths) > SOFT404_SPELLINGS:
-                out.add(h)
-    return out
-
-
-def _without_soft404(obs: Observations, key: Callable[[str], str]) -> Observations:
-    """``obs`` with the soft 404s read from content as no document (issue 25: a soft 404 is
-    no document for loss or redundancy): a factor whose sets hold a site's "not found" page
-    under two broken spellings would otherwise count it as a duplicate download, and a
-    method that merges a broken link with a page as a loss of it."""
-    soft = _soft404_documents(obs, key)
-    if not soft:
-        return obs
-    outcome = {u: (None if h in soft else h) for u, h in obs.outcome.items()}
-    fragment = {u: (None if h in soft else h) for u, h in obs.fragment_outcome.items()}
-    members = obs.members
-    downloaded = sum(
-        1 for u, h in outcome.items() if h is not None and (members is None or u in members)
-    )
-    return dataclasses.replace(
-        obs,
-        outcome=outcome,
-        fragment_outcome=fragment,
-        downloaded=downloaded,
-        soft404=obs.soft404 | {u for u, h in obs.outcome.items() if h in soft},
-        soft404_classes=obs.soft404_classes + len(soft),
-    )
-
-
-def _unexplained(obs: Observations, factors: Sequence[Factor]) -> Unexplained:
-    """The duplicate fetches of the crawl (by the judge: content, or the truth) that no
-    factor's method merges. A redirect downloaded nothing itself and stays out (its target
-    is the fetch that counts)."""
-    members = obs.members
-    documents = [
-        (u, h)
-        for u, h in obs.outcome.items()
-        if h is not None and u not in obs.redirects and (members is None or u in members)
-    ]
-    # Merges chain through URLs the crawl never fetched too: the composite form (every
-    # factor's key in turn) relates `/docs/` and `/docs/index.html?a=1&b=2`.
-    composite = Factor("all factors", (MethodSpec("merge", composite_key(factors)),))
-    # The soft 404s are read once, by paths (`_without_soft404`), and are no documents here
-    # already: no second guess by spellings, which took a page with many parameter
-    # spellings no factor explains for a "not found" page and hid its duplicates.
-    c = unexplained_duplicates(documents, [*factors, composite], soft404_spellings=sys.maxsize)
-    return Unexplained(
-        duplicates=c.duplicates,
-        explained=c.duplicates - c.unexplained,
-        unexplained=c.unexplained,
-        unexplained_share=c.unexplained / c.duplicates if c.duplicates else 0.0,
-        soft404_classes=c.soft404_classes + obs.soft404_classes,
-        soft404_fetches=c.soft404_fetches + len(obs.soft404),
-        examples=c.examples,
+        unexplained=unexplained(obs, all_factors),
+        variant_rules=rules,
     )
 
 
