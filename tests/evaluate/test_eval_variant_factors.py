@@ -125,6 +125,18 @@ def test_parameters_the_crawl_shows_irrelevant() -> None:
     assert key("http://b.test/a.html?tab=9") == "http://b.test/a.html?tab=9"  # host's own
 
 
+def test_one_path_that_answers_a_parameter_otherwise_is_no_veto() -> None:
+    outcome: dict[str, str | None] = {f"{H}/search?tag=x": "S", f"{H}/search?tag=x&ref=1": "N"}
+    for k in range(5):
+        outcome[f"{H}/p{k}.html"] = f"P{k}"
+        outcome[f"{H}/p{k}.html?ref={k}"] = f"P{k}"
+    assert crawl_evidence(outcome).params == {"a.test": frozenset({"ref"})}
+    outcome[f"{H}/p0.html?ref=9"] = "other"  # now seen both ways on p0: changed there
+    outcome[f"{H}/q.html"] = "Q"
+    outcome[f"{H}/q.html?ref=1"] = "R"
+    assert crawl_evidence(outcome).params == {}
+
+
 def test_one_sighting_is_no_evidence() -> None:
     outcome: dict[str, str | None] = {f"{H}/a.html": "A", f"{H}/a.html?tab=2": "A"}
     assert crawl_evidence(outcome).params == {}
@@ -202,7 +214,7 @@ def test_the_variant_rules_the_site_policy_writes_do_what_the_methods_do() -> No
         f"{H}/index.php?page=doc/a.html": "A",
         f"{H}/doc/b.html": "B",
         f"{H}/doc/b.html?tab=1": "B",
-        f"{H}/doc/b.html?tab=2": "B",
+        f"{H}/doc/a.html?tab=2": "A",
     }
     ev = crawl_evidence(outcome)
     methods = {

@@ -422,8 +422,12 @@ def evaluate_crawl(
     # truth: the factors are what a user without a truth file gets, measured by both).
     evidence = crawl_evidence(obs.outcome)
     every = build_factors(default_documents, evidence)
+    cleaned = without_soft404(obs, composite_key(every))
+    if cleaned is not obs:  # a "not found" page is no evidence that a parameter is irrelevant
+        obs = cleaned
+        evidence = crawl_evidence(obs.outcome)
+        every = build_factors(default_documents, evidence)
     all_factors = [f for f in every if f.name in chosen]
-    obs = without_soft404(obs, composite_key(every))
     rules = variant_rules(
         (u for u in obs.outcome if obs.members is None or u in obs.members),
         {f.name: f.candidate_key() for f in all_factors if f.name in VARIANT_FACTORS},

@@ -10,7 +10,6 @@ of them read what the crawl itself shows (:class:`CrawlEvidence`). All pure.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote
@@ -240,10 +239,12 @@ class CrawlEvidence:
     query_forms: Mapping[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
 
 
-# A parameter is read as irrelevant when the crawl saw it leave the document alone at least
-# this often, and change it at most one time in ten (a noisy class, a page that drifted).
+# A parameter is read as irrelevant when the crawl saw it leave the document alone on at
+# least two paths, and change it on at most one path in five. Counted by path, not by URL:
+# one script that answers the parameter with another page (a search form that rejects it,
+# a "not found" page) is one path against every page the parameter left alone.
 _PARAM_MIN_SAME = 2
-_PARAM_MAX_DIFF_SHARE = 0.1
+_PARAM_MAX_DIFF_SHARE = 0.2
 
 
 def _split(url: str) -> tuple[str, str, list[tuple[str, str]]]:
@@ -304,8 +305,8 @@ def crawl_evidence(outcome: Mapping[str, str | None]) -> CrawlEvidence:
         names = frozenset(n for n, _ in pairs)
         split.append((auth, base, names, doc))
         by_base.setdefault((auth, base), []).append((names, doc))
-    same: Counter[tuple[str, str]] = Counter()
-    diff: Counter[tuple[str, str]] = Counter()
+    same: dict[tuple[str, str], set[str]] = {}
+    diff: dict[tuple[str, str], set[str]] = {}
     for auth, base, names, doc in split:
         if not names:
             continue
@@ -315,12 +316,14 @@ def crawl_evidence(outcome: Mapping[str, str | None]) -> CrawlEvidence:
                 best = (other_names, other_doc)
         if best is None:
             continue
-        counter = same if best[1] == doc else diff
+        paths_of = same if best[1] == doc else diff
         for name in names - best[0]:
-            counter[auth, name] += 1
+            paths_of.setdefault((auth, name), set()).add(base)
     params: dict[str, set[str]] = {}
-    for (auth, name), n in same.items():
-        if n >= _PARAM_MIN_SAME and diff[auth, name] <= _PARAM_MAX_DIFF_SHARE * n:
+    for (auth, name), same_paths in same.items():
+        changed = diff.get((auth, name), set())
+        n = len(same_paths - changed)  # a path seen both ways counts as changed
+        if n >= _PARAM_MIN_SAME and len(changed) <= _PARAM_MAX_DIFF_SHARE * n:
             params.setdefault(auth, set()).add(name)
     return CrawlEvidence(
         params={a: frozenset(ns) for a, ns in params.items()},
