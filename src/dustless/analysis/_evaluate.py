@@ -285,9 +285,27 @@ def _factor_view(obs: Observations, factor: Factor) -> _FactorView:
     )
 
 
+_READS_EVIDENCE = frozenset({"variant-params", "query-to-path"})
+
+
+def _crawled(obs: Observations) -> Mapping[str, str | None]:
+    """The outcomes of the crawl's own URLs (``U``), not of ``--fetch``'s lookups: what the
+    evidence-based factors read, so a probe never changes the candidate sets."""
+    members = obs.members
+    if members is None:
+        return obs.outcome
+    return {u: h for u, h in obs.outcome.items() if u in members}
+
+
 def unfetched_forms(obs: Observations, factors: Sequence[Factor]) -> list[str]:
-    """The normalized forms the crawl never requested: what ``evaluate --fetch`` requests."""
+    """The normalized forms the crawl never requested: what ``evaluate --fetch`` requests.
+
+    The factors that read the crawl's evidence are built again from ``obs`` when given
+    without it (as ``build_factors(docs)`` gives them), so the forms are those
+    :func:`evaluate_crawl` measures."""
     forms: dict[str, None] = {}
+    read = {f.name: f for f in build_factors(evidence=crawl_evidence(_crawled(obs)))}
+    factors = [read[f.name] if f.name in _READS_EVIDENCE else f for f in factors]
     for factor in factors:
         view = _factor_view(obs, factor)
         outcome = obs.fragment_outcome if factor.name == "fragment" else obs.outcome
@@ -420,16 +438,16 @@ def evaluate_crawl(
     chosen = set(FACTOR_ORDER if factors is None else factors)
     # The evidence-based factors read the crawl's own documents (the content, never the
     # truth: the factors are what a user without a truth file gets, measured by both).
-    evidence = crawl_evidence(obs.outcome)
+    evidence = crawl_evidence(_crawled(obs))
     every = build_factors(default_documents, evidence)
     cleaned = without_soft404(obs, composite_key(every))
     if cleaned is not obs:  # a "not found" page is no evidence that a parameter is irrelevant
         obs = cleaned
-        evidence = crawl_evidence(obs.outcome)
+        evidence = crawl_evidence(_crawled(obs))
         every = build_factors(default_documents, evidence)
     all_factors = [f for f in every if f.name in chosen]
     rules = variant_rules(
-        (u for u in obs.outcome if obs.members is None or u in obs.members),
+        _crawled(obs),
         {f.name: f.candidate_key() for f in all_factors if f.name in VARIANT_FACTORS},
         evidence,
     )
