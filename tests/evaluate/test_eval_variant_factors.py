@@ -8,8 +8,7 @@ import pytest
 
 from dustless.analysis._evaluate import Observations
 from dustless.analysis._factors import build_factors, composite_key
-from dustless.analysis._metrics import SOFT404_SPELLINGS
-from dustless.analysis._unexplained import unexplained, without_soft404
+from dustless.analysis._unexplained import SOFT404_PATHS, unexplained, without_soft404
 from dustless.analysis._variants import (
     CrawlEvidence,
     crawl_evidence,
@@ -177,29 +176,35 @@ def _obs(outcome: dict[str, str | None]) -> Observations:
 
 
 def test_a_soft_404_read_from_content_is_no_document() -> None:
-    broken = {f"{H}/gone/{i}.html": "NOTFOUND" for i in range(SOFT404_SPELLINGS + 1)}
+    broken = {f"{H}/gone/{i}.html": "NOTFOUND" for i in range(SOFT404_PATHS + 1)}
+    spellings = 12
     outcome: dict[str, str | None] = {
         **broken,
         f"{H}/print/gone/0.html": "NOTFOUND",
         f"{H}/a.html": "A",
         f"{H}/a.html?print=1": "A",
         # a page with many unexplained parameter spellings is a page, not a soft 404
-        **{f"{H}/p.html?zz={i}": "P" for i in range(SOFT404_SPELLINGS + 2)},
+        **{f"{H}/p.html?zz={i}": "P" for i in range(spellings)},
+        # a copy on another site, and on a third: one path a host, no soft 404
+        "http://b.test/copy.html": "A",
+        "http://c.test/copy.html": "A",
     }
     factors = build_factors()
     obs = without_soft404(_obs(outcome), composite_key(factors))
     assert all(obs.outcome[u] is None for u in broken)
     assert obs.outcome[f"{H}/print/gone/0.html"] is None
     assert obs.outcome[f"{H}/a.html"] == "A"
+    assert obs.outcome["http://c.test/copy.html"] == "A"
     assert obs.outcome[f"{H}/p.html?zz=0"] == "P"
     assert obs.soft404_classes == 1
-    assert obs.downloaded == 2 + SOFT404_SPELLINGS + 2
+    assert obs.downloaded == 4 + spellings
     u = unexplained(obs, factors)
     assert u.soft404_classes == 1
     assert u.soft404_fetches == len(broken) + 1
-    # The page's own spellings are unexplained duplicates; the soft 404's are none.
-    assert u.duplicates == 1 + SOFT404_SPELLINGS + 1
-    assert u.unexplained == SOFT404_SPELLINGS + 1
+    # The page's own spellings and the copies are unexplained duplicates; the soft 404's
+    # are none.
+    assert u.duplicates == 3 + spellings - 1
+    assert u.unexplained == 2 + spellings - 1
 
 
 def test_the_variant_rules_the_site_policy_writes_do_what_the_methods_do() -> None:

@@ -17,35 +17,49 @@ from typing import TYPE_CHECKING
 from dustless.analysis._evaltypes import Unexplained
 from dustless.analysis._factors import composite_key
 from dustless.analysis._metrics import (
-    SOFT404_SPELLINGS,
     Factor,
     MethodSpec,
     unexplained_duplicates,
 )
+from dustless.url import authority_of
 
 if TYPE_CHECKING:
     from dustless.analysis._evaluate import Observations
 
-__all__ = ["soft404_documents", "unexplained", "without_soft404"]
+__all__ = ["SOFT404_PATHS", "soft404_documents", "unexplained", "without_soft404"]
+
+
+#: A document served under more than this many paths of one host that no factor relates is
+#: read as a soft 404. A "not found" page answers every broken link, each a path of its own;
+#: a page has one path once the factors have merged its spellings, and a copy of it on
+#: another site counts on that site. (``SOFT404_SPELLINGS``, the unexplained line's older
+#: guess by spellings, took a page with many unexplained parameters for one, and missed a
+#: small site's few broken links.)
+SOFT404_PATHS = 2
 
 
 def soft404_documents(obs: Observations, key: Callable[[str], str]) -> set[str]:
-    """The documents read as soft 404s: served by more than ``SOFT404_SPELLINGS`` paths that
-    no factor relates (the paths of their composite forms differ) — one "not found" page
-    answered with 200 to every broken link (docs/evaluation.md)."""
-    forms: dict[str, set[str]] = {}
+    """The documents read as soft 404s: served by more than :data:`SOFT404_PATHS` paths of
+    one host that no factor relates (the paths of their composite forms differ) — one "not
+    found" page answered with 200 to every broken link (docs/evaluation.md)."""
+    paths: dict[tuple[str, str], set[str]] = {}
     members = obs.members
-    for u, h in obs.outcome.items():
-        if h is not None and u not in obs.redirects and (members is None or u in members):
-            forms.setdefault(h, set()).add(u)
     out: set[str] = set()
-    for h, urls in forms.items():
-        # Broken links differ in their paths; a page with many parameter spellings nobody
-        # explains (`?tab=3&src=2`) is a page, not a "not found" answer.
-        if len(urls) > SOFT404_SPELLINGS:
-            paths = {k[: k.find("?")] if "?" in k else k for k in map(key, urls)}
-            if len(paths) > SOFT404_SPELLINGS:
-                out.add(h)
+    for u, h in obs.outcome.items():
+        if (
+            h is None
+            or h in out
+            or u in obs.redirects
+            or (members is not None and u not in members)
+        ):
+            continue
+        form = key(u)
+        q = form.find("?")
+        path = form if q < 0 else form[:q]
+        seen = paths.setdefault((h, authority_of(path)), set())
+        seen.add(path)
+        if len(seen) > SOFT404_PATHS:
+            out.add(h)
     return out
 
 
