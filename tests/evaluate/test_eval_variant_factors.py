@@ -5,6 +5,8 @@ composite form the unexplained line merges with, and soft 404s read as no docume
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dustless.analysis._evaluate import Observations
 from dustless.analysis._factors import build_factors, composite_key
@@ -59,6 +61,8 @@ def test_variant_params_by_name_and_value(url: str, form: str) -> None:
         (f"{H}/print/", f"{H}/print/"),  # the prefix alone is a page of its own
         (f"{H}/printing/a.html", f"{H}/printing/a.html"),
         (f"{H}/doc/print/a.html", f"{H}/doc/print/a.html"),  # a prefix only
+        (f"{H}/amp/print/a.html", f"{H}/a.html"),
+        (f"{H}/print/print/", f"{H}/print/"),
     ],
 )
 def test_variant_paths(url: str, form: str) -> None:
@@ -215,6 +219,7 @@ def test_the_variant_rules_the_site_policy_writes_do_what_the_methods_do() -> No
         f"{H}/doc/a.html": "A",
         f"{H}/doc/a.html?print=1": "A",
         f"{H}/print/doc/a.html": "A",
+        f"{H}/amp/print/doc/a.html": "A",
         "http://m.a.test/doc/a.html": "A",
         f"{H}/index.php?page=doc/a.html": "A",
         f"{H}/doc/b.html": "B",
@@ -232,6 +237,7 @@ def test_the_variant_rules_the_site_policy_writes_do_what_the_methods_do() -> No
         ("a.test", "variant-params", "dropParam", "a.test", "print", ""),
         ("a.test", "variant-params", "dropParam", "a.test", "tab", ""),
         ("a.test", "variant-paths", "substitute", "a.test", "/print/", "/"),
+        ("a.test", "variant-paths", "substitute", "a.test", "/amp/", "/"),
         ("a.test", "variant-hosts", "hostRedirect", "m.a.test", "", "a.test"),
         ("a.test", "query-to-path", "substitute", "a.test", "/index.php?page=", "/"),
     }
@@ -243,3 +249,28 @@ def test_the_variant_rules_the_site_policy_writes_do_what_the_methods_do() -> No
     )
     for url in outcome:
         assert ruleset.apply(url) in (f"{H}/doc/a.html", f"{H}/doc/b.html"), url
+
+
+_SEGMENTS = st.sampled_from(["print", "amp", "m", "doc", "a.html", "index.php", "x;jsessionid=AB"])
+_PARAMS = st.sampled_from(
+    ["print=1", "view=print", "view=grid", "m=1", "page=doc/a.html", "tab=2", "utm_source=x", "q"]
+)
+
+
+@given(
+    host=st.sampled_from(["a.test", "m.a.test", "www.a.test", "print.a.test"]),
+    segments=st.lists(_SEGMENTS, max_size=4),
+    params=st.lists(_PARAMS, max_size=4),
+)
+def test_every_variant_method_and_the_composite_form_are_idempotent(
+    host: str, segments: list[str], params: list[str]
+) -> None:
+    url = f"http://{host}/" + "/".join(segments) + ("?" + "&".join(params) if params else "")
+    ev = crawl_evidence({f"{H}/doc/a.html": "A", f"{H}/index.php?page=doc/a.html": "A"})
+    factors = build_factors(evidence=ev)
+    for f in factors:
+        key = f.candidate_key()
+        once = key(url)
+        assert key(once) == once, (f.name, url)
+    composite = composite_key(factors)
+    assert composite(composite(url)) == composite(url)

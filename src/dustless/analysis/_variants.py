@@ -196,18 +196,18 @@ def _drop_params(url: str, drop: Callable[[str, str], bool]) -> str:
 
 def remove_variant_path(url: str) -> str:
     """``/print/a/b.html`` → ``/a/b.html``: a first path segment that names a template
-    variant (:data:`VARIANT_PREFIXES`) of the path after it; ``/print/`` alone stays."""
+    variant (:data:`VARIANT_PREFIXES`) of the path after it; ``/print/`` alone stays. Every
+    such prefix goes (``/amp/print/a.html``), so the form is the same when applied twice."""
     _a, e = _authority_span(url)
     rest = url[e:]
-    if not rest.startswith("/"):
-        return url
-    seg_end = rest.find("/", 1)
-    if seg_end < 0 or seg_end + 1 >= len(rest) or rest[seg_end + 1] in "?#":
-        return url
-    seg = rest[1:seg_end].split(";", 1)[0].lower()
-    if seg not in VARIANT_PREFIXES:
-        return url
-    return url[:e] + rest[seg_end:]
+    while rest.startswith("/"):
+        seg_end = rest.find("/", 1)
+        if seg_end < 0 or seg_end + 1 >= len(rest) or rest[seg_end + 1] in "?#":
+            break
+        if rest[1:seg_end].split(";", 1)[0].lower() not in VARIANT_PREFIXES:
+            break
+        rest = rest[seg_end:]
+    return url if len(rest) == len(url) - e else url[:e] + rest
 
 
 def remove_variant_host(url: str) -> str:
@@ -396,8 +396,8 @@ def rules_of_merge(
         fa, fe = _authority_span(form)
         return [("hostRedirect", auth, "", form[fa:fe].rsplit(":", 1)[0])]
     if factor == "variant-paths":
-        seg = url[e:].split("/", 2)[1]
-        return [("substitute", auth, f"/{seg}/", "/")]
+        removed = url[e : len(url) - (len(form) - e)]  # the prefixes: "/print" or "/amp/print"
+        return [("substitute", auth, f"/{seg}/", "/") for seg in removed.strip("/").split("/")]
     _auth, path, pairs = _split(url)
     if factor == "variant-params":
         kept = {n for n, _v in _split(form)[2]}
