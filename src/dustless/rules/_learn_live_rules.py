@@ -34,6 +34,8 @@ from ._learned import (
     HostRedirect,
     LearnedRule,
     NormalizeStep,
+    QueryToPath,
+    StripPrefix,
     Substitute,
 )
 from ._site import RuleSet
@@ -84,6 +86,10 @@ def rule_spec(rule: LearnedRule) -> str:
             data["path"] = rule.path
     elif isinstance(rule, HostRedirect):
         data["to"] = rule.to
+    elif isinstance(rule, StripPrefix):
+        data["prefix"] = rule.prefix
+    elif isinstance(rule, QueryToPath):
+        data.update({"path": rule.path, "param": rule.param, "to": rule.to})
     else:
         data["step"] = rule.step
         if rule.documents is not None:
@@ -110,6 +116,10 @@ def rule_from_spec(
             return AddSlash(path, support, fp_rate)
         if element == "hostRedirect":
             return HostRedirect(data["to"], support, fp_rate)
+        if element == "stripPrefix":
+            return StripPrefix(data["prefix"], support, fp_rate)
+        if element == "queryToPath":
+            return QueryToPath(data["path"], data["param"], data["to"], support, fp_rate)
         if element == "normalize":
             return NormalizeStep(data["step"], data.get("documents"), support, fp_rate)
     except (ValueError, KeyError, TypeError) as exc:
@@ -132,6 +142,54 @@ def _last_segment_difference(a_path: str, b_path: str) -> str | None:
         if rest and "/" not in rest and ";" not in rest:
             return rest
     return None
+
+
+# A template prefix is one or two whole segments (/amp/, /print/, /m/en/): a longer one is a
+# subtree of the site, not a variant of its pages.
+_PREFIX_SEGMENTS = 2
+
+
+def _prefix_candidates(
+    path_a: str,
+    params_a: list[tuple[str, str | None]],
+    path_b: str,
+    params_b: list[tuple[str, str | None]],
+) -> list[LearnedRule]:
+    """``/amp/{rest}`` → ``/{rest}`` when one path is the other under a leading prefix."""
+    if sorted(params_a, key=str) != sorted(params_b, key=str):
+        return []
+    short, long_ = sorted((path_a, path_b), key=len)
+    if not short.startswith("/") or not long_.endswith(short) or len(long_) == len(short):
+        return []
+    prefix = long_[: len(long_) - len(short) + 1]
+    if not prefix.endswith("/") or prefix.count("/") - 1 > _PREFIX_SEGMENTS:
+        return []
+    with contextlib.suppress(ScriptError):
+        return [StripPrefix(prefix)]
+    return []
+
+
+def _query_form_candidates(query_url: str, path_url: str) -> list[LearnedRule]:
+    """``/index.php?page={x}`` → ``/{x}`` when a parameter's value is the other's path."""
+    q, p = split(query_url), split(path_url)
+    if not q.query or q.path == p.path:
+        return []
+    pieces = q.query.split("&")
+    out: list[LearnedRule] = []
+    for i, piece in enumerate(pieces):
+        name, eq, value = piece.partition("=")
+        if not eq or len(value) < 2 or value.startswith("/") or value not in p.path:
+            continue
+        rest = pieces[:i] + pieces[i + 1 :]
+        if sorted(rest) != sorted((p.query or "").split("&") if p.query else []):
+            continue
+        at = p.path.rfind(value)
+        to = p.path[:at] + "{x}" + p.path[at + len(value) :]
+        with contextlib.suppress(ScriptError):
+            rule = QueryToPath(q.path, name, to)
+            if rule.apply(query_url) == path_url:
+                out.append(rule)
+    return out
 
 
 def pair_candidates(a: str, b: str) -> list[LearnedRule]:
@@ -166,6 +224,8 @@ def pair_candidates(a: str, b: str) -> list[LearnedRule]:
                 out.append(NormalizeStep("remove-default-document", document))
             if pa.path + "/" == pb.path or pb.path + "/" == pa.path:
                 out.append(AddSlash())
+        out += _prefix_candidates(path_a, params_a, path_b, params_b)
+        out += _query_form_candidates(a, b) + _query_form_candidates(b, a)
         for name in _STEPS:
             step = _step(name)
             sa, sb = step(a), step(b)
