@@ -42,6 +42,7 @@ forget their evidence (their rules stay) when the crawl holds ``max_total`` docu
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
@@ -83,6 +84,8 @@ _ORDER = {
     "fixParam": 1,
     "normalize": 2,
     "addSlash": 3,
+    "queryToPath": 3,
+    "stripPrefix": 3,
     "substitute": 4,
 }
 _WAITING_CAP = 4  # claims and redirects waiting for their target, per document kept
@@ -161,12 +164,18 @@ class LiveChanges:
         return bool(self.learned or self.retracted)
 
 
+_SEQ = itertools.count()
+
+
 @dataclass(slots=True)
 class _Active:
     rule: LearnedRule
     evidence: LiveEvidence  # when it was accepted
     equal: int = 0  # equal pairs met since
     differ: int = 0  # counterexamples met since
+    # the order rules were put in force: a pair that needs several rules to merge is blamed
+    # on the one that came last (``_monitor``)
+    seq: int = field(default_factory=lambda: next(_SEQ))
 
     def over_budget(self, max_fp: float) -> bool:
         pairs = self.evidence.pairs + self.equal + self.differ
@@ -502,7 +511,17 @@ class LiveLearner:
             if key == new or (cls == NO_DOCUMENT and new_cls == NO_DOCUMENT):
                 continue
             equal = cls == new_cls
-            for rhost, spec in self._necessary(key, new):
+            necessary = self._necessary(key, new)
+            if not equal and len(necessary) > 1:
+                # Only together do these rules merge the pair: it was not merged before the
+                # last of them came, while the others held on the pages they merged alone —
+                # the newcomer is the one to blame (a session id dropped weeks ago is not
+                # retracted because a sort parameter dropped now merges two orders of a list).
+                last = max(necessary, key=self._seq_of)
+                without = self._rules_without(*last)
+                if without.apply(key) != without.apply(new):
+                    necessary = [last]
+            for rhost, spec in necessary:
                 a = self._active.get(rhost, {}).get(spec)
                 if a is None:
                     continue
@@ -515,6 +534,10 @@ class LiveLearner:
                         out.append(self._retract(rhost, spec, a, key, new))
         group.append((new, new_cls))
         return out
+
+    def _seq_of(self, rule: tuple[str, str]) -> int:
+        a = self._active.get(rule[0], {}).get(rule[1])
+        return -1 if a is None else a.seq
 
     def _necessary(self, a: str, b: str) -> list[tuple[str, str]]:
         """The active rules without which ``a`` and ``b`` would not be merged."""
