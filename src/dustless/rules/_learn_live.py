@@ -510,6 +510,10 @@ class LiveLearner:
         for key, cls in group:
             if key == new or (cls == NO_DOCUMENT and new_cls == NO_DOCUMENT):
                 continue
+            if out and self._ruleset.apply(key) != self._ruleset.apply(new):
+                # A rule retracted just now merged these two: no rule left merges them, and
+                # none may be blamed for them (the group was gathered before it went).
+                continue
             equal = cls == new_cls
             necessary = self._necessary(key, new)
             if not equal and len(necessary) > 1:
