@@ -115,3 +115,27 @@ def test_apply_never_raises(url, rule):
     once = rule.apply(url)
     assert isinstance(once, str)
     assert rule.apply("not a url " + url) == "not a url " + url
+
+
+def test_rules_learn_finds_one_template_rule_where_substrings_need_one_per_section():
+    from dustless.rules import Observation, learn_rules
+
+    obs = []
+    for s in ("garden", "museum", "school"):
+        for i in range(3):
+            sha = f"{s}{i}".ljust(40, "0")
+            path = f"/{s}/p{i}.html"
+            obs += [
+                Observation(H + path, 200, sha, None),
+                Observation(H + "/amp" + path, 200, sha, None),
+                Observation(H + "/index.php?page=" + path[1:], 200, sha, None),
+            ]
+    # /amp/ is a prefix of templates, not of /museum/amp.html's own document.
+    obs.append(Observation(H + "/museum/amp.html", 200, "other".ljust(40, "0"), None))
+    result = learn_rules(obs)
+    (site,) = result.rules.sites
+    kinds = {type(r).__name__ for r in site.rules}
+    assert kinds == {"StripPrefix", "QueryToPath"}, site.rules
+    assert site.apply(H + "/amp/museum/p1.html") == H + "/museum/p1.html"
+    assert site.apply(H + "/index.php?page=school/p2.html") == H + "/school/p2.html"
+    assert result.overall.differ == 0

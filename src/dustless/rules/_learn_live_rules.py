@@ -26,7 +26,7 @@ from dustless.errors import ScriptError
 from dustless.url import authority_of
 
 from ._learn_params import _params
-from ._learn_subst import _canon_key, _segment_rules, diff_rule
+from ._learn_subst import _canon_key, _segment_rules, diff_rule, template_candidates
 from ._learned import (
     AddSlash,
     DropParam,
@@ -144,54 +144,6 @@ def _last_segment_difference(a_path: str, b_path: str) -> str | None:
     return None
 
 
-# A template prefix is one or two whole segments (/amp/, /print/, /m/en/): a longer one is a
-# subtree of the site, not a variant of its pages.
-_PREFIX_SEGMENTS = 2
-
-
-def _prefix_candidates(
-    path_a: str,
-    params_a: list[tuple[str, str | None]],
-    path_b: str,
-    params_b: list[tuple[str, str | None]],
-) -> list[LearnedRule]:
-    """``/amp/{rest}`` → ``/{rest}`` when one path is the other under a leading prefix."""
-    if sorted(params_a, key=str) != sorted(params_b, key=str):
-        return []
-    short, long_ = sorted((path_a, path_b), key=len)
-    if not short.startswith("/") or not long_.endswith(short) or len(long_) == len(short):
-        return []
-    prefix = long_[: len(long_) - len(short) + 1]
-    if not prefix.endswith("/") or prefix.count("/") - 1 > _PREFIX_SEGMENTS:
-        return []
-    with contextlib.suppress(ScriptError):
-        return [StripPrefix(prefix)]
-    return []
-
-
-def _query_form_candidates(query_url: str, path_url: str) -> list[LearnedRule]:
-    """``/index.php?page={x}`` → ``/{x}`` when a parameter's value is the other's path."""
-    q, p = split(query_url), split(path_url)
-    if not q.query or q.path == p.path:
-        return []
-    pieces = q.query.split("&")
-    out: list[LearnedRule] = []
-    for i, piece in enumerate(pieces):
-        name, eq, value = piece.partition("=")
-        if not eq or len(value) < 2 or value.startswith("/") or value not in p.path:
-            continue
-        rest = pieces[:i] + pieces[i + 1 :]
-        if sorted(rest) != sorted((p.query or "").split("&") if p.query else []):
-            continue
-        at = p.path.rfind(value)
-        to = p.path[:at] + "{x}" + p.path[at + len(value) :]
-        with contextlib.suppress(ScriptError):
-            rule = QueryToPath(q.path, name, to)
-            if rule.apply(query_url) == path_url:
-                out.append(rule)
-    return out
-
-
 def pair_candidates(a: str, b: str) -> list[LearnedRule]:
     """The rules that would make two spellings of one document (same authority) one."""
     pa, pb = split(a), split(b)
@@ -224,8 +176,7 @@ def pair_candidates(a: str, b: str) -> list[LearnedRule]:
                 out.append(NormalizeStep("remove-default-document", document))
             if pa.path + "/" == pb.path or pb.path + "/" == pa.path:
                 out.append(AddSlash())
-        out += _prefix_candidates(path_a, params_a, path_b, params_b)
-        out += _query_form_candidates(a, b) + _query_form_candidates(b, a)
+        out += template_candidates(a, b)
         for name in _STEPS:
             step = _step(name)
             sa, sb = step(a), step(b)
