@@ -83,6 +83,8 @@ class Substitute:
             )
 
     def apply(self, url: str) -> str:
+        if self.find not in url:
+            return url  # the usual case, and the learner measures a rule on every URL
         parts = _absolute(url)
         if parts is None:
             return url
@@ -111,6 +113,8 @@ class DropParam:
             raise ScriptError("dropParam has an empty name; expected a parameter name")
 
     def apply(self, url: str) -> str:
+        if self.name not in url:
+            return url  # the usual case, and the learner measures a rule on every URL
         parts = _absolute(url)
         if parts is None:
             return url
@@ -167,6 +171,8 @@ class FixParam:
             raise ScriptError("fixParam has an empty name; expected a parameter name")
 
     def apply(self, url: str) -> str:
+        if self.name not in url:
+            return url
         parts = _absolute(url)
         if parts is None or parts.query is None or (self.path not in (None, parts.path)):
             return url
@@ -272,6 +278,8 @@ class StripPrefix:
             raise ScriptError(f"stripPrefix prefix {p!r} holds '?', '#' or ';'; expected a path")
 
     def apply(self, url: str) -> str:
+        if self.prefix not in url:
+            return url
         parts = _absolute(url)
         if parts is None or not parts.path.startswith(self.prefix):
             return url
@@ -312,6 +320,8 @@ class QueryToPath:
             )
 
     def apply(self, url: str) -> str:
+        if "?" not in url or self.param not in url:
+            return url
         parts = _absolute(url)
         if parts is None or parts.path != self.path or parts.query is None:
             return url
