@@ -255,6 +255,10 @@ class LiveLearner:
         self._without: dict[tuple[str, str], RuleSet] = {}  # the rule set less one rule
         self._total = 0
         self._differed: list[tuple[str, str, str, str]] = []
+        # key -> its identity under ``_ruleset`` (the rule set it was computed for): the
+        # learner asks again for every spelling of a host at each pass (``_reps``, ``_hint``)
+        self._idents: dict[str, str] = {}
+        self._idents_of: RuleSet = self._ruleset
 
     # -- the rules in force ------------------------------------------------------------------
 
@@ -458,7 +462,7 @@ class LiveLearner:
         mined on the spellings the rules in force give them, so that what those rules leave
         to do is found (parameters in another order once a session id is dropped)."""
         if self._active:
-            a, b = self._ruleset.apply(a), self._ruleset.apply(b)
+            a, b = self._identity(a), self._identity(b)
         if a == b:
             return
         pair = (a, b) if a < b else (b, a)
@@ -593,9 +597,19 @@ class LiveLearner:
                 entries.append(Entry(key, classes.pop(), verified=False))
         return entries
 
+    def _identity(self, key: str) -> str:
+        """``key`` under the rules in force, remembered until they change."""
+        if self._idents_of is not self._ruleset or len(self._idents) > 2 * self.options.max_total:
+            self._idents = {}
+            self._idents_of = self._ruleset
+        found = self._idents.get(key)
+        if found is None:
+            found = self._idents[key] = self._ruleset.apply(key)
+        return found
+
     def _reps(self, entries: list[Entry]) -> list[Entry]:
         """One spelling per identity under the rules in force (a document before none)."""
-        apply = self._ruleset.apply
+        apply = self._identity
         reps: dict[str, Entry] = {}
         for e in entries:
             akey = apply(e.key) if self._active else e.key
