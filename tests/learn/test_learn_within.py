@@ -211,3 +211,34 @@ def test_a_rule_merging_only_with_an_older_one_is_the_one_blamed():
     changes = learner.observe([page(f"{h}/m/;jsessionid=F?order=-title", "M-rev")])
     assert [r.spec for r in changes.retracted] == [rule_spec(DropParam("order"))]
     assert learner.ruleset.apply(f"{h}/x;jsessionid=Z") == f"{h}/x"
+
+
+@pytest.mark.parametrize(
+    ("variant", "spec"),
+    [
+        ("/amp/t{i}.html", '{"element":"stripPrefix","prefix":"/amp/"}'),
+        (
+            "/index.php?page=t{i}.html",
+            '{"element":"queryToPath","param":"page","path":"/index.php","to":"/{x}"}',
+        ),
+    ],
+)
+def test_a_trusted_hosts_canonicals_yield_the_template_kinds(variant, spec):
+    """Variants fetched, each declaring its primary URL (not fetched yet) canonical: with
+    one pair fetched on both sides, the declarations are the rule's support."""
+    h = "http://cms.test"
+    ids = iter(range(1, 1000))
+
+    def page(key: str, content: str, canonical: str) -> PageFacts:
+        return PageFacts(key, next(ids), True, False, sha1=content, canonical=canonical)
+
+    learner = LiveLearner(LiveOptions(min_support=2))
+    facts = [page(f"{h}/d{i}.html", f"D{i}", f"{h}/d{i}.html") for i in range(3)]
+    facts += [page(h + variant.format(i=i), f"T{i}", f"{h}/t{i}.html") for i in range(4)]
+    learner.observe(facts)
+    assert not learner.learn()  # declarations alone never merge anything
+    learner.observe([page(f"{h}/t0.html", "T0", f"{h}/t0.html")])
+    learned = learner.learn().learned
+    assert [r.spec for r in learned] == [spec]
+    assert learned[0].evidence.support >= 4
+    assert "declared canonical" in learned[0].sources
