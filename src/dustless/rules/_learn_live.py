@@ -520,11 +520,13 @@ class LiveLearner:
                 continue
             equal = cls == new_cls
             necessary = self._necessary(key, new)
-            if not equal and len(necessary) > 1:
+            if not equal and len(necessary) > 1 and not self._aliases(necessary):
                 # Only together do these rules merge the pair: it was not merged before the
                 # last of them came, while the others held on the pages they merged alone —
                 # the newcomer is the one to blame (a session id dropped weeks ago is not
                 # retracted because a sort parameter dropped now merges two orders of a list).
+                # Not when a host alias is among them: a twin host differs by subtree, and
+                # its first counterexample may well come through a path rule's spelling.
                 last = max(necessary, key=self._seq_of)
                 without = self._rules_without(*last)
                 if without.apply(key) != without.apply(new):
@@ -542,6 +544,13 @@ class LiveLearner:
                         out.append(self._retract(rhost, spec, a, key, new))
         group.append((new, new_cls))
         return out
+
+    def _aliases(self, rules: list[tuple[str, str]]) -> bool:
+        return any(
+            isinstance(a.rule, HostRedirect)
+            for h, spec in rules
+            if (a := self._active.get(h, {}).get(spec)) is not None
+        )
 
     def _seq_of(self, rule: tuple[str, str]) -> int:
         a = self._active.get(rule[0], {}).get(rule[1])
