@@ -242,3 +242,22 @@ def test_a_trusted_hosts_canonicals_yield_the_template_kinds(variant, spec):
     assert [r.spec for r in learned] == [spec]
     assert learned[0].evidence.support >= 4
     assert "declared canonical" in learned[0].sources
+
+
+def test_a_host_that_is_an_alias_in_force_learns_no_rule_of_its_own():
+    """Its URLs go to the other host before any rule of its own applies: the rules it would
+    learn would never apply (a rules file full of dead rules)."""
+    bare, www = "http://docs.test", "http://www.docs.test"
+    ids = iter(range(1, 1000))
+
+    def page(key: str, content: str) -> PageFacts:
+        return PageFacts(key, next(ids), True, False, sha1=content)
+
+    learner = LiveLearner(LiveOptions(min_support=2))
+    learner.observe([page(h + f"/x{i}", f"X{i}") for i in range(3) for h in (bare, www)])
+    first = learner.learn().learned
+    assert [(r.host, r.rule.element) for r in first] == [("www.docs.test", "hostRedirect")]
+    learner.observe([page(www + f"/amp/y{i}", f"Y{i}") for i in range(3)])
+    learner.observe([page(www + f"/y{i}", f"Y{i}") for i in range(3)])
+    assert all(r.host != "www.docs.test" for r in learner.learn().learned)
+    assert learner.ruleset.apply(www + "/amp/y1") in (bare + "/amp/y1", bare + "/y1")

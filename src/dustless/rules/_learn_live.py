@@ -632,6 +632,12 @@ class LiveLearner:
         return ev.support >= o.min_support and ev.verified >= 1 and ev.differ <= o.max_fp * ev.pairs
 
     def _learn_host(self, site: _Site, host: _Host) -> list[LiveRule]:
+        if self._aliases([(host.name, spec) for spec in self._active.get(host.name, {})]):
+            # The host is an alias in force: its URLs go to the other host before any rule
+            # of its own could apply, and that host learns from the same pairs. (Its hints
+            # are kept: if the alias is retracted, they are validated then.)
+            host.due = True
+            return []
         k = self.options.min_support
         active = set(self._active.get(host.name, {}))
         retracted = self._retracted.get(host.name, set())
