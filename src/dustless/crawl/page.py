@@ -124,6 +124,14 @@ def page_outcome(
             plan = scripted.page(item.url, item.url_id, extraction, discovery)
             found, labels, own = plan.found, plan.labels, plan.own
             before, after = plan.before, plan.after
+    elif state is NetState.OK and stored.revisit and is_html(r.mime):
+        # A payload repeating an earlier one byte for byte (a WARC revisit): its links are
+        # not read again, but its canonical declaration is recorded as any page's is — the
+        # same bytes at another URL may declare a relative canonical that resolves against
+        # this one (RFC 6596 §3), and evaluation and --resume read ``fetches.canonical``.
+        canonical = extract_links(
+            r.body, item.url, r.header("content-type") or r.mime, anchor_text=False
+        ).canonical
     if to_fingerprint:  # a 2xx document that was not parsed for links (text/plain, …)
         fp = content_fingerprint(r.body, r.mime, r.header("content-type"))
     if (
