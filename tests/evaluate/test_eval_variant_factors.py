@@ -236,10 +236,10 @@ def test_the_variant_rules_the_site_policy_writes_do_what_the_methods_do() -> No
     assert {(r.host, r.factor, r.element, r.identity, r.name, r.to) for r in rules} == {
         ("a.test", "variant-params", "dropParam", "a.test", "print", ""),
         ("a.test", "variant-params", "dropParam", "a.test", "tab", ""),
-        ("a.test", "variant-paths", "substitute", "a.test", "/print/", "/"),
-        ("a.test", "variant-paths", "substitute", "a.test", "/amp/", "/"),
+        ("a.test", "variant-paths", "stripPrefix", "a.test", "/print/", ""),
+        ("a.test", "variant-paths", "stripPrefix", "a.test", "/amp/print/", ""),
         ("a.test", "variant-hosts", "hostRedirect", "m.a.test", "", "a.test"),
-        ("a.test", "query-to-path", "substitute", "a.test", "/index.php?page=", "/"),
+        ("a.test", "query-to-path", "queryToPath", "a.test", "/index.php?page", "/{x}"),
     }
     by_identity: dict[str, list[object]] = {}
     for r in rules:
@@ -249,6 +249,10 @@ def test_the_variant_rules_the_site_policy_writes_do_what_the_methods_do() -> No
     )
     for url in outcome:
         assert ruleset.apply(url) in (f"{H}/doc/a.html", f"{H}/doc/b.html"), url
+    # The query form keeps the page's other parameters (a substitution would have made
+    # "/doc/a.html&x=1" of it); a prefix deeper in the path is left alone.
+    assert ruleset.apply(f"{H}/index.php?page=doc/a.html&x=1") == f"{H}/doc/a.html?x=1"
+    assert ruleset.apply(f"{H}/doc/print/c.html") == f"{H}/doc/print/c.html"
 
 
 _SEGMENTS = st.sampled_from(["print", "amp", "m", "doc", "a.html", "index.php", "x;jsessionid=AB"])

@@ -126,7 +126,8 @@ class Unexplained:
 @dataclass(frozen=True, slots=True)
 class VariantRule:
     """A site rule a variant factor's method stands for on one host (what the crawl showed
-    it merge there): ``dropParam`` ``name``, ``substitute`` ``name`` → ``to``, or
+    it merge there): ``dropParam`` ``name``, ``stripPrefix`` ``name``, ``queryToPath``
+    ``name`` (``/index.php?page``) → ``to``, or
     ``hostRedirect`` to ``to`` on the host ``identity``. ``host`` is the host of the sets
     (the bare host for ``variant-hosts``, as for ``www``)."""
 

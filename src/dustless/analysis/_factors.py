@@ -51,8 +51,8 @@ MEASURED_ONLY: tuple[str, ...] = ("path-params", "sort-view-params")
 #: The template variants and the query form of a page (issue 25): printer, mobile and AMP
 #: parameters, path prefixes and hosts, and ``/index.php?page=X`` beside ``/X``. Their
 #: methods are no normalizer step either, but each is a site rule ``crawl --rules`` knows
-#: (``dropParam``, ``substitute``, ``hostRedirect``): the recommender may pick them, and
-#: ``--rules-out`` writes them (``_sitepolicy``).
+#: (``dropParam``, ``stripPrefix``, ``queryToPath``, ``hostRedirect``): the recommender may
+#: pick them, and ``--rules-out`` writes them (``_sitepolicy``).
 VARIANT_FACTORS: tuple[str, ...] = (
     "variant-params",
     "variant-paths",

@@ -14,8 +14,9 @@ writes them in the pattern-script / learned-rules format (docs/pattern-scripts.m
   measurement only: neither is written;
 * a variant factor's method (issue 25) becomes the rules the crawl showed it apply on the
   host (:class:`~dustless.analysis._evaltypes.VariantRule`): ``<dropParam>`` for each
-  printer/mobile/AMP or irrelevant parameter, ``<substitute from="/print/" to="/"/>`` for a
-  variant path prefix, ``<substitute from="/index.php?page=" to="/"/>`` for a query form,
+  printer/mobile/AMP or irrelevant parameter, ``<stripPrefix prefix="/print/"/>`` for a
+  variant path prefix, ``<queryToPath path="/index.php" param="page" to="/{x}"/>`` for a
+  query form,
   and ``<hostRedirect>`` from ``m.HOST`` (…) to ``HOST``.
 
 Each rule carries its evidence: ``support`` = duplicate downloads it removed on the host,
@@ -61,12 +62,15 @@ def variant_rules(
 
 
 def _rule(r: VariantRule, sup: int | None, fp: float) -> LearnedRule:
-    from dustless.rules import DropParam, HostRedirect, Substitute
+    from dustless.rules import DropParam, HostRedirect, QueryToPath, StripPrefix
 
     if r.element == "dropParam":
         return DropParam(r.name, support=sup, fp_rate=fp)
-    if r.element == "substitute":
-        return Substitute(r.name, r.to, support=sup, fp_rate=fp)
+    if r.element == "stripPrefix":
+        return StripPrefix(r.name, support=sup, fp_rate=fp)
+    if r.element == "queryToPath":
+        path, _, param = r.name.partition("?")
+        return QueryToPath(path, param, r.to, support=sup, fp_rate=fp)
     return HostRedirect(r.to, support=sup, fp_rate=fp)
 
 

@@ -387,9 +387,11 @@ def rules_of_merge(
 ) -> list[tuple[str, str, str, str]]:
     """The site rules (docs/pattern-scripts.md) that take ``url`` to ``form`` as ``factor``'s
     method does, as ``(element, identity, name, to)``: ``identity`` is the host the rule
-    lives on. A parameter becomes ``dropParam``; a variant path prefix and a query form a
-    ``substitute`` (``/print/`` → ``/``, ``/index.php?page=`` → ``/``); a variant host a
-    ``hostRedirect`` to the bare host."""
+    lives on. A parameter becomes ``dropParam``; a variant path prefix a ``stripPrefix``
+    (``name`` the whole prefix, ``/print/``), whose leading segments alone match; a query
+    form a ``queryToPath`` (``name`` the script and parameter, ``/index.php?page``, ``to``
+    ``/{x}``), which keeps the other parameters; a variant host a ``hostRedirect`` to the
+    bare host."""
     a, e = _authority_span(url)
     auth = url[a:e]
     if factor == "variant-hosts":
@@ -397,7 +399,7 @@ def rules_of_merge(
         return [("hostRedirect", auth, "", form[fa:fe].rsplit(":", 1)[0])]
     if factor == "variant-paths":
         removed = url[e : len(url) - (len(form) - e)]  # the prefixes: "/print" or "/amp/print"
-        return [("substitute", auth, f"/{seg}/", "/") for seg in removed.strip("/").split("/")]
+        return [("stripPrefix", auth, removed.rstrip("/") + "/", "")]
     _auth, path, pairs = _split(url)
     if factor == "variant-params":
         kept = {n for n, _v in _split(form)[2]}
@@ -407,5 +409,5 @@ def rules_of_merge(
             if any(n == name for n, _v in pairs) and (
                 script == path or path == script + "index.html"
             ):
-                return [("substitute", auth, f"{path}?{name}=", "/")]
+                return [("queryToPath", auth, f"{path}?{name}", "/{x}")]
     return []
