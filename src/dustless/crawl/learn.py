@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -127,6 +127,7 @@ class Learning:
         self.hosts: HostTable | None = None
         self._facts: list[PageFacts] = []
         self._rekeys: list[tuple[int, str, str]] = []
+        self._stale: dict[int, QueuedURL] = {}  # re-keyed away from another host's identity
         self._merges: list[MergeRow] = []
         self._rows: dict[tuple[str, str], LearnedRuleRow] = {}  # active, by (host, spec)
         self._ids: dict[tuple[str, str], int] = {}
@@ -140,6 +141,10 @@ class Learning:
         # The host aliases' rule ids: a twin host that differs does so by subtree (a part of
         # the site left out of the mirror); a parameter or substring rule is checked by count.
         self._aliases: set[int] = set()
+        # rule id -> url id -> (url, identity): spellings fetched under the identity an alias
+        # gave them (``www.h/x`` holding ``h/x``); URL-seen drops the links to the identity's
+        # own spelling, kept as spellings only. Given back on retraction or distrust.
+        self._held: dict[int, dict[int, tuple[str, str]]] = {}
         self._fetched_before = sum(store.fetch_state_counts().values())
         self._load()
 
@@ -163,6 +168,12 @@ class Learning:
             # The parts it merged in before (a resumed crawl): checked then, or merged.
             merged = self.store.merges_of([row.id])
             self._parts[row.id] = {_part(m.base) for m in merged}
+            # Holders are stored as checked merges whose base is the identity they hold.
+            self._held[row.id] = {
+                m.url_id: (m.url, m.base)
+                for m in merged
+                if m.checked and m.url_id is not None and m.base != self._key(m.url)
+            }
         if not row.active:
             self._rows.pop(key, None)
             self.stats.rules_retracted += 1
@@ -243,16 +254,37 @@ class Learning:
         if item.host != authority:
             self._fetch_hosts.setdefault(authority, set()).add(item.host)
         identity = item.identity
-        if document and identity and " " not in identity and identity != key:
-            self._stands_for(item, key, identity)
+        stands = document and identity and " " not in identity and identity != key
+        if stands and not self._stands_for(item, key, identity):
+            self._hold(item, key, identity)
         if document and identity and " " not in identity and authority in self.live.hosts:
             # Claimed before its host's latest rule: stored under an identity the rules now
             # change. Re-keyed, so that later spellings of it are merged into it.
             new = self.live.apply(key)
             if new != identity:
                 self._rekeys.append((item.url_id, identity, new))
+                if authority_of(identity) != authority_of(new):
+                    self._stale[item.url_id] = item
+        elif stands and not self._rule_ids(key):
+            # Claimed under an alias retracted since (in the window while it was retracted):
+            # its own identity back, and the links it kept out of the other host admitted.
+            self._rekeys.append((item.url_id, identity, key))
+            self._stale[item.url_id] = item
 
-    def _stands_for(self, item: QueuedURL, key: str, identity: str) -> None:
+    def _hold(self, item: QueuedURL, key: str, identity: str) -> None:
+        """``item`` (spelling ``key``) was fetched under ``identity``, another host's, that an
+        alias gave it: kept (in memory, and as a checked merge for ``--resume``), so that the
+        links to ``identity``'s own spelling it kept out can be admitted again."""
+        ids = [i for i in self._rule_ids(key) if i in self._aliases]
+        for rid in ids:
+            self._held.setdefault(rid, {})[item.url_id] = (item.url, identity)
+            site = self.discovery.site_of_host(item.host)
+            self._merges.append(
+                MergeRow(rid, identity, item.url, item.host, site, item.depth, item.kind,
+                         item.seed_id or None, None, False, item.url_id, True)
+            )  # fmt: skip
+
+    def _stands_for(self, item: QueuedURL, key: str, identity: str) -> bool:
         """A spelling fetched under the identity a learned rule gave it (``www.h/x`` for
         ``h/x``): it stands for that identity's own spelling, never fetched. That is a merge
         too, and it is checked as merges are (``_due``): the spelling is given its own
@@ -260,10 +292,10 @@ class Learning:
         ``www`` twin that differs in a subtree loses no page of the host it aliases."""
         ids = self._rule_ids(key)
         if not ids or self.admission is None or not self._due(ids, key):
-            return
+            return False
         # At once (not with the commit's re-keying): the admission may flush before it.
         if self.store.rekey_urls([(item.url_id, identity, key)]):
-            return  # its own identity is stored already: the check is that row's
+            return False  # its own identity is stored already: the check is that row's
         host = authority_of(identity)
         site = self.discovery.site_of_host(host)
         seed_id = item.seed_id or None
@@ -271,6 +303,7 @@ class Learning:
             [AdmitURL(identity, identity, host, site, item.depth, item.kind, seed_id, item.url_id)]
         )
         self._keep(ids, key, item, item.url_id, checked=True)
+        return True
 
     # -- links URL-seen dropped --------------------------------------------------------------
 
@@ -391,7 +424,8 @@ class Learning:
             self._write_file()
         if self._rekeys:
             changes_, self._rekeys = self._rekeys, []
-            self.store.rekey_urls(changes_)
+            stale, self._stale = self._stale, {}
+            self._rekey_free(changes_, stale, base=False)
         self._write_merges()  # the re-keyed hosts' queued URLs merged just now
 
     def _write_merges(self) -> None:
@@ -515,6 +549,8 @@ class Learning:
         rid = self._ids.get((r.host, r.spec))
         if rid is None:
             return
+        if rid in self._aliases:
+            self._release(rid, None, r.host)  # the twin's spellings get their own identities back
         rows = [m for m in self.store.merges_of([rid]) if not m.checked]  # checks: fetched
         queued_ids = [m.url_id for m in rows if m.url_id is not None]
         back = [u for u in self.store.urls_by_id(queued_ids).values() if u.state is URLState.MERGED]
@@ -553,8 +589,107 @@ class Learning:
     def _distrust(self, rid: int, part: str) -> None:
         """A check found two documents that rule ``rid`` merges in ``part`` of its URL space
         (within its budget: the rule stays): every later merge there is fetched anyway, so a
-        subtree where a ``www`` twin differs costs fetches, not pages."""
+        subtree where a ``www`` twin differs costs fetches, not pages. What the alias merged
+        or held there before is given back: fetched under its own identity."""
+        if (rid, part) in self._suspect:
+            return
         self._suspect.add((rid, part))
+        if rid not in self._aliases:
+            return
+        self._release(rid, part, None)
+        rows = [m for m in self.store.merges_of([rid]) if not m.checked and _part(m.base) == part]
+        back = self.store.urls_by_id([m.url_id for m in rows if m.url_id is not None])
+        queued = [u for u in back.values() if u.state is URLState.MERGED]
+        if queued:
+            self.store.set_url_state([u.id for u in queued], URLState.QUEUED)
+            if self.hosts is not None:
+                for u in queued:
+                    self.hosts.queued(u.host)
+        again = [
+            AdmitURL(m.url, m.base, m.host, m.site, m.depth, m.kind, m.seed_id, m.parent_id,
+                     m.external)
+            for m in rows
+            if m.url_id is None
+        ]  # fmt: skip
+        if again and self.admission is not None:
+            self.admission.readmit(again)
+        self.stats.readmitted += len(queued) + len(again)
+
+    def _release(self, rid: int, part: str | None, host: str | None) -> None:
+        """The spellings alias ``rid`` made hold another host's identity (all of them, or
+        those in ``part``) get their own back — today's identity once the alias is retracted,
+        the one without learned rules where it is distrusted — and the spellings of the freed
+        identities that URL-seen dropped meanwhile (``crawl/spellings.py`` kept them) are
+        admitted again: the twin's page and the main host's are both fetched."""
+        held = self._held.get(rid, {})
+        picked = [i for i, (url, _) in held.items() if part is None or _part(url) == part]
+        for i in picked:
+            del held[i]
+        rows = self.store.urls_by_id(picked)
+        if host is not None:  # and the host's queued spellings admitted under the alias
+            rows |= {u.id: u for u in self.store.queued_of_host(host, _QUEUED_AT_ONCE)}
+        changes: list[tuple[int, str, str]] = []
+        for i, u in rows.items():
+            new = self._key(u.url) if part is not None else self._identity(u.url)
+            if new is not None and " " not in u.identity and new != u.identity:
+                changes.append((i, u.identity, new))
+        self._rekey_free(changes, rows, base=part is not None)
+
+    def _rekey_free(
+        self,
+        changes: Sequence[tuple[int, str, str]],
+        holders: Mapping[int, StoredURL | QueuedURL],
+        *,
+        base: bool,
+    ) -> None:
+        """Re-key ``changes``; the ``holders`` among them held another host's identity
+        (``old``), which is free again: the spellings of it URL-seen dropped meanwhile are
+        admitted (under the identity without learned rules, ``base``, or today's). Read
+        first: re-keying moves an identity's spellings to the new one."""
+        if self.spellings is not None:
+            self.spellings.flush()
+        kept_of = {
+            old: self.store.spelling_state(old, [old])[1]
+            for i, old, _ in changes
+            if i in holders and authority_of(old) != authority_of(holders[i].url)
+        }
+        collided = set(self.store.rekey_urls(changes))
+        # A holder whose own identity was stored meanwhile (its spelling admitted again) still
+        # gives the other host's identity up: under a derived one (a space never occurs in a
+        # normalized URL, as with ``spelling-N``), which no link can hold.
+        self.store.rekey_urls(
+            [
+                (i, old, f"{new} released-{i}")
+                for i, old, new in changes
+                if i in collided and old in kept_of
+            ]
+        )
+        if self.admission is not None:
+            self.admission.forget(kept_of)
+        again: list[AdmitURL] = []
+        for i, old, _ in changes:
+            if old not in kept_of:
+                continue
+            holder = holders[i]
+            for url in kept_of.pop(old):
+                identity = self._key(url) if base else self._identity(url)
+                if identity is None or url == holder.url:
+                    continue
+                host = authority_of(url)
+                site = self.discovery.site_of_host(host)
+                seed = holder.seed_id or None
+                again.append(
+                    AdmitURL(url, identity, host, site, holder.depth, holder.kind, seed, None)
+                )
+        if again and self.admission is not None:
+            self.admission.readmit(again)
+        self.stats.readmitted += len(again)
+
+    def _identity(self, url: str) -> str | None:
+        try:
+            return self.discovery.identity(url)
+        except InvalidURL:
+            return None
 
     # -- the file ----------------------------------------------------------------------------
 
