@@ -29,7 +29,7 @@ from testweb_fixture import start_testweb
 
 pytestmark = pytest.mark.slow
 
-SEEDS, SITES, PAGES = 20, 2, 12
+SEEDS, SITES, PAGES = 20, 2, 8
 
 
 def _seeds() -> list[int]:

@@ -167,13 +167,15 @@ class Learning:
             self._aliases.add(row.id)
             # The parts it merged in before (a resumed crawl): checked then, or merged.
             merged = self.store.merges_of([row.id])
-            self._parts[row.id] = {_part(m.base) for m in merged}
-            # Holders are stored as checked merges whose base is the identity they hold.
-            self._held[row.id] = {
+            # Holders are stored as checked merges whose base is the identity they hold
+            # (``_hold``): not a check of their part.
+            held = {
                 m.url_id: (m.url, m.base)
                 for m in merged
                 if m.checked and m.url_id is not None and m.base != self._key(m.url)
             }
+            self._held[row.id] = held
+            self._parts[row.id] = {_part(m.base) for m in merged if m.url_id not in held}
         if not row.active:
             self._rows.pop(key, None)
             self.stats.rules_retracted += 1
