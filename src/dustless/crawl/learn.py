@@ -84,6 +84,8 @@ VERIFY = frozenset({1, 8, 32, 128, 512, 2048, 8192})
 #: rule first merges there, not by the luck of the n-th merge landing on it.
 PREFIXES = 64
 _PERMANENT = frozenset({301, 308})
+# Identities remembered as held by a redirect (a pointer, no document): a few MB at most.
+_POINTERS = 100_000
 _QUEUED_AT_ONCE = 20_000  # queued URLs of a host re-keyed when one of its rules is learned
 # Pages whose facts the learner takes at once: a rule is in force a few pages after its
 # evidence arrived (a fast crawl fetches hundreds of pages between two commits), and the
@@ -128,6 +130,7 @@ class Learning:
         self._facts: list[PageFacts] = []
         self._rekeys: list[tuple[int, str, str]] = []
         self._stale: dict[int, QueuedURL] = {}  # re-keyed away from another host's identity
+        self._pointers: set[str] = set()  # identities whose fetch was a redirect (_POINTERS)
         self._merges: list[MergeRow] = []
         self._rows: dict[tuple[str, str], LearnedRuleRow] = {}  # active, by (host, spec)
         self._ids: dict[tuple[str, str], int] = {}
@@ -234,6 +237,9 @@ class Learning:
             and state in (NetState.OK, NetState.code)
         )
         redirect = self._key(fetch.location) if status in _PERMANENT else None
+        pointer = status is not None and 300 <= status < 400 and item.identity
+        if pointer and len(self._pointers) < _POINTERS:
+            self._pointers.add(item.identity)
         declared = fetch.canonical
         if document and declared is None and fetch.revisit_of is not None:
             declared = _revisit_canonical(item.url, r)
@@ -511,6 +517,13 @@ class Learning:
                 changes.append((url_id, identity, apply(base)))
         collided = set(store.rekey_urls(changes))
         new_of = {i: new for i, _, new in changes if i not in collided}
+        # A queued URL whose new identity a fetched redirect holds is no repeat: it is the
+        # redirect's target, discovered as a link before the rule made both one identity
+        # (``/doc/x`` 301 to ``/sec/x``, then ``substitute /sec/ → /doc/``). Merged, it
+        # would be lost: the identity's only fetch is a pointer (``crawl/redirect.py``
+        # follows such a target only when the rule is in force at the redirect).
+        pointed = {i for i, _, new in changes if i in collided and new in self._pointers}
+        collided -= pointed
         collided |= {i for i, _, identity, _ in queued if new_of.get(i, identity) in into_done}
         merged: list[int] = []
         spellings: list[tuple[str, str]] = []
