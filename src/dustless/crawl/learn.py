@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from dustless.crawl.admission import Admission
     from dustless.crawl.spellings import Spellings
 
-__all__ = ["LEARNED_RULES", "PREFIXES", "VERIFY", "Learning", "learning_policy"]
+__all__ = ["LEARNED_RULES", "PART_EVERY", "PREFIXES", "VERIFY", "Learning", "learning_policy"]
 
 LEARNED_RULES = "learned-rules.xml"
 #: The merges of a rule that are fetched anyway, to check it (the n-th merge, 1-based):
@@ -83,6 +83,10 @@ VERIFY = frozenset({1, 8, 32, 128, 512, 2048, 8192})
 #: this many parts per rule: a ``www`` twin that differs in one subtree is found when the
 #: rule first merges there, not by the luck of the n-th merge landing on it.
 PREFIXES = 64
+#: ... and every this-many-th merge of a host alias in each such part: a twin that differs in
+#: a dozen pages of a part is found there with a few checks more (and what was merged there
+#: before is then fetched too, ``Learning._distrust``), whichever page of the part came first.
+PART_EVERY = 4
 _PERMANENT = frozenset({301, 308})
 # Identities remembered as held by a redirect (a pointer, no document): a few MB at most.
 _POINTERS = 100_000
@@ -141,6 +145,7 @@ class Learning:
         # and those where a check found two documents: every merge there is fetched anyway.
         self._parts: dict[int, set[str]] = {}
         self._suspect: set[tuple[int, str]] = set()
+        self._in_part: dict[tuple[int, str], int] = {}  # an alias's merges per part
         # The host aliases' rule ids: a twin host that differs does so by subtree (a part of
         # the site left out of the mirror); a parameter or substring rule is checked by count.
         self._aliases: set[int] = set()
@@ -360,6 +365,9 @@ class Learning:
             if part not in parts and len(parts) < PREFIXES:
                 parts.add(part)
                 due = True
+            elif part in parts:
+                k = self._in_part[(rid, part)] = self._in_part.get((rid, part), 1) + 1
+                due |= k % PART_EVERY == 0
         return due
 
     def _keep(
