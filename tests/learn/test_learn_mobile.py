@@ -114,7 +114,7 @@ def _crawl(port: int, out: Path, **options: object) -> tuple[Counter[tuple[int, 
 
 def test_a_mobile_host_is_learned_an_alias_and_the_rules_file_applies_it(mobile_site, tmp_path):
     port = mobile_site
-    docs, _ = _crawl(port, tmp_path / "learn", learn=True)
+    docs, mobile = _crawl(port, tmp_path / "learn", learn=True)
     with sqlite3.connect(tmp_path / "learn" / "crawl.db") as db:
         rules = db.execute(
             "SELECT host, spec FROM learned_rules WHERE retracted_at IS NULL"
@@ -122,7 +122,9 @@ def test_a_mobile_host_is_learned_an_alias_and_the_rules_file_applies_it(mobile_
     assert (f"m.docs.test:{port}", '{"element":"hostRedirect","to":"docs.test"}') in rules
     every = {(k, j) for k in range(SECTIONS) for j in range(PAGES)}
     assert set(docs) == every  # nothing lost
-    assert sum(docs.values()) < 1.5 * len(every)  # most mobile twins merged
+    # A standard crawl fetches all 45 mobile twins; the alias merges most of the rest (a few
+    # are fetched anyway: the pages before it was learned, its spot checks).
+    assert mobile <= 0.7 * len(every)
     # The rules file, reused: the alias applies from the first page, without learning.
     path = tmp_path / "learn" / "learned-rules.xml"
     hosts = {h for s in load_script(path).rules.sites for h in s.identities}

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities
+from dustless.crawl._learn_held import part_of as _part
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
 from dustless.crawl.page import is_html
@@ -90,7 +92,6 @@ PART_EVERY = 4
 _PERMANENT = frozenset({301, 308})
 # Identities remembered as held by a redirect (a pointer, no document): a few MB at most.
 _POINTERS = 100_000
-_QUEUED_AT_ONCE = 20_000  # queued URLs of a host re-keyed when one of its rules is learned
 # Pages whose facts the learner takes at once: a rule is in force a few pages after its
 # evidence arrived (a fast crawl fetches hundreds of pages between two commits), and the
 # learner's cost is paid per batch, not per link.
@@ -103,7 +104,7 @@ def learning_policy(policy: Policy, live: LiveRules) -> Policy:
     return policy.with_options(site_rules=(*policy.options.site_rules, live))
 
 
-class Learning:
+class Learning(HeldIdentities):
     """The crawl's learned rules: evidence in, rules in force, merges kept and undone."""
 
     def __init__(
@@ -308,7 +309,10 @@ class Learning:
             return False
         # At once (not with the commit's re-keying): the admission may flush before it.
         if self.store.rekey_urls([(item.url_id, identity, key)]):
-            return False  # its own identity is stored already: the check is that row's
+            # Its own identity is stored already (the check is that row's): the identity it
+            # holds is given up all the same, under a derived one no link can hold.
+            self.store.rekey_urls([(item.url_id, identity, f"{key} released-{item.url_id}")])
+        self.admission.forget([identity])
         host = authority_of(identity)
         site = self.discovery.site_of_host(host)
         seed_id = item.seed_id or None
@@ -516,7 +520,7 @@ class Learning:
         ]
         for h in fetch_hosts:
             queued += [
-                (u.id, u.url, u.identity, u) for u in store.queued_of_host(h, _QUEUED_AT_ONCE)
+                (u.id, u.url, u.identity, u) for u in store.queued_of_host(h, QUEUED_AT_ONCE)
             ]
         changes = []
         for url_id, url, identity, _ in queued:
@@ -557,7 +561,9 @@ class Learning:
 
             def rekeyed(u: AdmitURL) -> str | None:
                 base = self._key(u.url) if " " not in u.identity else None
-                return None if base is None else apply(base)
+                new = None if base is None else apply(base)
+                # A redirect's target waiting here keeps its identity, as queued ones do.
+                return None if new in self._pointers else new
 
             self.admission.rekey(set(fetch_hosts), rekeyed)
         if merged:
@@ -609,111 +615,6 @@ class Learning:
         self.stats.duplicates_avoided -= min(self.stats.duplicates_avoided, len(rows))
         self.stats.readmitted += len(back) + len(again)
 
-    def _distrust(self, rid: int, part: str) -> None:
-        """A check found two documents that rule ``rid`` merges in ``part`` of its URL space
-        (within its budget: the rule stays): every later merge there is fetched anyway, so a
-        subtree where a ``www`` twin differs costs fetches, not pages. What the alias merged
-        or held there before is given back: fetched under its own identity."""
-        if (rid, part) in self._suspect:
-            return
-        self._suspect.add((rid, part))
-        if rid not in self._aliases:
-            return
-        self._release(rid, part, None)
-        rows = [m for m in self.store.merges_of([rid]) if not m.checked and _part(m.base) == part]
-        back = self.store.urls_by_id([m.url_id for m in rows if m.url_id is not None])
-        queued = [u for u in back.values() if u.state is URLState.MERGED]
-        if queued:
-            self.store.set_url_state([u.id for u in queued], URLState.QUEUED)
-            if self.hosts is not None:
-                for u in queued:
-                    self.hosts.queued(u.host)
-        again = [
-            AdmitURL(m.url, m.base, m.host, m.site, m.depth, m.kind, m.seed_id, m.parent_id,
-                     m.external)
-            for m in rows
-            if m.url_id is None
-        ]  # fmt: skip
-        if again and self.admission is not None:
-            self.admission.readmit(again)
-        self.stats.readmitted += len(queued) + len(again)
-
-    def _release(self, rid: int, part: str | None, host: str | None) -> None:
-        """The spellings alias ``rid`` made hold another host's identity (all of them, or
-        those in ``part``) get their own back — today's identity once the alias is retracted,
-        the one without learned rules where it is distrusted — and the spellings of the freed
-        identities that URL-seen dropped meanwhile (``crawl/spellings.py`` kept them) are
-        admitted again: the twin's page and the main host's are both fetched."""
-        held = self._held.get(rid, {})
-        picked = [i for i, (url, _) in held.items() if part is None or _part(url) == part]
-        for i in picked:
-            del held[i]
-        rows = self.store.urls_by_id(picked)
-        if host is not None:  # and the host's queued spellings admitted under the alias
-            rows |= {u.id: u for u in self.store.queued_of_host(host, _QUEUED_AT_ONCE)}
-        changes: list[tuple[int, str, str]] = []
-        for i, u in rows.items():
-            new = self._key(u.url) if part is not None else self._identity(u.url)
-            if new is not None and " " not in u.identity and new != u.identity:
-                changes.append((i, u.identity, new))
-        self._rekey_free(changes, rows, base=part is not None)
-
-    def _rekey_free(
-        self,
-        changes: Sequence[tuple[int, str, str]],
-        holders: Mapping[int, StoredURL | QueuedURL],
-        *,
-        base: bool,
-    ) -> None:
-        """Re-key ``changes``; the ``holders`` among them held another host's identity
-        (``old``), which is free again: the spellings of it URL-seen dropped meanwhile are
-        admitted (under the identity without learned rules, ``base``, or today's). Read
-        first: re-keying moves an identity's spellings to the new one."""
-        if self.spellings is not None:
-            self.spellings.flush()
-        kept_of = {
-            old: self.store.spelling_state(old, [old])[1]
-            for i, old, _ in changes
-            if i in holders and authority_of(old) != authority_of(holders[i].url)
-        }
-        collided = set(self.store.rekey_urls(changes))
-        # A holder whose own identity was stored meanwhile (its spelling admitted again) still
-        # gives the other host's identity up: under a derived one (a space never occurs in a
-        # normalized URL, as with ``spelling-N``), which no link can hold.
-        self.store.rekey_urls(
-            [
-                (i, old, f"{new} released-{i}")
-                for i, old, new in changes
-                if i in collided and old in kept_of
-            ]
-        )
-        if self.admission is not None:
-            self.admission.forget(kept_of)
-        again: list[AdmitURL] = []
-        for i, old, _ in changes:
-            if old not in kept_of:
-                continue
-            holder = holders[i]
-            for url in kept_of.pop(old):
-                identity = self._key(url) if base else self._identity(url)
-                if identity is None or url == holder.url:
-                    continue
-                host = authority_of(url)
-                site = self.discovery.site_of_host(host)
-                seed = holder.seed_id or None
-                again.append(
-                    AdmitURL(url, identity, host, site, holder.depth, holder.kind, seed, None)
-                )
-        if again and self.admission is not None:
-            self.admission.readmit(again)
-        self.stats.readmitted += len(again)
-
-    def _identity(self, url: str) -> str | None:
-        try:
-            return self.discovery.identity(url)
-        except InvalidURL:
-            return None
-
     # -- the file ----------------------------------------------------------------------------
 
     def ruleset(self) -> RuleSet:
@@ -742,14 +643,6 @@ class Learning:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
-
-
-def _part(url: str) -> str:
-    """The part of a URL space a check stands for: the first segment of the path."""
-    rest = url.partition("://")[2]
-    path = "/" + rest.partition("/")[2].partition("?")[0]
-    head, slash, _ = path[1:].partition("/")
-    return f"/{head}/" if slash else "/"
 
 
 def _revisit_canonical(url: str, r: FetchResult) -> str | None:
