@@ -579,6 +579,11 @@ class Learning(HeldIdentities):
         if rid is None:
             return
         if rid in self._aliases:
+            if self.admission is not None:
+                # Links waiting for admission took the alias's identities: today's instead.
+                self.admission.rekey(
+                    {r.host}, lambda u: None if " " in u.identity else self._identity(u.url)
+                )
             self._release(rid, None, r.host)  # the twin's spellings get their own identities back
         rows = [m for m in self.store.merges_of([rid]) if not m.checked]  # checks: fetched
         queued_ids = [m.url_id for m in rows if m.url_id is not None]
