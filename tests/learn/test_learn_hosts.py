@@ -74,6 +74,18 @@ def test_trusted_cross_host_canonicals_hint_an_alias_and_wrong_ones_merge_nothin
     assert live.apply(M + "/w/q0") == H + "/w/q0"  # its own path, never the home page
 
 
+def test_a_host_gets_one_alias_only():
+    learner = LiveLearner()
+    learner.observe([page(W + f"/p{i}", f"P{i}") for i in range(4)])
+    learner.observe([page(M + f"/p{i}", f"P{i}") for i in range(2)])
+    learner.learn()
+    assert aliases(learner) == {("m.a.test", "www.a.test")}
+    learner.observe([page(H + f"/p{i}", f"P{i}") for i in range(6)])
+    learner.learn()
+    found = aliases(learner)
+    assert [to for h, to in found if h == "m.a.test"] == ["www.a.test"]  # not a second one
+
+
 def test_an_alias_learned_in_both_orders_is_in_force_one_way_only():
     learner = LiveLearner()
     learner.observe([page(W + f"/p{i}", f"P{i}") for i in range(3)])

@@ -740,6 +740,8 @@ class LiveLearner:
             spec = rule_spec(rule)
             if spec in self._active.get(src, {}) or self.is_retracted(src, spec):
                 continue
+            if any(isinstance(a.rule, HostRedirect) for a in self._active.get(src, {}).values()):
+                continue  # one alias per host: m.h → www.h and m.h → h would fight
             if self._reverses(src, rule):
                 continue  # never both ways: the alias in force stays the one
             apply = self._ruleset.apply
