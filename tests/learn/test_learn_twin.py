@@ -78,12 +78,6 @@ def twin_site() -> Iterator[int]:
         thread.join()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the subtree is found and the alias retracted, but the host's own spellings of "
-    "it were dropped as links while a www spelling held their identity (no merge kept): "
-    "docs/learning.md, Limits",
-)
 def test_a_www_twin_differing_in_one_subtree_loses_no_resource(twin_site, tmp_path):
     port = twin_site
     out = tmp_path / "c"

@@ -245,6 +245,13 @@ class Admission:
     def label(self, label: URLLabel) -> None:
         self.store.label_urls([label])
 
+    def forget(self, identities: Iterable[str]) -> None:
+        """Identities no longer stored (a spelling that held one under a learned host alias
+        gave it up, crawl/learn.py): a link to them is admitted again, not dropped."""
+        for identity in identities:
+            self._known.discard(identity)
+            self._old.discard(identity)
+
     def _remember(self, identities: list[str]) -> None:
         known = self._known
         known.update(identities)

@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities
+from dustless.crawl._learn_held import part_of as _part
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
 from dustless.crawl.page import is_html
@@ -72,7 +74,7 @@ if TYPE_CHECKING:
     from dustless.crawl.admission import Admission
     from dustless.crawl.spellings import Spellings
 
-__all__ = ["LEARNED_RULES", "PREFIXES", "VERIFY", "Learning", "learning_policy"]
+__all__ = ["LEARNED_RULES", "PART_EVERY", "PREFIXES", "VERIFY", "Learning", "learning_policy"]
 
 LEARNED_RULES = "learned-rules.xml"
 #: The merges of a rule that are fetched anyway, to check it (the n-th merge, 1-based):
@@ -83,8 +85,13 @@ VERIFY = frozenset({1, 8, 32, 128, 512, 2048, 8192})
 #: this many parts per rule: a ``www`` twin that differs in one subtree is found when the
 #: rule first merges there, not by the luck of the n-th merge landing on it.
 PREFIXES = 64
+#: ... and every this-many-th merge of a host alias in each such part: a twin that differs in
+#: a dozen pages of a part is found there with a few checks more (and what was merged there
+#: before is then fetched too, ``Learning._distrust``), whichever page of the part came first.
+PART_EVERY = 4
 _PERMANENT = frozenset({301, 308})
-_QUEUED_AT_ONCE = 20_000  # queued URLs of a host re-keyed when one of its rules is learned
+# Identities remembered as held by a redirect (a pointer, no document): a few MB at most.
+_POINTERS = 100_000
 # Pages whose facts the learner takes at once: a rule is in force a few pages after its
 # evidence arrived (a fast crawl fetches hundreds of pages between two commits), and the
 # learner's cost is paid per batch, not per link.
@@ -97,7 +104,7 @@ def learning_policy(policy: Policy, live: LiveRules) -> Policy:
     return policy.with_options(site_rules=(*policy.options.site_rules, live))
 
 
-class Learning:
+class Learning(HeldIdentities):
     """The crawl's learned rules: evidence in, rules in force, merges kept and undone."""
 
     def __init__(
@@ -127,6 +134,8 @@ class Learning:
         self.hosts: HostTable | None = None
         self._facts: list[PageFacts] = []
         self._rekeys: list[tuple[int, str, str]] = []
+        self._stale: dict[int, QueuedURL] = {}  # re-keyed away from another host's identity
+        self._pointers: set[str] = set()  # identities whose fetch was a redirect (_POINTERS)
         self._merges: list[MergeRow] = []
         self._rows: dict[tuple[str, str], LearnedRuleRow] = {}  # active, by (host, spec)
         self._ids: dict[tuple[str, str], int] = {}
@@ -137,9 +146,14 @@ class Learning:
         # and those where a check found two documents: every merge there is fetched anyway.
         self._parts: dict[int, set[str]] = {}
         self._suspect: set[tuple[int, str]] = set()
+        self._in_part: dict[tuple[int, str], int] = {}  # an alias's merges per part
         # The host aliases' rule ids: a twin host that differs does so by subtree (a part of
         # the site left out of the mirror); a parameter or substring rule is checked by count.
         self._aliases: set[int] = set()
+        # rule id -> url id -> (url, identity): spellings fetched under the identity an alias
+        # gave them (``www.h/x`` holding ``h/x``); URL-seen drops the links to the identity's
+        # own spelling, kept as spellings only. Given back on retraction or distrust.
+        self._held: dict[int, dict[int, tuple[str, str]]] = {}
         self._fetched_before = sum(store.fetch_state_counts().values())
         self._load()
 
@@ -162,7 +176,15 @@ class Learning:
             self._aliases.add(row.id)
             # The parts it merged in before (a resumed crawl): checked then, or merged.
             merged = self.store.merges_of([row.id])
-            self._parts[row.id] = {_part(m.base) for m in merged}
+            # Holders are stored as checked merges whose base is the identity they hold
+            # (``_hold``): not a check of their part.
+            held = {
+                m.url_id: (m.url, m.base)
+                for m in merged
+                if m.checked and m.url_id is not None and m.base != self._key(m.url)
+            }
+            self._held[row.id] = held
+            self._parts[row.id] = {_part(m.base) for m in merged if m.url_id not in held}
         if not row.active:
             self._rows.pop(key, None)
             self.stats.rules_retracted += 1
@@ -221,6 +243,9 @@ class Learning:
             and state in (NetState.OK, NetState.code)
         )
         redirect = self._key(fetch.location) if status in _PERMANENT else None
+        pointer = status is not None and 300 <= status < 400 and item.identity
+        if pointer and len(self._pointers) < _POINTERS:
+            self._pointers.add(item.identity)
         declared = fetch.canonical
         if document and declared is None and fetch.revisit_of is not None:
             declared = _revisit_canonical(item.url, r)
@@ -243,16 +268,37 @@ class Learning:
         if item.host != authority:
             self._fetch_hosts.setdefault(authority, set()).add(item.host)
         identity = item.identity
-        if document and identity and " " not in identity and identity != key:
-            self._stands_for(item, key, identity)
+        stands = document and identity and " " not in identity and identity != key
+        if stands and not self._stands_for(item, key, identity):
+            self._hold(item, key, identity)
         if document and identity and " " not in identity and authority in self.live.hosts:
             # Claimed before its host's latest rule: stored under an identity the rules now
             # change. Re-keyed, so that later spellings of it are merged into it.
             new = self.live.apply(key)
             if new != identity:
                 self._rekeys.append((item.url_id, identity, new))
+                if authority_of(identity) != authority_of(new):
+                    self._stale[item.url_id] = item
+        elif stands and not self._rule_ids(key):
+            # Claimed under an alias retracted since (in the window while it was retracted):
+            # its own identity back, and the links it kept out of the other host admitted.
+            self._rekeys.append((item.url_id, identity, key))
+            self._stale[item.url_id] = item
 
-    def _stands_for(self, item: QueuedURL, key: str, identity: str) -> None:
+    def _hold(self, item: QueuedURL, key: str, identity: str) -> None:
+        """``item`` (spelling ``key``) was fetched under ``identity``, another host's, that an
+        alias gave it: kept (in memory, and as a checked merge for ``--resume``), so that the
+        links to ``identity``'s own spelling it kept out can be admitted again."""
+        ids = [i for i in self._rule_ids(key) if i in self._aliases]
+        for rid in ids:
+            self._held.setdefault(rid, {})[item.url_id] = (item.url, identity)
+            site = self.discovery.site_of_host(item.host)
+            self._merges.append(
+                MergeRow(rid, identity, item.url, item.host, site, item.depth, item.kind,
+                         item.seed_id or None, None, False, item.url_id, True)
+            )  # fmt: skip
+
+    def _stands_for(self, item: QueuedURL, key: str, identity: str) -> bool:
         """A spelling fetched under the identity a learned rule gave it (``www.h/x`` for
         ``h/x``): it stands for that identity's own spelling, never fetched. That is a merge
         too, and it is checked as merges are (``_due``): the spelling is given its own
@@ -260,10 +306,13 @@ class Learning:
         ``www`` twin that differs in a subtree loses no page of the host it aliases."""
         ids = self._rule_ids(key)
         if not ids or self.admission is None or not self._due(ids, key):
-            return
+            return False
         # At once (not with the commit's re-keying): the admission may flush before it.
         if self.store.rekey_urls([(item.url_id, identity, key)]):
-            return  # its own identity is stored already: the check is that row's
+            # Its own identity is stored already (the check is that row's): the identity it
+            # holds is given up all the same, under a derived one no link can hold.
+            self.store.rekey_urls([(item.url_id, identity, f"{key} released-{item.url_id}")])
+        self.admission.forget([identity])
         host = authority_of(identity)
         site = self.discovery.site_of_host(host)
         seed_id = item.seed_id or None
@@ -271,6 +320,7 @@ class Learning:
             [AdmitURL(identity, identity, host, site, item.depth, item.kind, seed_id, item.url_id)]
         )
         self._keep(ids, key, item, item.url_id, checked=True)
+        return True
 
     # -- links URL-seen dropped --------------------------------------------------------------
 
@@ -319,6 +369,9 @@ class Learning:
             if part not in parts and len(parts) < PREFIXES:
                 parts.add(part)
                 due = True
+            elif part in parts:
+                k = self._in_part[(rid, part)] = self._in_part.get((rid, part), 1) + 1
+                due |= k % PART_EVERY == 0
         return due
 
     def _keep(
@@ -391,7 +444,8 @@ class Learning:
             self._write_file()
         if self._rekeys:
             changes_, self._rekeys = self._rekeys, []
-            self.store.rekey_urls(changes_)
+            stale, self._stale = self._stale, {}
+            self._rekey_free(changes_, stale, base=False)
         self._write_merges()  # the re-keyed hosts' queued URLs merged just now
 
     def _write_merges(self) -> None:
@@ -466,7 +520,7 @@ class Learning:
         ]
         for h in fetch_hosts:
             queued += [
-                (u.id, u.url, u.identity, u) for u in store.queued_of_host(h, _QUEUED_AT_ONCE)
+                (u.id, u.url, u.identity, u) for u in store.queued_of_host(h, QUEUED_AT_ONCE)
             ]
         changes = []
         for url_id, url, identity, _ in queued:
@@ -475,6 +529,13 @@ class Learning:
                 changes.append((url_id, identity, apply(base)))
         collided = set(store.rekey_urls(changes))
         new_of = {i: new for i, _, new in changes if i not in collided}
+        # A queued URL whose new identity a fetched redirect holds is no repeat: it is the
+        # redirect's target, discovered as a link before the rule made both one identity
+        # (``/doc/x`` 301 to ``/sec/x``, then ``substitute /sec/ → /doc/``). Merged, it
+        # would be lost: the identity's only fetch is a pointer (``crawl/redirect.py``
+        # follows such a target only when the rule is in force at the redirect).
+        pointed = {i for i, _, new in changes if i in collided and new in self._pointers}
+        collided -= pointed
         collided |= {i for i, _, identity, _ in queued if new_of.get(i, identity) in into_done}
         merged: list[int] = []
         spellings: list[tuple[str, str]] = []
@@ -500,7 +561,9 @@ class Learning:
 
             def rekeyed(u: AdmitURL) -> str | None:
                 base = self._key(u.url) if " " not in u.identity else None
-                return None if base is None else apply(base)
+                new = None if base is None else apply(base)
+                # A redirect's target waiting here keeps its identity, as queued ones do.
+                return None if new in self._pointers else new
 
             self.admission.rekey(set(fetch_hosts), rekeyed)
         if merged:
@@ -515,6 +578,13 @@ class Learning:
         rid = self._ids.get((r.host, r.spec))
         if rid is None:
             return
+        if rid in self._aliases:
+            if self.admission is not None:
+                # Links waiting for admission took the alias's identities: today's instead.
+                self.admission.rekey(
+                    {r.host}, lambda u: None if " " in u.identity else self._identity(u.url)
+                )
+            self._release(rid, None, r.host)  # the twin's spellings get their own identities back
         rows = [m for m in self.store.merges_of([rid]) if not m.checked]  # checks: fetched
         queued_ids = [m.url_id for m in rows if m.url_id is not None]
         back = [u for u in self.store.urls_by_id(queued_ids).values() if u.state is URLState.MERGED]
@@ -550,12 +620,6 @@ class Learning:
         self.stats.duplicates_avoided -= min(self.stats.duplicates_avoided, len(rows))
         self.stats.readmitted += len(back) + len(again)
 
-    def _distrust(self, rid: int, part: str) -> None:
-        """A check found two documents that rule ``rid`` merges in ``part`` of its URL space
-        (within its budget: the rule stays): every later merge there is fetched anyway, so a
-        subtree where a ``www`` twin differs costs fetches, not pages."""
-        self._suspect.add((rid, part))
-
     # -- the file ----------------------------------------------------------------------------
 
     def ruleset(self) -> RuleSet:
@@ -584,14 +648,6 @@ class Learning:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
-
-
-def _part(url: str) -> str:
-    """The part of a URL space a check stands for: the first segment of the path."""
-    rest = url.partition("://")[2]
-    path = "/" + rest.partition("/")[2].partition("?")[0]
-    head, slash, _ = path[1:].partition("/")
-    return f"/{head}/" if slash else "/"
 
 
 def _revisit_canonical(url: str, r: FetchResult) -> str | None:

@@ -214,7 +214,8 @@ class _Host:
 
 @dataclass(slots=True)
 class _Site:
-    """A site: a host and its ``www.`` twin, which share content classes (aliases)."""
+    """A site: a host and its ``www.``, mobile and printer twins (``site_of_authority``),
+    which share content classes (aliases)."""
 
     index: ContentIndex
     hosts: dict[str, _Host] = field(default_factory=dict)
@@ -234,9 +235,30 @@ class _Site:
         return h
 
 
+#: The first labels of the hosts a site serves its own documents on besides its main host:
+#: ``www.h``, the mobile ``m.h``/``mobile.h``, ``amp.h`` and the printer ``print.h`` — the
+#: hosts between which an alias is looked for (their templates differ, their main content
+#: does not: the content classes compare the main content's fingerprint).
+ALIAS_LABELS = frozenset({"www", "m", "mobile", "amp", "print", "wap", "touch"})
+
+
 def site_of_authority(authority: str) -> str:
-    """The site a host belongs to for aliases: its authority without a leading ``www.``."""
-    return authority[4:] if authority.startswith("www.") else authority
+    """The site a host belongs to for aliases: its authority without a leading ``www.``,
+    ``m.``, ``print.`` … (:data:`ALIAS_LABELS`), so that every such host of a site shares
+    its content classes and may be found an alias of another."""
+    label, dot, rest = authority.partition(".")
+    if dot and label in ALIAS_LABELS and (label == "www" or "." in rest.partition(":")[0]):
+        return rest
+    return authority
+
+
+def _alias_rank(host: str, site: str) -> int:
+    """Which of two hosts of a site an alias leads to: the main host (0) before ``www.``
+    (1) before the mobile, AMP and printer hosts (2), whose pages name the main host's as
+    canonical."""
+    if host == site:
+        return 0
+    return 1 if host.startswith("www.") else 2
 
 
 def _path_query(parts: Parts) -> tuple[str, str | None]:
@@ -437,25 +459,37 @@ class LiveLearner:
             site.waiting_claims.setdefault(canonical, []).append((host.name, cls))
         if target == host.name:
             self._hint(host, key, canonical, fetched=False)
+        elif _path_query(split(canonical)) == _path_query(split(key)):
+            # A mobile page naming the main host's page at its own path (RFC 6596 §4: the
+            # canonical may be on another host): an alias hint, used only while the
+            # declarer is trusted (``_entries``); a fetched pair must still show it.
+            site.alias_hints[(host.name, target)] += 1
+            site.alias_hints[(target, host.name)] += 1
 
     def _mine(self, site: _Site, host: _Host, key: str, cls: int) -> None:
         """Pairs with the spellings of the same document: hints for candidate rules."""
         keys = _keys(host.by_class.get(cls))
         for other in keys:
             self._hint(host, key, other, fetched=True)
-        twin_name = "www." + host.name if not host.name.startswith("www.") else host.name[4:]
-        twin = site.hosts.get(twin_name)
-        if twin is not None:
-            mine = _path_query(split(key))
-            for other in _keys(twin.by_class.get(cls)):
-                if _path_query(split(other)) == mine:
-                    site.alias_hints[(host.name, twin_name)] += 1
-                    site.alias_hints[(twin_name, host.name)] += 1
-                    break
+        if len(site.hosts) > 1:
+            self._alias_pairs(site, host, key, cls)
         if not keys:
             host.by_class[cls] = key
         elif len(keys) < self.options.max_bucket:
             host.by_class[cls] = [*keys, key]
+
+    def _alias_pairs(self, site: _Site, host: _Host, key: str, cls: int) -> None:
+        """The same path and query holding this document on another host of the site (its
+        ``www.``, mobile, printer twin): a hint that one host is the other's alias."""
+        mine = _path_query(split(key))
+        for twin in site.hosts.values():
+            if twin is host:
+                continue
+            for other in _keys(twin.by_class.get(cls)):
+                if _path_query(split(other)) == mine:
+                    site.alias_hints[(host.name, twin.name)] += 1
+                    site.alias_hints[(twin.name, host.name)] += 1
+                    break
 
     def _hint(self, host: _Host, a: str, b: str, *, fetched: bool) -> None:
         """The pair ``a``, ``b`` (one document) hints at the rules that would merge it —
@@ -746,15 +780,24 @@ class LiveLearner:
             s, d = site.hosts.get(src), site.hosts.get(dst)
             if s is None or d is None:
                 continue
-            # The target is the host with more documents (the spelling the site links
-            # most), the bare host on a tie — as ``rules learn`` chooses.
-            n_src, n_dst = len(s.entries), len(d.entries)
-            if n_src > n_dst or (n_src == n_dst and not src.startswith("www.")):
+            # Between a host and its ``www.`` twin the target is the host with more
+            # documents (the spelling the site links most), the bare host on a tie — as
+            # ``rules learn`` chooses; a mobile, AMP or printer host leads to the main host
+            # (or ``www.``), never the reverse; two of those are no alias of each other.
+            name = site_of_authority(src)
+            rank_src, rank_dst = _alias_rank(src, name), _alias_rank(dst, name)
+            if rank_src < 2 and rank_dst < 2:
+                n_src, n_dst = len(s.entries), len(d.entries)
+                if n_src > n_dst or (n_src == n_dst and not src.startswith("www.")):
+                    continue
+            elif rank_dst >= rank_src:
                 continue
             rule = HostRedirect(split(f"http://{dst}/").host)
             spec = rule_spec(rule)
             if spec in self._active.get(src, {}) or self.is_retracted(src, spec):
                 continue
+            if any(isinstance(a.rule, HostRedirect) for a in self._active.get(src, {}).values()):
+                continue  # one alias per host: m.h → www.h and m.h → h would fight
             if self._reverses(src, rule):
                 continue  # never both ways: the alias in force stays the one
             apply = self._ruleset.apply
