@@ -88,6 +88,9 @@ class Recorder:
         # (most of them); a "maybe" asks the DB, so a false positive costs a query only.
         self._sha1s = Bloom(_CONTENT_CAPACITY, 0.01)
         self._as_sent = warc.bodies == AS_SENT
+        # True while the engine's commit runs in its thread (``begin_commit`` … ``durable``):
+        # rows are only kept then, never handed to the store (the thread owns it).
+        self.busy = False
         # The CDXJ index beside the WARC files (OUTDIR/indexes), synced after every durable
         # commit (docs/archives.md); a resumed crawl's first commit catches up what a crash
         # left out. At that moment every record on disk is one the DB's commit covers.
@@ -199,7 +202,7 @@ class Recorder:
 
     def fetch(self, row: FetchRecord) -> None:
         self._rows.append(row)
-        if len(self._rows) >= _MAX_ROWS:
+        if len(self._rows) >= _MAX_ROWS and not self.busy:
             self.write()
 
     def state(self, url_id: int, when: float, state: NetState, error: str | None = None) -> None:
@@ -212,11 +215,13 @@ class Recorder:
     def robots(self, rows: list[RobotsRow]) -> None:
         self._robots += rows
 
-    def write(self) -> None:
+    def write(self, *, fsync: bool = True) -> None:
         """Hand the pending rows to the store (durable at the latest at the commit). The
-        WARC records they point at are fsynced first, whatever the store's transactions."""
+        WARC records they point at are fsynced first, whatever the store's transactions —
+        but for ``begin_commit``, whose ``durable`` fsyncs before anything is sent."""
         if self._rows:
-            self.warc.flush_durable()
+            if fsync:
+                self.warc.flush_durable()
             ids = self.store.record_fetches(self._rows)
             for p in self._content.values():
                 if p.index >= 0:
@@ -243,6 +248,29 @@ class Recorder:
         self.index.sync(wait=False, known=self.warc.take_index())
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
+
+    # -- a commit in two halves: the engine's loop, then its commit thread -------------------
+
+    def begin_commit(self) -> None:
+        """The loop's half of a commit: the pending rows handed to the store, not sent nor
+        committed yet. Nothing else may reach the store until ``durable`` has run: on a
+        shared store the next exchange would send rows whose WARC records are not fsynced."""
+        self.write(fsync=False)
+
+    def durable(self, prefetch: list[FetchResult] | None = None) -> None:
+        """The commit thread's half: WARC fsync, then the DB commit that points at it (as
+        ``commit``; kill -9 at any point loses nothing). ``prefetch``: the pages whose
+        payloads to ask about (``prefetch``), in the exchange that sends the writes (a shared
+        store: one round trip). On PostgreSQL the exchange waits here for a server that went
+        away (``PgConnection``), while the engine's loop goes on fetching."""
+        self.warc.flush_durable()
+        self.store.warc_committed(self.warc.written_ends())
+        # Committed payloads are found by store.content_seen from now on.
+        self._content.clear()
+        if prefetch:
+            self.prefetch(prefetch)
+        self.store.commit()
+        self.index.sync(wait=False, known=self.warc.take_index())
 
 
 def _coded(r: FetchResult) -> bool:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import sys
 import threading
 import time
@@ -111,7 +112,9 @@ def one_line(exc: BaseException) -> str:
 
 
 class PgConnection:
-    """One connection of one worker, used under a lock (the engine may call from a thread)."""
+    """One connection of one worker, used under a lock: the engine's commit thread and its
+    loop take turns (the engine never calls while a commit is in flight, and the lock makes
+    sure no two threads ever use the psycopg connection at once)."""
 
     def __init__(
         self,
@@ -273,6 +276,32 @@ class PgConnection:
         with self._lock:
             if self._pending:
                 self.exchange(lambda conn: lambda: None)
+
+    def maybe_away(self) -> bool:
+        """Without waiting: did the server go away while the connection sat idle? An idle
+        connection in autocommit mode is sent nothing unasked, but a server shutting down
+        (``pg_ctl stop``/``restart``, a failover) sends its FATAL 57P01 and closes: the
+        socket turns readable. A stray message (a NOTIFY, a parameter change) makes this
+        say yes once: ``reach`` then costs one round trip, which reads it."""
+        with self._lock:
+            conn = self._conn
+            if conn is None or conn.closed or conn.broken:
+                return True
+            try:
+                fd = conn.fileno()
+                if hasattr(select, "poll"):  # select() fails on descriptors past 1023
+                    poll = select.poll()
+                    poll.register(fd, select.POLLIN)
+                    return bool(poll.poll(0))
+                readable, _, _ = select.select([fd], [], [], 0)
+            except (OSError, ValueError, psycopg.Error):
+                return True
+            return bool(readable)
+
+    def reach(self) -> None:
+        """One exchange (the pending writes and a ``SELECT 1``): it waits for the server
+        as every exchange does, up to ``outage`` seconds."""
+        self.exchange(lambda conn: reader(conn.execute("SELECT 1")))
 
     def close(self) -> None:
         with self._lock:
