@@ -865,9 +865,7 @@ class Crawler:
             # Hosts whose fetches are not all in the DB (``_open``, this commit's too) are
             # not given away by the round.
             self._maintain(now)
-        # Last: from here until the thread's fsync nothing may send the rows (a shared
-        # store sends its pending writes with any exchange).
-        self.record.begin_commit()
+        taken = self.record.begin_commit()  # written by the thread, after the fsync
         results = (
             None
             if prefetch is None
@@ -891,7 +889,7 @@ class Crawler:
                 if open_[host] <= 0:
                     del open_[host]
 
-        self._launch(lambda: self.record.durable(results if shared else None), then)
+        self._launch(lambda: self.record.durable(taken, results if shared else None), then)
 
     def _launch(self, durable: Callable[[], None], then: Callable[[], None] | None) -> None:
         """Run ``durable`` (a commit's fsync and DB commit, or the wait for a DB that went

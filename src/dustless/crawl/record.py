@@ -71,6 +71,16 @@ class Stored:
 _NOTHING = Stored(None, None, None, None, False)
 
 
+@dataclass(frozen=True, slots=True)
+class _Taken:
+    """Rows taken for a write: fetch rows (the first captures' ``index`` into them), host
+    rows, robots.txt rows."""
+
+    rows: list[FetchRecord]
+    hosts: list[HostInfo]
+    robots: list[RobotsRow]
+
+
 class Recorder:
     def __init__(
         self, store: CrawlStore, warc: WarcWriter, batch: int, *, resumed: bool = False
@@ -215,24 +225,30 @@ class Recorder:
     def robots(self, rows: list[RobotsRow]) -> None:
         self._robots += rows
 
-    def write(self, *, fsync: bool = True) -> None:
+    def write(self) -> None:
         """Hand the pending rows to the store (durable at the latest at the commit). The
-        WARC records they point at are fsynced first, whatever the store's transactions —
-        but for ``begin_commit``, whose ``durable`` fsyncs before anything is sent."""
+        WARC records they point at are fsynced first, whatever the store's transactions."""
         if self._rows:
-            if fsync:
-                self.warc.flush_durable()
-            ids = self.store.record_fetches(self._rows)
+            self.warc.flush_durable()
+        self._write(self.take())
+
+    def take(self) -> _Taken:
+        """The pending rows, taken out (``begin_commit``; rows kept from now on are the
+        next write's)."""
+        taken = _Taken(self._rows, self._hosts, self._robots)
+        self._rows, self._hosts, self._robots = [], [], []
+        return taken
+
+    def _write(self, taken: _Taken) -> None:
+        if taken.rows:
+            ids = self.store.record_fetches(taken.rows)
             for p in self._content.values():
                 if p.index >= 0:
                     p.fetch_id, p.index = ids[p.index], -1
-            self._rows = []
-        if self._hosts:
-            self.store.update_hosts(self._hosts)
-            self._hosts = []
-        if self._robots:
-            self.store.put_robots(self._robots)
-            self._robots = []
+        if taken.hosts:
+            self.store.update_hosts(taken.hosts)
+        if taken.robots:
+            self.store.put_robots(taken.robots)
 
     def commit(self, *, send: bool = True) -> None:
         """Make everything durable: WARC fsync, then the DB commit that points at it.
@@ -251,19 +267,21 @@ class Recorder:
 
     # -- a commit in two halves: the engine's loop, then its commit thread -------------------
 
-    def begin_commit(self) -> None:
-        """The loop's half of a commit: the pending rows handed to the store, not sent nor
-        committed yet. Nothing else may reach the store until ``durable`` has run: on a
-        shared store the next exchange would send rows whose WARC records are not fsynced."""
-        self.write(fsync=False)
+    def begin_commit(self) -> _Taken:
+        """The loop's half of a commit: the pending rows taken, for ``durable`` to write.
+        (Handed to the store only there, after the fsync: on a shared store any exchange
+        sends the pending writes, and one may come from the loop meanwhile — a sitemap's
+        entries admitted as its body streams in.)"""
+        return self.take()
 
-    def durable(self, prefetch: list[FetchResult] | None = None) -> None:
-        """The commit thread's half: WARC fsync, then the DB commit that points at it (as
-        ``commit``; kill -9 at any point loses nothing). ``prefetch``: the pages whose
-        payloads to ask about (``prefetch``), in the exchange that sends the writes (a shared
-        store: one round trip). On PostgreSQL the exchange waits here for a server that went
-        away (``PgConnection``), while the engine's loop goes on fetching."""
+    def durable(self, taken: _Taken, prefetch: list[FetchResult] | None = None) -> None:
+        """The commit thread's half: WARC fsync, then the rows and the DB commit that points
+        at them (as ``commit``; kill -9 at any point loses nothing). ``prefetch``: the pages
+        whose payloads to ask about (``prefetch``), in the exchange that sends the writes (a
+        shared store: one round trip). On PostgreSQL the exchange waits here for a server
+        that went away (``PgConnection``), while the engine's loop goes on fetching."""
         self.warc.flush_durable()
+        self._write(taken)
         self.store.warc_committed(self.warc.written_ends())
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()

@@ -38,6 +38,7 @@ it — and the counts are appended to FILE as one JSON line when the connection 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -90,8 +91,11 @@ def _server_gone(exc: psycopg.Error, conn: Conn | None) -> bool:
     state = getattr(exc, "sqlstate", None) or ""
     if state.startswith("08") or state in ("57P01", "57P02", "57P03"):
         return True
+    # libpq's own errors carry no SQLSTATE (every error of the server's does): the
+    # connection failed under us — lost, or left mid-pipeline by a server that went away
+    # while its answer was read ("cannot exit pipeline mode while busy").
     return isinstance(exc, psycopg.OperationalError) and (
-        conn is None or conn.closed or conn.broken
+        conn is None or conn.closed or conn.broken or not state
     )
 
 
@@ -224,6 +228,11 @@ class PgConnection:
                             down_since = now
                         elif now - down_since > self.outage:
                             raise self.translate(exc) from None
+                        if self._conn is not None and not self._conn.closed:
+                            # Not known broken yet (a pipeline left busy): the next try
+                            # opens a fresh connection rather than reuse this one.
+                            with contextlib.suppress(Exception):
+                                self._conn.close()
                         # What was sent may have been committed (its answer lost): the
                         # replay must answer as if it had been (module docstring).
                         self.replaying = self.replaying or sent
