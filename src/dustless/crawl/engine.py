@@ -570,7 +570,10 @@ class Crawler:
         return (
             self._backlog_bytes > _BACKLOG_BYTES
             or waiting > _BACKLOG_PAGES
-            or waiting >= self._backlog_pages
+            # The narrow bound is for pages that could be handled now; while a commit is
+            # in flight none can, and fetching goes on (the host's politeness pauses are
+            # not stretched by the commit) up to the wide bounds, for as long as it lasts.
+            or (waiting >= self._backlog_pages and self._committing is None)
         )
 
     def _eager_flush(self, now: float) -> bool:
