@@ -78,9 +78,8 @@ def test_a_held_commit_does_not_stop_fetching(
     result = ch.crawl(web, tmp_path / "held", concurrency=4, delay=DELAY)
 
     assert held.released.is_set(), "no commit was held"
-    assert held.seen is not None and held.seen >= HELD_FOR, (
-        f"{held.seen} requests while the commit was held"
-    )
+    assert held.seen is not None
+    assert held.seen >= HELD_FOR, f"{held.seen} requests while the commit was held"
     # Then the commit completed and the crawl went on to its end: everything is stored.
     assert result.finished
     assert _states(tmp_path / "held") == want

@@ -137,6 +137,9 @@ class PgConnection:
         self.trips_by: Counter[str] | None = Counter() if self._trips_to else None
         self.outage = outage
         self.replaying = False  # see the module docstring
+        # The server stayed away past ``outage``: the line said, and every later exchange
+        # fails with it at once (the worker is stopping: no second wait at ``close``).
+        self.gave_up: str | None = None
         self.on_outage: Callable[[float | None], None] | None = None
         self._connect_timeout = connect_timeout
         self._name = name
@@ -186,6 +189,8 @@ class PgConnection:
         Replayed once after a deadlock or a serialization failure; after the server went
         away, replayed once it is back (see the module docstring)."""
         with self._lock:
+            if self.gave_up is not None:
+                raise StoreError(self.gave_up)
             locked = False
             down_since: float | None = None
             tries = 0
@@ -227,7 +232,12 @@ class PgConnection:
                         if down_since is None:
                             down_since = now
                         elif now - down_since > self.outage:
-                            raise self.translate(exc) from None
+                            self.gave_up = (
+                                f"lost the crawl DB on {display_dsn(self.dsn)}: away for more "
+                                f"than {self.outage:.0f} s ({one_line(exc)}); stopped, what "
+                                "was not committed is fetched again with --resume"
+                            )
+                            raise StoreError(self.gave_up) from None
                         if self._conn is not None and not self._conn.closed:
                             # Not known broken yet (a pipeline left busy): the next try
                             # opens a fresh connection rather than reuse this one.
@@ -315,7 +325,8 @@ class PgConnection:
     def close(self) -> None:
         with self._lock:
             try:
-                self.commit()
+                if self.gave_up is None:
+                    self.commit()
             finally:
                 if self._conn is not None:
                     self._conn.close()
