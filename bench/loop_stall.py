@@ -9,7 +9,8 @@
    with ``pg_ctl stop -m fast`` once 200 pages are in, started again 10 s later: the pages
    the test web served meanwhile (a worker fetches the URLs it holds while the DB is away).
 
-Run: ``.venv/bin/python bench/loop_stall.py [--pages N] [--db DSN [--outage PGDATA]]``; a
+Run: ``.venv/bin/python bench/loop_stall.py [--pages N] [--db DSN [--outage PGDATA
+--pg-options OPTS]]`` (``bench/loop_stall_pg.sh``: both on a throwaway server); a
 figure is one run's on the machine's load of the moment: compare runs made side by side.
 """
 
@@ -84,6 +85,7 @@ def main() -> None:
     ap.add_argument("--db", help="a postgresql:// URL: crawl as one worker of it")
     ap.add_argument("--outage", metavar="PGDATA", help="stop this server 10 s mid-crawl")
     ap.add_argument("--pg-ctl-prefix", default="", help="e.g. 'runuser -u postgres --'")
+    ap.add_argument("--pg-options", default="", help="the server's options (pg_ctl -o)")
     args = ap.parse_args()
     web, seeds, port = _serve(args.sites, args.pages // args.sites)
     ticker = Ticker()
@@ -132,7 +134,9 @@ def _outage(args: argparse.Namespace, port: str, during: list[int]) -> None:
     time.sleep(10)
     during.append(_served(port) - before)
     log = str(Path(args.outage).parent / "bench-pg.log")
-    subprocess.run([*ctl, "-l", log, "-w", "start"], check=True, capture_output=True)
+    subprocess.run(
+        [*ctl, "-o", args.pg_options, "-l", log, "-w", "start"], check=True, capture_output=True
+    )
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 import os
 import signal
@@ -379,8 +380,11 @@ class Crawler:
                     # batch is handled once it is in, and its rows go with the next commit.
                     self._commit(clock(), prefetch=batch)
                     self._taken, batch = batch, []
-                else:
-                    self._prefetch(batch)
+                elif batch and self.store.shared:
+                    # Their content-seen query in the thread too (the DB may have gone away
+                    # since the last look: the loop fetches meanwhile); handled once answered.
+                    self._launch(functools.partial(self.record.prefetch, _pages_of(batch)), None)
+                    self._taken, batch = batch, []
             for i, task in enumerate(batch):
                 self._handle(task)
                 if clock() - self._last_commit >= interval:
@@ -869,17 +873,7 @@ class Crawler:
             # not given away by the round.
             self._maintain(now)
         taken = self.record.begin_commit()  # written by the thread, after the fsync
-        results = (
-            None
-            if prefetch is None
-            else [
-                t.result().results[0]
-                for t in prefetch
-                if not t.cancelled()
-                and t.exception() is None
-                and isinstance(t.result().item, QueuedURL)
-            ]
-        )
+        results = None if prefetch is None else _pages_of(prefetch)
         handled, self._handled = self._handled, []
         self.stats.commits += 1
         self._last_commit = now
@@ -970,6 +964,15 @@ class Crawler:
         st.db_waiting = len(self._done) + len(self._taken)
         st.db_full = since is not None and self._backlog_full()
         self.progress.update(st, now)
+
+
+def _pages_of(batch: list[asyncio.Task[Any]]) -> list[FetchResult]:
+    """The pages' results among finished fetch tasks (what content-seen asks about)."""
+    return [
+        t.result().results[0]
+        for t in batch
+        if not t.cancelled() and t.exception() is None and isinstance(t.result().item, QueuedURL)
+    ]
 
 
 def _trouble(r: FetchResult) -> bool:
