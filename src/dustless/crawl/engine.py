@@ -386,6 +386,13 @@ class Crawler:
                     self._launch(functools.partial(self.record.prefetch, _pages_of(batch)), None)
                     self._taken, batch = batch, []
             for i, task in enumerate(batch):
+                if not self._store_free():
+                    # The DB went away (its server closed our connection): the pages wait
+                    # for it, while its thread waits and the loop goes on fetching. Looked
+                    # at before each page, so that few of the loop's own store calls (a
+                    # claim, an admission) meet the outage first.
+                    self._taken = batch[i:]
+                    break
                 self._handle(task)
                 if clock() - self._last_commit >= interval:
                     self._commit(clock())
@@ -398,11 +405,12 @@ class Crawler:
                     # the fetch ended): send their next requests (sleep(0) lets them go
                     # out) before the next page is processed.
                     started = len(self._tasks)
+                    self._store_free()  # claims paused, if the DB just went away
                     self._start_ready(clock(), concurrency)
                     if len(self._tasks) > started:
                         await asyncio.sleep(0)
             now = clock()
-            if self._committing is None and (
+            if self._store_free() and (
                 now - self._last_commit >= interval
                 # The lease round is due before the next commit: commit now, so that the
                 # two clocks stay in step.
