@@ -27,6 +27,7 @@ TTL = 60.0  # seconds a lease lasts unrenewed: fetching may go on for 3/4 of it
 LATENCY = ("--latency", "0.05")  # every answer of the test web waits this long
 DURING = 10  # requests the web must see while the server is down
 DEADLINE = 60.0  # seconds to see them (a loaded machine); far beyond what it takes
+CLAIMED = "SELECT count(*) FROM urls WHERE state = 'in-flight'"
 
 
 def _worker(web: Any, out: Path, db: str, name: str) -> subprocess.Popen[bytes]:
@@ -90,7 +91,8 @@ def test_workers_fetch_while_postgresql_is_stopped(
     procs = [_worker(web, tmp_path / f"w{i}", pg_db, f"w{i}") for i in (1, 2)]
     workers.extend(procs)
     with PostgresCrawlStore(pg_db, worker="check") as store:
-        _until(lambda: store.query("SELECT count(*) FROM fetches")[0][0] >= 20)
+        # The workers hold URLs to fetch: claimed (in flight in the DB), so in their memory.
+        _until(lambda: store.query(CLAIMED)[0][0] >= 2 * DURING)
     postgres.stop()
     try:
         before = _requests(web)
