@@ -10,8 +10,10 @@
    the test web served meanwhile (a worker fetches the URLs it holds while the DB is away).
 
 Run: ``.venv/bin/python bench/loop_stall.py [--pages N] [--db DSN [--outage PGDATA
---pg-options OPTS]]`` (``bench/loop_stall_pg.sh``: both on a throwaway server); a
-figure is one run's on the machine's load of the moment: compare runs made side by side.
+--pg-options OPTS --pg-ctl-prefix 'runuser -u postgres --']]`` (``--pg-options``: the
+server's own, as ``pg_ctl -o`` takes them, to start it again); ``PYTHONPATH=OTHER/src`` runs
+another tree's code for a side-by-side figure. A figure is one run's, on the machine's load
+of the moment: compare runs made side by side.
 """
 
 from __future__ import annotations
