@@ -8,6 +8,16 @@ learn/standard share of duplicates): the baseline the learner's work is judged b
 replayed with ``dustless testweb --profile real --seed N --sites K --pages-per-site M``.
 
     .venv/bin/python bench/learn_realweb.py [SEEDS=5] [--first 1] [--sites 5] [--pages-per-site 500]
+        [--no-scrapy]
+
+Then, over all seeds, the remaining duplicates by kind: each duplicate fetch classified by how
+its URL differs from the URL its resource was first fetched at (another host, a path
+parameter ``;name=value``, the query's parameter names, a leading path prefix such as
+``/amp/``, a query form of the path such as ``/index.php?page=…``), for the standard crawl,
+the learning one and Scrapy (run on the same web in the same run, as ``bench/crawl_peers.py``
+runs it; ``make bench`` installs it; ``--no-scrapy`` skips it). And the CPU each crawl took
+per fetch (the crawl processes' user + system time): the learner's share is the learning
+crawl's CPU per fetch beyond that of a crawl given its learned rules from the first page.
 
 Everything runs on 127.0.0.1 through the ``dustless`` command, as a user would run it.
 """
@@ -15,13 +25,18 @@ Everything runs on 127.0.0.1 through the ``dustless`` command, as a user would r
 from __future__ import annotations
 
 import argparse
+import json
+import resource
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
+from collections import Counter
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 DUSTLESS = [sys.executable, "-m", "dustless"]
 
@@ -48,15 +63,130 @@ def _serve(
     return proc, seeds
 
 
-def _crawl(seeds: list[str], out: Path, *extra: str) -> float:
-    start = time.monotonic()
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _crawl(seeds: list[str], out: Path, *extra: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one crawl."""
+    start, cpu = time.monotonic(), _children_cpu()
     subprocess.run(
         [*DUSTLESS, "crawl", *seeds, "--out", str(out), "--policy", "standard",
          "--resolve", "*.test:127.0.0.1", "--delay", "0.01", "--delay-factor", "0",
          "--quiet", *extra],
         check=True,
     )  # fmt: skip
-    return time.monotonic() - start
+    return time.monotonic() - start, _children_cpu() - cpu
+
+
+# Scrapy as bench/crawl_peers.py runs it (its own URL fingerprint dedups requests), writing
+# the URLs of its 2xx responses in the order they came.
+SCRAPY_SPIDER = textwrap.dedent(
+    """
+    import json, socket, sys
+
+    _real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kw):  # like --resolve '*.test:127.0.0.1'
+        if isinstance(host, str) and host.endswith(".test"):
+            host = "127.0.0.1"
+        return _real(host, *args, **kw)
+
+    _real_byname = socket.gethostbyname
+
+    def gethostbyname(host):
+        return "127.0.0.1" if host.endswith(".test") else _real_byname(host)
+
+    socket.getaddrinfo = getaddrinfo
+    socket.gethostbyname = gethostbyname
+
+    import scrapy
+    from scrapy.crawler import CrawlerProcess
+    from scrapy.linkextractors import LinkExtractor
+
+    seeds, limit, out = json.loads(sys.argv[1])
+    got = []
+
+    class Peer(scrapy.Spider):
+        name = "peer"
+        allowed_domains = ["test"]
+        start_urls = seeds
+        links = LinkExtractor()
+
+        def parse(self, response):
+            if 200 <= response.status < 300:
+                got.append(response.url)
+            if not hasattr(response, "text"):
+                return
+            for link in self.links.extract_links(response):
+                yield response.follow(link.url, callback=self.parse)
+
+    process = CrawlerProcess(settings={
+        "CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 16, "DOWNLOAD_DELAY": 0,
+        "AUTOTHROTTLE_ENABLED": False, "ROBOTSTXT_OBEY": True, "DEPTH_LIMIT": 50,
+        "CLOSESPIDER_PAGECOUNT": limit, "LOG_LEVEL": "ERROR", "TELNETCONSOLE_ENABLED": False,
+        "DOWNLOAD_TIMEOUT": 30, "RETRY_ENABLED": False,
+    })
+    process.crawl(Peer)
+    process.start()
+    with open(out, "w") as f:
+        json.dump(got, f)
+    """
+)
+
+
+def _scrapy(seeds: list[str], work: Path, limit: int) -> tuple[list[str], float]:
+    """The URLs of Scrapy's 2xx responses, in order, and its CPU seconds."""
+    script = work / "peer_spider.py"
+    script.write_text(SCRAPY_SPIDER)
+    out = work / "scrapy-urls.json"
+    cpu = _children_cpu()
+    subprocess.run([sys.executable, str(script), json.dumps([seeds, limit, str(out)])],
+                   check=True)  # fmt: skip
+    return json.loads(out.read_text()), _children_cpu() - cpu
+
+
+def _kind(first: str, dup: str) -> str:
+    """How ``dup`` differs from ``first``, the URL its resource was first fetched at."""
+    a, b = urlsplit(first), urlsplit(dup)
+    if a.hostname != b.hostname:
+        return "host"
+    bare_a = "/".join(seg.split(";")[0] for seg in a.path.split("/"))
+    bare_b = "/".join(seg.split(";")[0] for seg in b.path.split("/"))
+    out = []
+    if a.path != b.path and bare_a == bare_b:
+        out.append("path parameter")
+    qa, qb = parse_qsl(a.query, keep_blank_values=True), parse_qsl(b.query, keep_blank_values=True)
+    if bare_a != bare_b:
+        (qs, other), _ = sorted([(qa, bare_b), (qb, bare_a)], key=lambda x: -len(x[0]))
+        if any(len(v) > 1 and v in other for _, v in qs):
+            return " + ".join([*out, "query↔path"])
+        short, long_ = sorted((bare_a, bare_b), key=len)
+        if long_.endswith(short) and long_[: len(long_) - len(short) + 1].endswith("/"):
+            out.append(f"path prefix {long_[: len(long_) - len(short) + 1]}")
+        else:
+            out.append("other path")
+    if qa != qb:
+        da, db = dict(qa), dict(qb)
+        names = (da.keys() ^ db.keys()) | {n for n in da.keys() & db.keys() if da[n] != db[n]}
+        out.append("query: " + ",".join(sorted(names)) if names else "query: order")
+    return " + ".join(out) or "same URL"
+
+
+def _duplicates(urls: list[str], truth: dict[str, str]) -> Counter[str]:
+    """Each fetch of a resource after its first, by kind."""
+    first: dict[str, str] = {}
+    kinds: Counter[str] = Counter()
+    for url in urls:
+        r = truth.get(url)
+        if r is None:
+            continue
+        if r in first:
+            kinds[_kind(first[r], url)] += 1
+        else:
+            first[r] = url
+    return kinds
 
 
 def _truth(path: Path) -> dict[str, str]:
@@ -69,17 +199,20 @@ def _truth(path: Path) -> dict[str, str]:
     return out
 
 
-def _count(crawl: Path, truth: dict[str, str]) -> tuple[int, int, int]:
-    """(resources reached, duplicate document fetches, fetches) of a crawl, by the truth."""
+def _count(crawl: Path, truth: dict[str, str]) -> tuple[int, int, int, Counter[str]]:
+    """(resources reached, duplicate document fetches, fetches, duplicates by kind) of a
+    crawl, by the truth."""
     db = sqlite3.connect(crawl / "crawl.db")
     rows = db.execute(
         "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id "
-        "WHERE f.status BETWEEN 200 AND 299 AND f.state IN ('OK', 'code')"
+        "WHERE f.status BETWEEN 200 AND 299 AND f.state IN ('OK', 'code') ORDER BY f.id"
     ).fetchall()
     fetches = db.execute("SELECT count(*) FROM fetches").fetchone()[0]
     db.close()
-    found = [r for (url,) in rows if (r := truth.get(url)) is not None]
-    return len(set(found)), len(found) - len(set(found)), int(fetches)
+    urls = [url for (url,) in rows]
+    found = [r for url in urls if (r := truth.get(url)) is not None]
+    kinds = _duplicates(urls, truth)
+    return len(set(found)), len(found) - len(set(found)), int(fetches), kinds
 
 
 def main() -> int:
@@ -88,36 +221,86 @@ def main() -> int:
     parser.add_argument("--first", type=int, default=1, help="first seed (default 1)")
     parser.add_argument("--sites", type=int, default=5)
     parser.add_argument("--pages-per-site", type=int, default=500)
+    parser.add_argument("--no-scrapy", action="store_true", help="skip the Scrapy column")
     args = parser.parse_args()
+    scrapy = not args.no_scrapy
+    if scrapy:
+        import importlib.util
+
+        if importlib.util.find_spec("scrapy") is None:
+            raise SystemExit("scrapy is not installed: make bench installs it, or --no-scrapy")
     work = Path(tempfile.mkdtemp(prefix="dustless-realweb-"))
     print(f"real test web, {args.sites} sites of {args.pages_per_site} documents; work in {work}")
     print("| seed | docs | standard: reached | dups | fetches | learn: reached | dups | fetches "
-          "| dups learn/std | lost | s std | s learn |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| dups learn/std | lost | s std | s learn | scrapy: reached | dups |")  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     shares: list[tuple[float, int]] = []
+    kinds: dict[str, Counter[str]] = {"std": Counter(), "learn": Counter(), "scrapy": Counter()}
+    cpu = {"std": 0.0, "learn": 0.0, "rules": 0.0, "scrapy": 0.0}
+    fetches = {"std": 0, "learn": 0, "rules": 0, "scrapy": 0}
     for seed in range(args.first, args.first + args.seeds):
         truth_path = work / f"truth-{seed}.tsv"
         proc, seeds = _serve(seed, args, truth_path)
+        scrapy_urls: list[str] = []
         try:
-            t_std = _crawl(seeds, work / f"std-{seed}")
-            t_learn = _crawl(seeds, work / f"learn-{seed}", "--learn")
+            t_std, c_std = _crawl(seeds, work / f"std-{seed}")
+            t_learn, c_learn = _crawl(seeds, work / f"learn-{seed}", "--learn")
+            # The same rules from the first page, nothing learned: the CPU the learning
+            # crawl would take without its learner.
+            rules = str(work / f"learn-{seed}" / "learned-rules.xml")
+            _, c_rules = _crawl(seeds, work / f"rules-{seed}", "--rules", rules)
+            cpu["rules"] += c_rules
+            fetches["rules"] += _count(work / f"rules-{seed}", {})[2]
+            if scrapy:
+                limit = 6 * args.sites * args.pages_per_site
+                scrapy_urls, c_scrapy = _scrapy(seeds, work, limit)
+                cpu["scrapy"] += c_scrapy
+                fetches["scrapy"] += len(scrapy_urls)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
         truth = _truth(truth_path)
         docs = len(set(truth.values()))
-        s_res, s_dup, s_fetch = _count(work / f"std-{seed}", truth)
-        l_res, l_dup, l_fetch = _count(work / f"learn-{seed}", truth)
+        s_res, s_dup, s_fetch, s_kinds = _count(work / f"std-{seed}", truth)
+        l_res, l_dup, l_fetch, l_kinds = _count(work / f"learn-{seed}", truth)
+        kinds["std"] += s_kinds
+        kinds["learn"] += l_kinds
+        cpu["std"] += c_std
+        cpu["learn"] += c_learn
+        fetches["std"] += s_fetch
+        fetches["learn"] += l_fetch
+        scrapy_cells = "- | -"
+        if scrapy:
+            found = [r for u in scrapy_urls if (r := truth.get(u)) is not None]
+            kinds["scrapy"] += _duplicates(scrapy_urls, truth)
+            scrapy_cells = f"{len(set(found))} | {len(found) - len(set(found))}"
         share = l_dup / s_dup if s_dup else 0.0
         shares.append((share, seed))
         print(f"| {seed} | {docs} | {s_res} | {s_dup} | {s_fetch} | {l_res} | {l_dup} | "
-              f"{l_fetch} | {share:.0%} | {s_res - l_res} | {t_std:.0f} | {t_learn:.0f} |",
-              flush=True)  # fmt: skip
+              f"{l_fetch} | {share:.0%} | {s_res - l_res} | {t_std:.0f} | {t_learn:.0f} | "
+              f"{scrapy_cells} |", flush=True)  # fmt: skip
     median = statistics.median(s for s, _ in shares)
     worst, worst_seed = max(shares)
     print(f"\nduplicates learn/standard: median {median:.0%}, worst {worst:.0%} (seed "
           f"{worst_seed}: replay with dustless testweb --profile real --seed {worst_seed} "
           f"--sites {args.sites} --pages-per-site {args.pages_per_site})")  # fmt: skip
+    print(
+        "\nduplicates by kind (how a duplicate's URL differs from its resource's first one), "
+        "all seeds:\n"
+    )
+    print("| kind | standard | learn | scrapy |\n|---|---:|---:|---:|")
+    every = kinds["std"] + kinds["learn"] + kinds["scrapy"]
+    for kind, _ in sorted(every.items(), key=lambda kv: (-kv[1], kv[0])):
+        cells = [str(kinds[k][kind]) for k in ("std", "learn")]
+        cells.append(str(kinds["scrapy"][kind]) if scrapy else "-")
+        print(f"| {kind} | {' | '.join(cells)} |")
+    per = {k: 1000 * cpu[k] / max(fetches[k], 1) for k in cpu}
+    share = 1 - per["rules"] / per["learn"] if per["learn"] else 0.0
+    peer = f", scrapy {per['scrapy']:.2f} ms" if scrapy else ""
+    print(f"\nCPU per fetch (crawl processes, user + system): standard {per['std']:.2f} ms, "
+          f"learn {per['learn']:.2f} ms, its rules from the start (--rules, nothing learned) "
+          f"{per['rules']:.2f} ms{peer}; the learner's share of the learning crawl's CPU: "
+          f"{share:.0%}")  # fmt: skip
     return 0
 
 

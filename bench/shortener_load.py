@@ -130,7 +130,7 @@ def codec_of(db: str, src: Path) -> object:
     )
     subprocess.run([sys.executable, "-c", code, str(src), db], check=True)
     sys.path.insert(0, str(HERE.parent / "src"))
-    from dustless.shortener.codes import Codec
+    from dustless.shortener._codes import Codec
 
     if db.startswith("sqlite:///"):
         conn = sqlite3.connect(db[len("sqlite:///") :])

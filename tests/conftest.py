@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # A bug of dustless met while crawling fails the test loudly (in a real crawl it is the
 # URL's recorded ``iErr`` state): in-process crawls and the CLI subprocesses alike.
@@ -28,6 +29,13 @@ os.environ.setdefault("DUSTLESS_STRICT", "1")
 
 from pg_fixture import Postgres, running_postgres
 from testweb_fixture import TestWeb, start_testweb
+
+# Property tests on a loaded machine: data generation that is merely slow must not fail a
+# run (the too_slow health check measures wall time); a real counterexample still does.
+settings.register_profile(
+    "dustless", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("dustless")
 
 
 @pytest.fixture(scope="session")

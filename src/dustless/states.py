@@ -11,7 +11,9 @@ request (robots, filtered, noIP), the size limit (tooBig), extraction's budget (
 whose markup is too big to read all its links, a hostile page of docs/testweb.md),
 extraction's guard (pFlat: a page whose markup would cost the HTML parser far more than its
 size — nested too deep, or cloning its formatting elements without end — read without its
-structure, every link found at a cost in proportion to the page), and one
+structure, every link found at a cost in proportion to the page), the soft 404 (soft404: a
+200 page that says the URL is missing — like the host's answer to a random missing path, or
+a short "Page not found" page — no document, ``crawl/soft404.py``), and one
 for our failures (iErr: a bug of dustless met while crawling a URL — recorded and counted,
 never blamed on the server).
 
@@ -55,6 +57,7 @@ class NetState(enum.Enum):
     tooBig = "tooBig"
     pBig = "pBig"
     pFlat = "pFlat"
+    soft404 = "soft404"
     iErr = "iErr"
 
     @property
@@ -120,7 +123,7 @@ _ROWS: tuple[tuple[NetState, Stage, bool, str, tuple[NetState, ...]], ...] = (
      "a response other than 200 text/html: its status code is recorded",
      (_S.dTim, _S.dErr, _S.tooBig)),
     (_S.OK, Stage.HEADER, True, "status 200 with MIME type text/html",
-     (_S.dTim, _S.dErr, _S.tooBig, _S.pBig, _S.pFlat)),
+     (_S.dTim, _S.dErr, _S.tooBig, _S.pBig, _S.pFlat, _S.soft404)),
     (_S.dTim, Stage.DOCUMENT, True,
      "the body stalled (no data for the stall limit) or exceeded the total time", ()),
     (_S.dErr, Stage.DOCUMENT, True,
@@ -133,6 +136,10 @@ _ROWS: tuple[tuple[NetState, Stage, bool, str, tuple[NetState, ...]], ...] = (
     (_S.pFlat, Stage.DOCUMENT, True,
      "stored whole, but its markup would cost the parser far more than its size (too deep, "
      "or cloning formatting elements): links read without its structure", ()),
+    (_S.soft404, Stage.DOCUMENT, True,
+     "a soft 404: status 200, but the page says the URL is missing (like the host's answer "
+     "to a random missing path, or a short 'not found' page): no document; links followed",
+     ()),
     (_S.iErr, Stage.GATE, True,
      "internal error: a bug of dustless while handling the URL (not the server's fault)", ()),
 )  # fmt: skip
@@ -143,7 +150,7 @@ STATE_TABLE: Mapping[NetState, StateInfo] = MappingProxyType(
         for state, stage, final, description, successors in _ROWS
     }
 )
-_RESPONDED = frozenset({_S.code, _S.OK, _S.dTim, _S.dErr, _S.tooBig, _S.pBig, _S.pFlat})
+_RESPONDED = frozenset({_S.code, _S.OK, _S.dTim, _S.dErr, _S.tooBig, _S.pBig, _S.pFlat, _S.soft404})
 
 
 def advance(current: NetState, new: NetState) -> NetState:

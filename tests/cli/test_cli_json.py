@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-_ROW = re.compile(r"^\| `([a-z_\[\].]+)` \|")
+_ROW = re.compile(r"^\| `([a-z0-9_\[\].]+)` \|")
 
 
 def documented(doc: str, heading: str) -> list[str]:

@@ -43,3 +43,20 @@ def teardown_function() -> None:
     for handler in list(log.handlers):
         log.removeHandler(handler)
         handler.close()
+
+
+def test_the_crawls_own_records_go_to_the_log_file(tmp_path):
+    # An internal error's traceback is logged by the engine (``dustless.crawl.engine``): with
+    # --log-file it must reach the file, which the progress line points the user to.
+    path = tmp_path / "c.log"
+    log = open_log(str(path), "info")
+    assert log is not None
+    try:
+        raise ValueError("boom")
+    except ValueError as exc:
+        logging.getLogger("dustless.crawl.engine").error("internal error on %s", "u", exc_info=exc)
+    for handler in log.handlers:
+        handler.flush()
+    text = path.read_text()
+    assert " ERROR internal error on u" in text
+    assert "ValueError: boom" in text

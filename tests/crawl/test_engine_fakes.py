@@ -87,6 +87,9 @@ ROBOTS_ALL = Page(200, b"User-agent: *\nAllow: /\n", "text/plain")
 def crawl(tmp_path, web, *seeds, store=None, strict=True, slow=None, **options):
     """Run one crawl of ``web`` into ``store`` (a new in-memory one by default)."""
     store = store or SQLiteStore(":memory:")
+    # These tests count the requests a crawl makes: no soft-404 probe among them unless asked
+    # (it has tests of its own: test_soft404.py).
+    options.setdefault("no_soft404_probe", True)
     config = CrawlConfig(
         seeds=seeds, delay=0.0, delay_factor=0.0, backoff=0.001, progress=False, **options
     )

@@ -104,7 +104,8 @@ def test_a_hostile_web_beside_a_dirty_one_changes_nothing_for_it(testweb_factory
     clones = [url for url in got if url.endswith("/clones/b.html")]
     assert [got[url][0] for url in clones] == ["pFlat"]
     site = clones[0].removesuffix("/clones/b.html")
-    assert got[site + "/before"][0] == got[site + "/after"][0] == "OK"  # soft 404s: fetched
+    # Soft 404s: fetched, and recorded as such (crawl/soft404.py).
+    assert got[site + "/before"][0] == got[site + "/after"][0] == "soft404"
     assert result.stats.states["pFlat"] == 2
     # Raw bytes in Location: the target is requested percent-encoded, and found.
     assert any("/caf%C3%A9/%ED%95%9C?" in url and s == "OK" for url, (s, _) in got.items())

@@ -127,6 +127,10 @@ def test_rows_have_every_factor_and_method_in_order(example_eval: Evaluation) ->
         "tracking-params",
         "path-params",
         "sort-view-params",
+        "variant-params",
+        "variant-paths",
+        "variant-hosts",
+        "query-to-path",
     )
     methods = [(r.factor, r.method) for r in example_eval.rows][:3]
     assert methods == [

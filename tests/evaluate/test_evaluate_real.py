@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from tests.support import require
 
+from dustless.analysis._factors import remove_path_params
 from dustless.cli.main import main
 from dustless.testweb._corpus import load_corpus
 
@@ -74,11 +75,14 @@ def test_path_params_and_sort_view_params_on_the_real_web(
     assert 0 < left["unexplained"] < left["duplicates"]
     assert left["unexplained_share"] == pytest.approx(left["unexplained"] / left["duplicates"])
     assert 1 <= len(left["examples"]) <= 5
-    # Tomcat's soft 404 (one "not found" page for every broken link) is set apart.
-    assert left["soft404_classes"] >= 1
+    # Tomcat's soft 404 (one "not found" page for every broken link) is set apart: the
+    # crawl recorded it (state soft404, crawl/soft404.py), so no guess is left to make.
+    assert data["evaluation"]["soft404s"] >= 1
     for a, b in left["examples"]:
         assert a != b
-        assert ";jsessionid=" not in a + b  # explained by path-params
+        # explained by path-params: never a pair that differs only in its sessions (what is
+        # left may carry one, e.g. the www twin's page of another site's document)
+        assert remove_path_params(a) != remove_path_params(b)
 
     assert main(["evaluate", str(out)]) == 0
     text = capsys.readouterr().out

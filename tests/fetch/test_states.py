@@ -20,7 +20,7 @@ PAPER = [
     "dErr",
     "OK",
 ]
-OURS = ["robots", "tooBig", "filtered", "pBig", "pFlat", "iErr"]
+OURS = ["robots", "tooBig", "filtered", "pBig", "pFlat", "soft404", "iErr"]
 
 
 def test_every_state_of_the_paper_and_ours_with_its_spelling():

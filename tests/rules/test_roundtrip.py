@@ -14,8 +14,10 @@ from dustless.rules import (
     FixParam,
     HostRedirect,
     PageType,
+    QueryToPath,
     RuleSet,
     SiteScript,
+    StripPrefix,
     Substitute,
     UrlPattern,
     dump_script,
@@ -36,6 +38,8 @@ LEARNED = SiteScript(
         AddSlash("/dir", support=3),
         AddSlash(),
         HostRedirect("www.example.com", support=1),
+        StripPrefix("/amp/", support=7, fp_rate=0.0),
+        QueryToPath("/index.php", "page", "/{x}", support=5, fp_rate=0.0),
     ),
 )
 
@@ -55,7 +59,7 @@ def test_learned_rules_round_trip_through_a_file(tmp_path):
     assert loaded.warnings == ()
     assert loaded.rules == rules
     # Line numbers point into the written file.
-    assert [r.line for r in loaded.rules.sites[1].rules] == [17, 18, 19, 20, 21, 22]
+    assert [r.line for r in loaded.rules.sites[1].rules] == [17, 18, 19, 20, 21, 22, 23, 24]
 
 
 def test_render_lists_patterns_and_rules_with_their_evidence():

@@ -15,7 +15,7 @@ async def make_key(store: object, name: str, admin: bool = False) -> str:
     """A new API key stored in ``store`` (as ``dustless shortener key create`` does)."""
     import time
 
-    from dustless.shortener.auth import hash_key, new_key
+    from dustless.shortener._auth import hash_key, new_key
 
     key = new_key()
     await store.add_key(name, hash_key(key), admin, time.time())  # type: ignore[attr-defined]

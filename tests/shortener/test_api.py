@@ -6,9 +6,9 @@ import json
 import pytest
 
 from dustless.shortener import create_app
-from dustless.shortener.app import CSP
-from dustless.shortener.clicks import ClickRecorder
-from dustless.shortener.codes import is_code_shape
+from dustless.shortener._app import CSP
+from dustless.shortener._clicks import ClickRecorder
+from dustless.shortener._codes import is_code_shape
 from shortener.helpers import open_config
 
 JSON = {"Content-Type": "application/json"}

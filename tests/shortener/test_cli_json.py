@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dustless.cli.main import main
-from dustless.shortener.auth import hash_key
+from dustless.shortener._auth import hash_key
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "shortener.md"
 _ROW = re.compile(r"^\| `([A-Za-z_\[\].]+)` \|")
@@ -70,8 +70,8 @@ def test_add_json(capsys, db_url):
 def test_stats_json(capsys, db_url):
     import asyncio
 
-    from dustless.shortener.model import ClickKey
-    from dustless.shortener.store import open_store
+    from dustless.shortener import open_store
+    from dustless.shortener._model import ClickKey
 
     made, _ = run_json(capsys, "add", "https://example.com/s", "--db", db_url)
 

@@ -172,7 +172,7 @@ def test_serve_refuses_bad_options_with_one_line(tmp_path):
 
 
 def test_serve_options_reach_the_workers_config(monkeypatch, tmp_path):
-    from dustless.shortener import server
+    from dustless.shortener import _server as server
 
     seen = []
     monkeypatch.setattr(server, "serve", lambda config, *rest: seen.append((config, rest)))

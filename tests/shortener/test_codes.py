@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dustless.shortener.codes import (
+from dustless.shortener._codes import (
     ALPHABET,
     CODE_LENGTH,
     MAX_ID,

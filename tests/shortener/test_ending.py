@@ -7,7 +7,7 @@ import aiohttp
 import pytest
 import segno
 
-from dustless.shortener.bots import ua_family
+from dustless.shortener._bots import ua_family
 from shortener.helpers import get_json, post
 
 BROWSERS = (
@@ -129,14 +129,14 @@ async def test_100_bot_clicks_and_100_browser_clicks_count_100_people(service):
 
 @pytest.mark.parametrize("agent", BOTS)
 def test_preview_fetchers_and_scripts_are_potential_bots(agent):
-    from dustless.shortener.bots import is_bot_family
+    from dustless.shortener._bots import is_bot_family
 
     assert is_bot_family(ua_family(agent))
 
 
 @pytest.mark.parametrize("agent", BROWSERS)
 def test_browsers_are_people(agent):
-    from dustless.shortener.bots import is_bot_family
+    from dustless.shortener._bots import is_bot_family
 
     assert not is_bot_family(ua_family(agent))
 

@@ -3,11 +3,11 @@
 import gc
 
 from dustless.errors import StoreError
-from dustless.shortener.cache import LinkCache
-from dustless.shortener.clicks import ClickRecorder
-from dustless.shortener.model import ClickKey, Link, NewLink, Redirect
-from dustless.shortener.sqlite_store import _CLICK_CHUNK, SqliteStore
-from dustless.shortener.store import GroupedClickStore
+from dustless.shortener._cache import LinkCache
+from dustless.shortener._clicks import ClickRecorder
+from dustless.shortener._model import ClickKey, Link, NewLink, Redirect
+from dustless.shortener._sqlite_store import _CLICK_CHUNK, SqliteStore
+from dustless.shortener._store import GroupedClickStore
 
 
 def link(i: int, redirect: Redirect = Redirect.FOUND, expires_at: float | None = None) -> Link:

@@ -10,10 +10,9 @@ import sqlite3
 import pytest
 
 from dustless.cli.main import main
-from dustless.shortener import NewLink, Redirect, create_app
-from dustless.shortener.dump import VERSION
-from dustless.shortener.model import ClickKey
-from dustless.shortener.store import open_store
+from dustless.shortener import NewLink, Redirect, create_app, open_store
+from dustless.shortener._dump import VERSION
+from dustless.shortener._model import ClickKey
 from shortener.helpers import get_json, make_key
 
 pytestmark = pytest.mark.slow

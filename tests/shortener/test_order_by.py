@@ -4,8 +4,7 @@ anything else."""
 
 import pytest
 
-from dustless.shortener import ShortenerConfig, create_app
-from dustless.shortener.store import open_store
+from dustless.shortener import ShortenerConfig, create_app, open_store
 from shortener.helpers import get_json, make_key, post
 
 pytestmark = pytest.mark.slow

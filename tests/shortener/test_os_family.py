@@ -6,7 +6,7 @@ import asyncio
 import pytest
 
 from dustless.cli.main import main
-from dustless.shortener.bots import OS_FAMILIES, os_family
+from dustless.shortener._bots import OS_FAMILIES, os_family
 
 # Real User-Agent strings as the browsers of each system send them.
 _AGENTS = [

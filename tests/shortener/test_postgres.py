@@ -7,9 +7,8 @@ import sys
 import aiohttp
 import pytest
 
-from dustless.shortener import AliasTaken, NewLink, Redirect, create_app
-from dustless.shortener.model import ClickKey
-from dustless.shortener.store import open_store
+from dustless.shortener import AliasTaken, NewLink, Redirect, create_app, open_store
+from dustless.shortener._model import ClickKey
 from pg_fixture import free_port
 from shortener.helpers import open_config
 
@@ -206,7 +205,7 @@ async def test_the_first_request_after_a_long_outage_is_served(postgres, pg_db, 
 
 async def test_the_pool_keeps_only_idle_connections_and_bounds_the_wait(pg_db):
     from dustless.errors import StoreError
-    from dustless.shortener.pg_pool import ConnectionPool
+    from dustless.shortener._pg_pool import ConnectionPool
 
     pool = ConnectionPool(pg_db, size=1, wait=0.2, connect_timeout=5)
     try:

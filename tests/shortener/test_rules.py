@@ -2,9 +2,9 @@
 
 import pytest
 
-from dustless.shortener.clicks import referrer_host, ua_family
-from dustless.shortener.ratelimit import ClientResolver, RateLimiter
-from dustless.shortener.validate import (
+from dustless.shortener._clicks import referrer_host, ua_family
+from dustless.shortener._ratelimit import ClientResolver, RateLimiter
+from dustless.shortener._validate import (
     Blocklist,
     Rejected,
     UrlChecker,

@@ -6,8 +6,8 @@ import sqlite3
 import psycopg
 import pytest
 
-from dustless.shortener import create_app
-from dustless.shortener.store import SCHEMA_VERSION, open_store
+from dustless.shortener import create_app, open_store
+from dustless.shortener._store import SCHEMA_VERSION
 from shortener.helpers import get_json, make_key, post
 
 pytestmark = pytest.mark.slow

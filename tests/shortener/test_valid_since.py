@@ -9,9 +9,9 @@ import psycopg
 import pytest
 
 from dustless.cli.main import main
-from dustless.shortener import ShortenerConfig, create_app
-from dustless.shortener.dump import VERSION
-from dustless.shortener.store import SCHEMA_VERSION, open_store
+from dustless.shortener import ShortenerConfig, create_app, open_store
+from dustless.shortener._dump import VERSION
+from dustless.shortener._store import SCHEMA_VERSION
 from shortener.helpers import get_json, make_key, post
 
 pytestmark = pytest.mark.slow

@@ -107,7 +107,7 @@ def build_crawl(
         for k, state in enumerate(p.extra_fetches):
             records.append(FetchRecord(url_id, T0 + p.at - 1 - k, state, url_state=URLState.QUEUED))
         sha = size = stored = ref = None
-        if p.status is not None and p.state in ("OK", "code"):
+        if p.status is not None and p.state in ("OK", "code", "soft404"):
             body = payload(p)
             sha = hashlib.sha1(body).hexdigest()
             head = f"HTTP/1.1 {p.status} X\r\nContent-Type: {p.mime}\r\n\r\n".encode()

@@ -135,6 +135,7 @@ def _header(ev: Evaluation) -> str:
         f"crawl {ev.directory}: {_n(ev.urls)} URLs requested (standard form), "
         f"{_n(ev.downloaded)} with a document"
         + (f"; {_n(ev.probe_fetches)} normalized forms fetched" if ev.probe_fetches else "")
+        + f"; soft 404s {_n(ev.soft404s)} (no document, not counted)"
         + f". Same document: {content}; coverage loss {reading}."
     )
     if ev.identity == "truth":

@@ -19,6 +19,7 @@ __all__ = [
     "RecommendedPolicy",
     "RowDetail",
     "Unexplained",
+    "VariantRule",
 ]
 
 
@@ -123,6 +124,22 @@ class Unexplained:
 
 
 @dataclass(frozen=True, slots=True)
+class VariantRule:
+    """A site rule a variant factor's method stands for on one host (what the crawl showed
+    it merge there): ``dropParam`` ``name``, ``stripPrefix`` ``name``, ``queryToPath``
+    ``name`` (``/index.php?page``) → ``to``, or
+    ``hostRedirect`` to ``to`` on the host ``identity``. ``host`` is the host of the sets
+    (the bare host for ``variant-hosts``, as for ``www``)."""
+
+    host: str
+    factor: str
+    element: str
+    identity: str
+    name: str = ""
+    to: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Evaluation:
     """Everything ``dustless evaluate`` prints (``--json`` adds ``recommended_policy`` as a
     string next to ``rows``)."""
@@ -153,6 +170,11 @@ class Evaluation:
     canonical: tuple[CanonicalRow, ...] = ()
     # Duplicate fetches that no factor accounts for (None: not computed).
     unexplained: Unexplained | None = None
+    # URLs whose fetch the crawl recorded as a soft 404 (state soft404): no document, in
+    # no count above (crawl/soft404.py).
+    soft404s: int = 0
+    # The site rules of the variant factors' methods, per host (``--rules-out`` writes them).
+    variant_rules: tuple[VariantRule, ...] = ()
 
     @property
     def estimated(self) -> bool:

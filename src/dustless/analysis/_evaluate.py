@@ -46,7 +46,10 @@ from dustless.analysis._factors import (
     FACTOR_ORDER,
     MEASURED_ONLY,
     PAPER_DEFAULT_DOCUMENTS,
+    VARIANT_FACTORS,
     build_factors,
+    composite_key,
+    crawl_evidence,
     strip_fragment,
 )
 from dustless.analysis._metrics import (
@@ -55,12 +58,14 @@ from dustless.analysis._metrics import (
     Factor,
     MethodRow,
     MethodSpec,
-    unexplained_duplicates,
 )
 from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
-from dustless.analysis._stats import GATE_STATES
+from dustless.analysis._sitepolicy import variant_rules
+from dustless.analysis._stats import GATE_STATES, soft404_count
+from dustless.analysis._unexplained import unexplained, without_soft404
 from dustless.errors import InvalidOption, InvalidURL
+from dustless.states import NetState
 from dustless.url import authority_of
 
 __all__ = [
@@ -83,6 +88,10 @@ __all__ = [
 
 BASE_POLICY = "standard"  # 000 §2.2: every factor is measured after standard normalization
 MAX_REDIRECTS = 5
+# The crawler's own soft-404 verdict: a final state of its own (a 200 page that is a "not
+# found" page) where states.py has it. Such a fetch is no document: the SQL below counts
+# only the states of an answer with a payload as downloads, and this one is counted apart.
+_SOFT404_STATE: str | None = getattr(getattr(NetState, "soft404", None), "value", None)
 
 
 # ---- the crawl as observations ------------------------------------------------------------
@@ -104,6 +113,9 @@ class Observations:
     downloaded: int
     probe_fetches: int
     redirects: Mapping[str, str]  # a redirecting URL -> where its chain ended (standard form)
+    #: URLs the crawler itself found soft 404s (``NetState.soft404``): requested, no document
+    soft404: frozenset[str] = frozenset()
+    soft404_classes: int = 0  # of the soft 404s read from content (their documents)
 
 
 def load_observations(
@@ -135,7 +147,7 @@ def load_observations(
         "SELECT u.url, f.batch IN ({p}) , f.state IN ({g}), "
         "CASE WHEN f.content_sha1 IS NOT NULL AND f.status BETWEEN 200 AND 299 "
         "AND f.state IN ('OK', 'code', 'pBig', 'pFlat') THEN f.content_sha1 END, "
-        "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END "
+        "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END, f.state = ? "
         "FROM fetches f JOIN urls u ON u.id = f.url_id WHERE +f.batch IN ({w}) ORDER BY f.id"
     ).format(
         p=",".join("?" * len(probes)) or "NULL",
@@ -148,7 +160,11 @@ def load_observations(
     finals: dict[str, str] = {}
     probe_fetches = 0
     get = outcome.get
-    for url, probe, gate, sha, location in db.iterate(sql, (*probes, *gates, *wanted)):
+    soft404: set[str] = set()
+    params = (*probes, *gates, _SOFT404_STATE or "", *wanted)
+    for url, probe, gate, sha, location, soft in db.iterate(sql, params):
+        if soft and not probe:
+            soft404.add(url)
         if probe:
             probe_fetches += 1
         elif gate:
@@ -217,6 +233,7 @@ def load_observations(
         downloaded=downloaded,
         probe_fetches=probe_fetches,
         redirects=finals,
+        soft404=frozenset(soft404),
     )
 
 
@@ -268,9 +285,27 @@ def _factor_view(obs: Observations, factor: Factor) -> _FactorView:
     )
 
 
+_READS_EVIDENCE = frozenset({"variant-params", "query-to-path"})
+
+
+def _crawled(obs: Observations) -> Mapping[str, str | None]:
+    """The outcomes of the crawl's own URLs (``U``), not of ``--fetch``'s lookups: what the
+    evidence-based factors read, so a probe never changes the candidate sets."""
+    members = obs.members
+    if members is None:
+        return obs.outcome
+    return {u: h for u, h in obs.outcome.items() if u in members}
+
+
 def unfetched_forms(obs: Observations, factors: Sequence[Factor]) -> list[str]:
-    """The normalized forms the crawl never requested: what ``evaluate --fetch`` requests."""
+    """The normalized forms the crawl never requested: what ``evaluate --fetch`` requests.
+
+    The factors that read the crawl's evidence are built again from ``obs`` when given
+    without it (as ``build_factors(docs)`` gives them), so the forms are those
+    :func:`evaluate_crawl` measures."""
     forms: dict[str, None] = {}
+    read = {f.name: f for f in build_factors(evidence=crawl_evidence(_crawled(obs)))}
+    factors = [read[f.name] if f.name in _READS_EVIDENCE else f for f in factors]
     for factor in factors:
         view = _factor_view(obs, factor)
         outcome = obs.fragment_outcome if factor.name == "fragment" else obs.outcome
@@ -401,7 +436,21 @@ def evaluate_crawl(
         raise InvalidOption(f"--spelling-tries must be >= 1, not {tries}")
     obs = load_observations(db, batch=batch, follow_redirects=follow_redirects, content=content)
     chosen = set(FACTOR_ORDER if factors is None else factors)
-    all_factors = [f for f in build_factors(default_documents) if f.name in chosen]
+    # The evidence-based factors read the crawl's own documents (the content, never the
+    # truth: the factors are what a user without a truth file gets, measured by both).
+    evidence = crawl_evidence(_crawled(obs))
+    every = build_factors(default_documents, evidence)
+    cleaned = without_soft404(obs, composite_key(every))
+    if cleaned is not obs:  # a "not found" page is no evidence that a parameter is irrelevant
+        obs = cleaned
+        evidence = crawl_evidence(_crawled(obs))
+        every = build_factors(default_documents, evidence)
+    all_factors = [f for f in every if f.name in chosen]
+    rules = variant_rules(
+        _crawled(obs),
+        {f.name: f.candidate_key() for f in all_factors if f.name in VARIANT_FACTORS},
+        evidence,
+    )
     truth_std, truth_frag = _truth_views(truth, obs)
     method_rows = _method_rows(obs, all_factors, truth_std, truth_frag, reading, tries, progress)
     disagreements: tuple[Disagreement, ...] = ()
@@ -431,29 +480,9 @@ def evaluate_crawl(
         spelling_tries=tries,
         disagreements=disagreements,
         canonical=canonical_rows(db, all_factors, db.crawl_batches(batch)),
-        unexplained=_unexplained(obs, all_factors),
-    )
-
-
-def _unexplained(obs: Observations, factors: Sequence[Factor]) -> Unexplained:
-    """The duplicate fetches of the crawl (by the judge: content, or the truth) that no
-    factor's method merges. A redirect downloaded nothing itself and stays out (its target
-    is the fetch that counts)."""
-    members = obs.members
-    documents = [
-        (u, h)
-        for u, h in obs.outcome.items()
-        if h is not None and u not in obs.redirects and (members is None or u in members)
-    ]
-    c = unexplained_duplicates(documents, factors)
-    return Unexplained(
-        duplicates=c.duplicates,
-        explained=c.duplicates - c.unexplained,
-        unexplained=c.unexplained,
-        unexplained_share=c.unexplained / c.duplicates if c.duplicates else 0.0,
-        soft404_classes=c.soft404_classes,
-        soft404_fetches=c.soft404_fetches,
-        examples=c.examples,
+        unexplained=unexplained(obs, all_factors),
+        soft404s=soft404_count(db, db.crawl_batches(batch)),  # not documents (issue 25)
+        variant_rules=rules,
     )
 
 

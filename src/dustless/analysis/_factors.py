@@ -9,11 +9,22 @@ written to be cheap: a million URLs × eight factors must not each go through th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 
 from dustless.analysis._metrics import Factor, MethodSpec
 from dustless.analysis._recommend import FACTOR_METHODS
+from dustless.analysis._variants import (
+    SORT_VIEW_PARAMS,
+    CrawlEvidence,
+    crawl_evidence,
+    path_end,
+    query_to_path_method,
+    remove_path_params,
+    remove_sort_view_params,
+    remove_variant_host,
+    remove_variant_path,
+    variant_params_method,
+)
 from dustless.errors import InvalidURL
 
 __all__ = [
@@ -21,9 +32,15 @@ __all__ = [
     "MEASURED_ONLY",
     "PAPER_DEFAULT_DOCUMENTS",
     "SORT_VIEW_PARAMS",
+    "VARIANT_FACTORS",
+    "CrawlEvidence",
     "build_factors",
+    "composite_key",
+    "crawl_evidence",
     "remove_path_params",
     "remove_sort_view_params",
+    "remove_variant_host",
+    "remove_variant_path",
     "strip_fragment",
 ]
 
@@ -31,7 +48,18 @@ __all__ = [
 #: issue's "kinds of duplicates real sites make"): their rows are figures, never part of a
 #: recommended policy (a policy can only name steps).
 MEASURED_ONLY: tuple[str, ...] = ("path-params", "sort-view-params")
-FACTOR_ORDER: tuple[str, ...] = (*FACTOR_METHODS, *MEASURED_ONLY)
+#: The template variants and the query form of a page (issue 25): printer, mobile and AMP
+#: parameters, path prefixes and hosts, and ``/index.php?page=X`` beside ``/X``. Their
+#: methods are no normalizer step either, but each is a site rule ``crawl --rules`` knows
+#: (``dropParam``, ``stripPrefix``, ``queryToPath``, ``hostRedirect``): the recommender may
+#: pick them, and ``--rules-out`` writes them (``_sitepolicy``).
+VARIANT_FACTORS: tuple[str, ...] = (
+    "variant-params",
+    "variant-paths",
+    "variant-hosts",
+    "query-to-path",
+)
+FACTOR_ORDER: tuple[str, ...] = (*FACTOR_METHODS, *MEASURED_ONLY, *VARIANT_FACTORS)
 # 000 §4.4: the defaults of Apache and IIS, the only default documents the paper measured.
 PAPER_DEFAULT_DOCUMENTS: tuple[str, ...] = ("index.htm", "index.html", "default.htm")
 
@@ -106,19 +134,11 @@ def _step_method(step: str, docs: tuple[str, ...]) -> Callable[[str], str]:
     return method
 
 
-def _path_end(url: str) -> int:
-    q = url.find("?")
-    h = url.find("#")
-    if q < 0:
-        return len(url) if h < 0 else h
-    return q if h < 0 or q < h else h
-
-
 def _key_lower_path(url: str) -> str:
     # lowercase-path as a grouping key. In the standard form scheme and host are lowercase
     # and escapes are upper-case hex of non-letters' bytes, so lowercasing everything before
     # "?"/"#" groups exactly the URLs that lowercase-path makes equal, without parsing.
-    i = _path_end(url)
+    i = path_end(url)
     head = url[:i]
     low = head.lower()
     return url if low == head else low + url[i:]
@@ -126,7 +146,7 @@ def _key_lower_path(url: str) -> str:
 
 def _key_trailing_slash(url: str) -> str:
     # remove-trailing-slash as a grouping key: "/a/" and "/a" meet, the root "/" stays.
-    i = _path_end(url)
+    i = path_end(url)
     head = url[:i]
     if not head.endswith("/"):
         return url
@@ -176,103 +196,17 @@ def _factor_key(name: str, docs: tuple[str, ...]) -> Callable[[str], str]:
     return _step_method(_KEY_STEP[name], docs)
 
 
-# ---- the measured-only factors: plain functions of a URL in its standard form ----
-
-
-def remove_path_params(url: str) -> str:
-    """Drop the ``;name=value`` parameters of every path segment (RFC 3986 §3.3: a segment
-    may carry parameters after ";"). Servlet containers put the session there —
-    ``/view.jsp;jsessionid=8CBC…`` — and ignore it when serving, so every page a session
-    visits gets a spelling of its own. A ``;`` part without ``=`` stays: it is no parameter
-    of the ``name=value`` kind these servers write. The query (Apache's ``?C=N;O=D``) is
-    left alone."""
-    i = _path_end(url)
-    head = url[:i]
-    if ";" not in head:
-        return url
-    a = head.find("//")
-    start = head.find("/", a + 2) if a >= 0 else head.find("/")
-    if start < 0 or ";" not in head[start:]:
-        return url
-    segments = []
-    for seg in head[start:].split("/"):
-        if ";" in seg:
-            first, *params = seg.split(";")
-            seg = ";".join([first, *(p for p in params if "=" not in p)])
-        segments.append(seg)
-    return head[:start] + "/".join(segments) + url[i:]
-
-
-#: Query parameters that only reorder or re-present a listing (the issue's "sort orders",
-#: docs/evaluation.md "Path parameters and sort/view parameters"), matched without case:
-#: the list is the same documents in another order or layout.
-SORT_VIEW_PARAMS: frozenset[str] = frozenset(
-    {
-        "sort",
-        "sort_by",
-        "sortby",
-        "sort_order",
-        "sortorder",
-        "order",
-        "orderby",
-        "order_by",
-        "view",
-        "display",
-        "layout",
-    }
-)
-# "dir"/"direction" name a directory as often as a sort direction: only with a direction.
-_DIRECTION_PARAMS = frozenset({"dir", "direction"})
-_DIRECTIONS = frozenset({"asc", "desc", "ascending", "descending", "a", "d", "up", "down"})
-# Apache mod_autoindex: C (sort column N/M/S/D), O (order A/D), F (format 0/1/2), V (version
-# sort); P (a pattern) filters the listing and stays. Single letters mean anything elsewhere,
-# so they go only from a query made of autoindex's arguments alone (``?C=N;O=D``).
-_AUTOINDEX_DROP = frozenset({"C", "O", "F", "V"})
-_AUTOINDEX_ALL = _AUTOINDEX_DROP | {"P"}
-
-
-def remove_sort_view_params(url: str) -> str:
-    """Drop the query parameters that only sort or re-present a page (``SORT_VIEW_PARAMS``,
-    ``dir=asc``, autoindex's ``C``/``O``/``F``/``V``); "&" and ";" both separate them
-    (autoindex writes ``?C=N;O=D``). The other parameters stay byte for byte, in order."""
-    q = url.find("?")
-    if q < 0:
-        return url
-    h = url.find("#", q)
-    end = len(url) if h < 0 else h
-    query = url[q + 1 : end]
-    pieces = re.split(r"([&;])", query)
-    params = pieces[0::2]
-    names = [p.split("=", 1)[0] for p in params]
-    autoindex = all(n in _AUTOINDEX_ALL for n in names)
-    kept: list[str] = []
-    for k, (param, name) in enumerate(zip(params, names, strict=True)):
-        low = name.lower()
-        drop = (
-            low in SORT_VIEW_PARAMS
-            or (low in _DIRECTION_PARAMS and param[len(name) + 1 :].lower() in _DIRECTIONS)
-            or (autoindex and name in _AUTOINDEX_DROP)
-        )
-        if not drop:
-            kept.append(param if not kept else pieces[2 * k - 1] + param)
-    if len(kept) == len(params):
-        return url
-    rest = url[end:]
-    return url[:q] + ("?" + "".join(kept) if kept else "") + rest
-
-
-_MEASURED: Mapping[str, Callable[[str], str]] = {
-    "path-params": remove_path_params,
-    "sort-view-params": remove_sort_view_params,
-}
-
-
 def build_factors(
     default_documents: Sequence[str] = PAPER_DEFAULT_DOCUMENTS,
+    evidence: CrawlEvidence | None = None,
 ) -> tuple[Factor, ...]:
     """The factors of 000 §4 and 001, each method one normalizer step (``FACTOR_METHODS``),
-    then the measured-only ones (:data:`MEASURED_ONLY`: ``none`` and ``remove``)."""
+    then the measured-only ones (:data:`MEASURED_ONLY`) and the variant ones
+    (:data:`VARIANT_FACTORS`), each ``none`` and ``remove`` (``rewrite`` for the query
+    form). ``evidence`` is what the crawl shows (:func:`crawl_evidence`): without it
+    ``variant-params`` goes by names only and ``query-to-path`` has nothing to rewrite."""
     docs = tuple(default_documents)
+    ev = evidence or CrawlEvidence()
     factors = []
     for name in FACTOR_METHODS:
         methods = tuple(
@@ -282,7 +216,55 @@ def build_factors(
             for m, steps in FACTOR_METHODS[name].items()
         )
         factors.append(Factor(name, methods, key=_factor_key(name, docs)))
-    for name in MEASURED_ONLY:
-        fn = _MEASURED[name]
-        factors.append(Factor(name, (MethodSpec("none", None), MethodSpec("remove", fn)), key=fn))
+    variants: dict[str, tuple[str, Callable[[str], str]]] = {
+        "path-params": ("remove", remove_path_params),
+        "sort-view-params": ("remove", remove_sort_view_params),
+        "variant-params": ("remove", variant_params_method(ev)),
+        "variant-paths": ("remove", remove_variant_path),
+        "variant-hosts": ("remove", remove_variant_host),
+        "query-to-path": ("rewrite", query_to_path_method(ev)),
+    }
+    for name in (*MEASURED_ONLY, *VARIANT_FACTORS):
+        method, fn = variants[name]
+        factors.append(Factor(name, (MethodSpec("none", None), MethodSpec(method, fn)), key=fn))
     return tuple(factors)
+
+
+# The order the composite key applies the factors' keys in: what a URL's spelling wraps
+# outermost comes off first (a session in the path before the script's query is read, the
+# variant host before ``www``), and case last, as the other keys compare names as written.
+_COMPOSITE_ORDER: tuple[str, ...] = (
+    "path-params",
+    "fragment",
+    "variant-hosts",
+    "www",
+    "query-to-path",
+    "variant-paths",
+    "variant-params",
+    "tracking-params",
+    "sort-view-params",
+    "default-document",
+    "trailing-slash",
+    "collapse-slashes",
+    "sort-query",
+    "path-case",
+)
+
+
+def composite_key(factors: Sequence[Factor]) -> Callable[[str], str]:
+    """Every factor's key applied in turn (twice, so a key that another one's change
+    enables still applies): the form a URL has once each factor has merged what it merges.
+    Two URLs with one composite form differ only in factors — their duplicates are
+    explained even when no single factor relates them (``/docs/`` and
+    ``/docs/index.html?a=1``)."""
+    by_name = {f.name: f.candidate_key() for f in factors}
+    keys = [by_name[n] for n in _COMPOSITE_ORDER if n in by_name]
+    keys += [k for n, k in by_name.items() if n not in _COMPOSITE_ORDER]
+
+    def key(url: str) -> str:
+        for _ in range(2):
+            for k in keys:
+                url = k(url)
+        return url
+
+    return key

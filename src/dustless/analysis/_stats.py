@@ -54,6 +54,7 @@ __all__ = [
     "TruncatedCount",
     "crawl_stats",
     "size_histogram",
+    "soft404_count",
     "status_meaning",
 ]
 
@@ -76,6 +77,7 @@ STATE_ORDER: tuple[str, ...] = (
     "tooBig",
     "pBig",
     "pFlat",
+    "soft404",
     "robots",
     "filtered",
     "iErr",
@@ -268,6 +270,9 @@ class CrawlStats:
     content: str = "near"
     documents: int = 0
     distinct_documents: int = 0
+    # Soft 404s (state soft404, crawl/soft404.py): 200 pages saying the URL is missing. No
+    # document: left out of every count above, shown on a line of their own.
+    soft404s: int = 0
     # Learning while crawling (docs/learning.md): the rules learned per host, and the
     # canonical URLs documents declared (RFC 6596; None: a crawl stored before they were).
     learned: tuple[LearnedRow, ...] = ()
@@ -594,6 +599,7 @@ def crawl_stats(
         "FROM t LEFT JOIN temp.nc AS nc ON nc.sha = t.doc WHERE t.doc IS NOT NULL"
     )
     documents, distinct = db.query("SELECT count(*), count(DISTINCT cls) FROM temp.d")[0]
+    soft404s = int(doc_counts.get("soft404", 0))
     docs_by_host = dict(db.query("SELECT host, count(DISTINCT cls) FROM temp.d GROUP BY host"))
     hosts_rows = tuple(
         HostRow(str(h), int(r), int(k), int(b), int(docs_by_host.get(str(h), 0)))
@@ -646,10 +652,25 @@ def crawl_stats(
         content=content,
         documents=int(documents),
         distinct_documents=int(distinct),
+        soft404s=soft404s,
         learned=learned_rules(db),
         canonicals=canonicals,
         truncated=truncated,
     )
+
+
+def soft404_count(db: CrawlReader, batches: tuple[int, ...]) -> int:
+    """URLs whose last fetch in a batch was a soft 404 (state ``soft404``, crawl/soft404.py):
+    no document, so every reader counts them apart."""
+    if not batches:
+        return 0
+    marks = ",".join("?" * len(batches))
+    (n,) = db.query(
+        "SELECT count(*) FROM fetches f WHERE f.state = 'soft404' AND f.id IN (SELECT max(id) "
+        f"FROM fetches WHERE batch IN ({marks}) GROUP BY url_id, batch)",
+        batches,
+    )[0]
+    return int(n)
 
 
 _PAGE_TYPES = ("list", "detail")  # always listed; "other" (no pattern) only when present

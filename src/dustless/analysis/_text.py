@@ -123,7 +123,8 @@ def format_stats(st: CrawlStats) -> str:
         f"{_n(st.distinct_documents)} distinct ("
         + ("near-duplicate text" if st.content == "near" else "payload SHA-1")
         + f", --content {st.content}); "
-        + plural(st.documents - st.distinct_documents, "duplicate"),
+        + plural(st.documents - st.distinct_documents, "duplicate")
+        + f"; soft 404s {_n(st.soft404s)} (200 pages saying the URL is missing: not counted)",
         text_table(
             "Top hosts",
             ("host", "requested", "downloaded", "distinct", "bytes"),

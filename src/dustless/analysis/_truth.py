@@ -65,6 +65,10 @@ def parse_truth_line(line: str, lineno: int = 0) -> TruthEntry | None:
         if not 100 <= status <= 999:
             raise InvalidOption(f"{where}status {status} is not an HTTP status")
     document = status is not None and 200 <= status < 300
+    # A soft 404 (a 200 saying "not found") is no resource: the test web's 4th column says
+    # ``soft404``, and files written before it named the id ``soft404:SITE``.
+    if "soft404" in (resource.split(":", 1)[0], *(f.strip() for f in fields[3:4])):
+        document = False
     return TruthEntry(
         url=url,
         status=status,

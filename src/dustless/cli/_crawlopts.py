@@ -92,6 +92,11 @@ CRAWL_SETTINGS: tuple[Setting, ...] = (
         "N",
         int,
     ),
+    Setting(
+        "no_soft404_probe",
+        "do not request one random missing path per host (at most two) to learn its soft "
+        "404 page; pages that say 'not found' are still told apart",
+    ),
     Setting("delay", "least seconds between two requests to a host", "S", float),
     Setting("delay_factor", "a host also rests F x its last fetch time", "F", float),
     Setting(

@@ -39,6 +39,13 @@ def run_counts(s: RunCounters) -> dict[str, Any]:
         # JSON keys are strings: the HTTP status as its three digits.
         "codes": {str(code): n for code, n in sorted(s.codes.items())},
         "errors": s.errors,
+        # A URL's fetch that failed for dustless's own reasons (retried once, see the log)
+        # and requests held back because the host's lease was no longer sure (many machines).
+        "internal_errors": s.internal_errors,
+        "fenced": s.fenced,
+        # crawl/soft404.py: random missing paths requested; hosts that answered them 200.
+        "soft404_probes": s.soft404_probes,
+        "soft404_signatures": s.soft404_signatures,
     }
 
 

@@ -19,6 +19,8 @@ __all__ = ["LEVELS", "open_log", "say", "warn"]
 LEVELS = ("info", "warning", "error")
 
 _NAME = "dustless.cli.log"
+# The crawl's own loggers (an internal error's traceback: engine.py) write to the same file.
+_CRAWL = "dustless.crawl"
 _FORMAT = "%(asctime)s %(levelname)s %(message)s"
 
 
@@ -29,13 +31,14 @@ def open_log(path: str | None, level: str) -> logging.Logger | None:
         return None
     handler = logging.FileHandler(path, mode="a", encoding="utf-8")
     handler.setFormatter(logging.Formatter(_FORMAT, datefmt="%Y-%m-%dT%H:%M:%S%z"))
-    log = logging.getLogger(_NAME)
-    for old in list(log.handlers):  # one command per process, but tests call main() often
-        log.removeHandler(old)
-        old.close()
-    log.addHandler(handler)
-    log.setLevel(level.upper())
-    log.propagate = False  # the root logger's handlers (pytest's) are not our file
+    for name in (_CRAWL, _NAME):
+        log = logging.getLogger(name)
+        for old in list(log.handlers):  # one command per process, but tests call main() often
+            log.removeHandler(old)
+            old.close()
+        log.addHandler(handler)
+        log.setLevel(level.upper())
+        log.propagate = False  # the root logger's handlers (pytest's) are not our file
     return log
 
 

@@ -297,6 +297,7 @@ def config_from(
         max_sites=args.max_sites,
         concurrency=args.concurrency,
         spelling_tries=args.spelling_tries,
+        no_soft404_probe=args.no_soft404_probe,
         learn=args.policy == "aggressive" if args.learn is None else args.learn,
         max_fp=args.max_fp,
         min_support=args.min_support,
@@ -432,6 +433,12 @@ def _summary(result: CrawlResult, out: Path, db: str | None, *, quiet: bool) -> 
     ]
     if s.sources:  # --sitemaps / --feeds: how reading each source ended
         lines.append(f"sources: {s.sources_summary()}")
+    if s.soft404_probes:  # crawl/soft404.py
+        lines.append(
+            f"soft 404s: {plural(s.states.get('soft404', 0), 'page')}; "
+            f"{plural(s.soft404_probes, 'probe request')}, "
+            f"{plural(s.soft404_signatures, 'host')} answering a missing path with 200"
+        )
     say(lines, quiet=quiet)
     if s.refused_hosts:
         names = ", ".join(sorted(s.refused_hosts)[:3])

@@ -29,6 +29,7 @@ __all__ = [
     "batch_settings",
     "conditional_batch",
     "entity_tags",
+    "kept_validators",
     "recrawl_info",
     "validators_for",
 ]
@@ -91,6 +92,21 @@ def entity_tags(etag: str) -> list[str]:
             tags.append(etag[: -len(suffix) - 1] + '"')
             break
     return tags
+
+
+def kept_validators(
+    status: int | None, etag: str | None, last_modified: str | None, held: Validator | None
+) -> tuple[str | None, str | None]:
+    """The validators to store with a response: its own, and for a ``304`` to a
+    conditional request those of the copy held where it repeats none.
+
+    RFC 9110 §15.4.5: a 304 *should* repeat the ETag and may omit the rest; RFC 9111 §4.3.4:
+    the held response's header fields are updated with those the 304 carries, and the others
+    kept. Storing the 304's bare headers lost the entity tag: the next recrawl sent only
+    If-Modified-Since (or nothing), and a server comparing tags answered 200 again."""
+    if status != 304 or held is None:
+        return etag, last_modified
+    return etag or held.etag, last_modified or held.last_modified
 
 
 def conditional_batch(config: str) -> bool:

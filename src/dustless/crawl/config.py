@@ -71,6 +71,9 @@ class CrawlConfig:
     # Many machines: seconds a host lease lasts unrenewed — how long a killed worker's hosts
     # wait before another worker takes them over (renewed every quarter of it).
     lease_ttl: float = 60.0
+    # Soft 404s (crawl/soft404.py): no random missing path is requested per host (the
+    # classification by "not found" text stays).
+    no_soft404_probe: bool = False
     # Spellings of one identity fetched at most, the first included (crawl/spellings.py).
     spelling_tries: int = 3
     # Learning while crawling (crawl/learn.py, docs/learning.md): each host's URL rules from

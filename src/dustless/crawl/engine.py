@@ -34,8 +34,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import math
 import os
+import secrets
 import signal
 import threading
 import time
@@ -51,22 +53,29 @@ from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
 from dustless.crawl.learn import Learning, learning_policy
-from dustless.crawl.net import Fetches
-from dustless.crawl.page import page_outcome, page_state
+from dustless.crawl.net import Fetches, failure_kind, resolve_first
+from dustless.crawl.page import is_html, page_outcome, page_state
 from dustless.crawl.progress import Progress, RunCounters
 from dustless.crawl.record import Recorder, Stored
 from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
+from dustless.crawl.soft404 import Soft404Hosts, probe_url
 from dustless.crawl.sources import SourceReader, Sources, SourceSwitch, site_switch
 from dustless.crawl.spellings import Spellings
 from dustless.errors import InternalError, StoreError
+from dustless.extract import content_fingerprint
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
-from dustless.kinds import SOURCE_KINDS
+from dustless.kinds import SOURCE_KINDS, LinkKind
+from dustless.robots import robots_key
 from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
-from dustless.store import Batch, CrawlStore, FetchRecord, WarcWriter, WorkLeft
+from dustless.store import Batch, CrawlStore, FetchRecord, URLState, WarcWriter, WorkLeft
 
 __all__ = ["CrawlResult", "Crawler", "strict_mode"]
+
+# A bug of ours met while crawling: the traceback goes here, the URL's fetch row keeps
+# one line of it, and the progress line counts them ("internal errors N, see the log").
+_log = logging.getLogger(__name__)
 
 # Network states that mean "the server is in trouble": the host backs off (004 Fig. 3).
 _TROUBLE = frozenset(
@@ -124,6 +133,13 @@ class _Done:
     results: list[FetchResult]
     robots: RobotsFetch | None = None  # for a robots.txt item
     reader: SourceReader | None = None  # for a sitemap or feed: what its body gave
+    fenced: bool = False  # nothing sent: the lease may have run out (``_may_send``)
+    probes: tuple[FetchResult, ...] = ()  # a page's soft-404 probe (crawl/soft404.py)
+    first_probe: bool = False  # ... the host's first
+
+
+class _Fenced(Exception):
+    """A robots.txt redirect hop found the lease past its fence after its rest."""
 
 
 class Crawler:
@@ -201,6 +217,8 @@ class Crawler:
             default=default,
             site_switch=site_switch(None if rules is None else rules.all, default),
         )
+        # Soft 404s (crawl/soft404.py): each host's answer to a random missing path.
+        self.soft404 = Soft404Hosts(probe=not (probe or c.no_soft404_probe))
         self.learning: Learning | None = None
         if live is not None:
             self.stats.learning = True
@@ -242,6 +260,9 @@ class Crawler:
         self._last_progress = 0.0
         self._next_maintain = -math.inf
         self._robots_in_flight = 0  # robots.txt requests out: their hosts' pages wait
+        # URLs (a robots.txt: by its URL) that failed once for our own reasons this run:
+        # queued again once, ended ``iErr`` the second time (``_internal_failure``).
+        self._failed_once: set[int | str] = set()
         # The safety net (``_stuck_check``): idle rounds in a row that found nothing to do.
         self._idle_rounds = 0
         self._idle_mark = 0
@@ -346,15 +367,24 @@ class Crawler:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is None:
             done: _Done = task.result()
+            if done.fenced:
+                self._fenced(done.item)
+                self._poke()
+                return
             self._backlog_bytes += sum(len(r.body) for r in done.results)
             self._open[done.item.host] += 1
             if isinstance(done.item, QueuedURL):
                 # The request is over: start the host's politeness clock now, not when the
                 # page has been processed, so its next request can overlap that work.
                 r = done.results[0]
-                self.hosts.page_done(
-                    done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
-                )
+                if r.state is NetState.iErr:
+                    # Our failure, not the server's (issue 24): no delay is owed for it and
+                    # no failure counts against the host; the URL is queued again.
+                    self.hosts.frontier.release(done.item.host)
+                else:
+                    self.hosts.page_done(
+                        done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
+                    )
         if not self._done:
             self._done_since = self.clock()
         self._done.append(task)
@@ -605,7 +635,28 @@ class Crawler:
 
     # -- fetching (the only awaits) ----------------------------------------------------------
 
+    async def _may_send(self, host: str, url: str) -> bool:
+        """The lease fence, right before a request is sent (``HostTable.sure``): checked
+        when the task was started, it is checked again once the task has waited its turn
+        (the loop handling a batch of pages, a robots.txt's rest between redirects) and the
+        host's DNS lookup, so a worker stalled past its lease meanwhile sends nothing."""
+        if not self.store.shared:
+            return True  # no other worker can hold the host
+        await resolve_first(self.fetcher, url)
+        return self.hosts.sure(host, self.clock())
+
+    def _fenced(self, item: QueuedURL | RobotsItem) -> None:
+        """A task sent nothing (``_may_send``): its URL waits for a renewal."""
+        self.stats.fenced += 1
+        if isinstance(item, RobotsItem):
+            self._robots_in_flight -= 1
+            self.hosts.fenced(item.host, self.clock())  # its page waits in the queue
+        else:
+            self.hosts.fenced(item.host, self.clock(), item)
+
     async def _fetch_page(self, item: QueuedURL) -> _Done:
+        if not await self._may_send(item.host, item.url):
+            return _Done(item, [], fenced=True)
         v = self.hosts.validators.get(item.url_id)
         try:
             result = await self.fetcher.fetch(item.url, None if v is None else v.headers())
@@ -613,12 +664,57 @@ class Crawler:
             if self.strict:
                 raise
             result = self._internal(item.url, exc)
-        return _Done(item, [result])
+        section = None
+        if result.state is NetState.OK and result.status == 200 and is_html(result.mime):
+            section = self.soft404.wants_probe(item.host, item.url)
+        if section is None:
+            return _Done(item, [result])
+        first = self.soft404.probes_of(item.host) == 1
+        probes = await self._probe(item, result, section)
+        return _Done(item, [result], probes=probes, first_probe=first)
+
+    async def _probe(
+        self, item: QueuedURL, page: FetchResult, section: str
+    ) -> tuple[FetchResult, ...]:
+        """The host's first 200 page (of a section): one random, surely missing path of it
+        is requested (crawl/soft404.py), and one redirect of the answer followed on the same
+        host. Each is one more request on the host's clock: the host rests before it, as
+        between any two of its requests, and robots.txt may forbid it (then nothing is
+        asked)."""
+        url = probe_url(item.url, section, secrets.token_hex(8))
+        origin = f"{url.split('://', 1)[0]}://{item.host}"
+        rules = self.hosts.robots.get(robots_key(origin), self.wall())
+        if rules is None or not rules.allowed(self.agent, url):
+            return ()
+        politeness = self.hosts.frontier.politeness
+        crawl_delay = rules.crawl_delay(self.agent)
+        out: list[FetchResult] = []
+        previous = page
+        for _hop in range(2):
+            await asyncio.sleep(politeness.delay(previous.elapsed, crawl_delay))
+            if not await self._may_send(item.host, url):  # the lease's fence, as any request
+                break
+            try:
+                previous = await self.fetcher.fetch(url, None)
+            except Exception:  # as in _fetch_page: a bug of ours, not the page's
+                if self.strict:
+                    raise
+                break
+            out.append(previous)
+            status, location = previous.status, previous.location
+            if status is None or not 300 <= status < 400 or not location:
+                break
+            if location.split("/")[2:3] != [item.host] or not rules.allowed(self.agent, location):
+                break
+            url = location
+        return tuple(out)
 
     async def _fetch_source(self, item: QueuedURL) -> _Done:
         """A sitemap or feed: its body goes to the parser as it arrives, and the entries of
         each chunk to admission (``crawl/sources.py``); nothing of it is held. No validators
         are sent: a recrawl reads every source again, for this batch's lastmod."""
+        if not await self._may_send(item.host, item.url):
+            return _Done(item, [], fenced=True)
         self.hosts.validators.pop(item.url_id, None)
         reader = self.sources.reader(item)
         try:
@@ -638,9 +734,15 @@ class Crawler:
 
         async def rest(previous: FetchResult) -> None:
             await asyncio.sleep(politeness.delay(previous.elapsed, None))
+            if not await self._may_send(item.host, previous.location or item.url):
+                raise _Fenced  # the hops so far are dropped: the next owner asks again
 
+        if not await self._may_send(item.host, item.url):
+            return _Done(item, [], fenced=True)
         try:
             fetched = await fetch_robots(self.fetcher, item.url, pause=rest)
+        except _Fenced:
+            return _Done(item, [], fenced=True)
         except Exception as exc:  # as in _fetch_page
             if self.strict:
                 raise
@@ -649,8 +751,59 @@ class Crawler:
 
     def _internal(self, url: str, exc: BaseException) -> FetchResult:
         return FetchResult.unfetched(
-            url, NetState.iErr, error=f"internal: {exc!r}"[:500], started=self.wall()
+            url, NetState.iErr, error=_logged(url, exc), started=self.wall()
         )
+
+    def _internal_failure(self, item: QueuedURL | RobotsItem, error: str | None) -> None:
+        """A fetch that failed for dustless's own reasons never ends a URL at once (issue
+        24): the first time in a run it is queued again — its host's clock and failure
+        count untouched, an ``iErr`` row kept for the record — and the second time it ends
+        ``iErr``, so a bug that repeats cannot loop."""
+        self.stats.internal_errors += 1
+        key: int | str = item.url if isinstance(item, RobotsItem) else item.url_id
+        again = key in self._failed_once
+        self._failed_once.add(key)
+        if isinstance(item, RobotsItem):
+            if not self.hosts.frontier.in_flight_at(item.host):
+                return  # failed after its answer was taken in: the rules are known
+            if not again:
+                # The page that asked for it waits at the head of its host's queue: the
+                # host's next turn asks for the robots.txt again.
+                self.hosts.frontier.release(item.host)
+                return
+            # Again: unreachable (RFC 9309 §2.3.1.4), so the host backs off and is given
+            # up after --max-failures like any host whose robots.txt does not answer.
+            done = self.hosts.robots_done(
+                item,
+                None,
+                b"",
+                NetState.iErr,
+                error,
+                None,
+                mono=self.clock(),
+                wall=self.wall(),
+                elapsed=0.0,
+            )
+            self.record.host(done.info)
+            if done.block is not None:
+                self._block(done.block)
+            return
+        if again or self.hosts.blocked(item.host):
+            self.hosts.validators.pop(item.url_id, None)
+            self._record_state(item.url_id, NetState.iErr, error)
+            return
+        # Still claimed by this worker (a resume or the run's end queues it as such).
+        self.record.fetch(
+            FetchRecord(
+                item.url_id,
+                self.wall(),
+                NetState.iErr,
+                error=error,
+                batch=self.batch.number,
+                url_state=URLState.IN_FLIGHT,
+            )
+        )
+        self.hosts.give_back([item])
 
     # -- handling a finished fetch (synchronous) ---------------------------------------------
 
@@ -686,20 +839,28 @@ class Crawler:
             # store would refuse its row anyway).
             self.stats.lease_lost_drops += 1
             return
+        # The validators a recrawl sends, for a retry should handling fail (``_on_page``
+        # takes them).
+        held = self.hosts.validators.get(item.url_id) if isinstance(item, QueuedURL) else None
         try:
-            if isinstance(item, RobotsItem):
+            if done.results[0].state is NetState.iErr:
+                self._internal_failure(item, done.results[0].error)
+            elif isinstance(item, RobotsItem):
                 self._on_robots(item, done.results, done.robots)
             elif done.reader is not None and isinstance(item, QueuedURL):
                 self._on_source(item, done.results[0], done.reader)
             else:
+                if done.probes:
+                    self._probed(item, done.probes, first=done.first_probe)
                 self._on_page(item, done.results[0])
         except (StoreError, OSError):
             raise  # the disk or the DB: the crawl stops with one line, nothing half-written
-        except Exception as exc:  # a bug of ours while handling one URL: recorded, counted
+        except Exception as bug:  # a bug of ours while handling one URL: retried once
             if self.strict:
                 raise
-            page = item.page if isinstance(item, RobotsItem) else item
-            self._record_state(page.url_id, NetState.iErr, f"internal: {exc!r}"[:500])
+            if held is not None and isinstance(item, QueuedURL):
+                self.hosts.validators[item.url_id] = held
+            self._internal_failure(item, _logged(item.url, bug))
 
     def _on_robots(
         self, item: RobotsItem, results: list[FetchResult], fetched: RobotsFetch | None
@@ -713,7 +874,7 @@ class Crawler:
         body = fetched.body if fetched is not None else b""
         error = final.error if first.state is not NetState.filtered else first.error
         if status is None and first.state in _TROUBLE:
-            self.stats.count_robots_failure(first.state.value, error)
+            self.stats.count_failure("robots.txt", failure_kind(first.state, error))
         done = self.hosts.robots_done(
             item,
             status,
@@ -748,7 +909,20 @@ class Crawler:
 
     def _record_state(self, url_id: int, state: NetState, error: str | None = None) -> None:
         self.record.state(url_id, self.wall(), state, error)
-        self.stats.count_state(state.value)
+        self.stats.count_state(state.value, kind=failure_kind(state, error))
+
+    def _probed(self, item: QueuedURL, probes: tuple[FetchResult, ...], *, first: bool) -> None:
+        """A host's soft-404 probe answered: its responses go to the WARC files (every
+        request made is archived) and a 200 page becomes the host's signature."""
+        for r in probes:
+            self.stats.soft404_probes += 1
+            self.record.response(r.url, r, r.started or self.wall(), dedup=False)
+        last = probes[-1]
+        if last.state is NetState.OK and last.status == 200 and is_html(last.mime):
+            fp = content_fingerprint(last.body, last.mime, last.header("content-type"))
+            if fp is not None and not _lands_home(last.url, item.url):
+                self.stats.soft404_signatures += 1
+                self.soft404.probed(item.host, fp, first=first)
 
     def _on_page(self, item: QueuedURL, r: FetchResult) -> None:
         started = r.started or self.wall()
@@ -756,7 +930,7 @@ class Crawler:
         stats.fetched += 1  # the host table heard of it when the task ended (_task_done)
         held = self.hosts.validators.pop(item.url_id, None)
         if r.state is NetState.noIP:
-            stats.count_state(r.state.value)
+            stats.count_state(r.state.value, kind=failure_kind(r.state, r.error))
             self.record.fetch(
                 FetchRecord(
                     item.url_id,
@@ -793,9 +967,12 @@ class Crawler:
             discovery=self.discovery,
             scripted=self.scripted,
             held=held,
+            soft404=self.soft404,
         )
         # The state recorded: the fetch's, or pBig / pFlat for a page past extraction's budget.
-        stats.count_state(outcome.fetch.state.value, status)  # "code" by HTTP status
+        fetch = outcome.fetch
+        # "code" by HTTP status; a failure by its kind (certificate, DNS, timeout, …)
+        stats.count_state(fetch.state.value, status, kind=failure_kind(fetch.state, fetch.error))
         if self.probe:
             self.admission.probe_redirects(outcome.links, item)
             self.record.fetch(outcome.fetch)
@@ -814,7 +991,8 @@ class Crawler:
         if outcome.own_label is not None:
             self.admission.label(outcome.own_label)
         self.record.fetch(outcome.fetch)
-        self.spellings.fetched(item, state, status)  # no document: the next spelling
+        # No document (a soft 404 neither): the next spelling.
+        self.spellings.fetched(item, outcome.fetch.state, status)
         if self.learning is not None:
             self.learning.page(item, r, outcome.fetch)  # evidence for the learned rules
 
@@ -824,14 +1002,16 @@ class Crawler:
             raise reader.error  # ours or the store's, from inside the sink: as _handle says
         started = r.started or self.wall()
         self.stats.sources_fetched += 1
+        what = "sitemap" if item.kind is LinkKind.SITEMAP else "feed"
+        kind = failure_kind(r.state, r.error)
         if r.state is NetState.noIP:
-            self.stats.count_state(r.state.value)
+            self.stats.count_state(r.state.value, kind=kind, what=what)
             self.record.state(item.url_id, started, r.state, r.error)
             self._block(Block(item.host, NetState.noIP))
             return
         if self.hosts.blocked(item.host):
             self._block(Block(item.host, r.state))
-        self.stats.count_state(r.state.value, r.status)
+        self.stats.count_state(r.state.value, r.status, kind=kind, what=what)
         self.record.fetch(
             self.sources.finished(item, r, reader, started=started, batch=self.batch.number)
         )
@@ -981,6 +1161,19 @@ def _pages_of(batch: list[asyncio.Task[Any]]) -> list[FetchResult]:
         for t in batch
         if not t.cancelled() and t.exception() is None and isinstance(t.result().item, QueuedURL)
     ]
+
+
+def _logged(url: str, exc: BaseException) -> str:
+    """Log a bug of ours met on ``url`` with its traceback; the one line its row keeps."""
+    _log.error("internal error (a bug of dustless) on %s", url, exc_info=exc)
+    return f"internal: {exc!r}"[:500]
+
+
+def _lands_home(probe: str, page: str) -> bool:
+    """A probe redirected to the site's root, or to the page that asked for it: the site
+    sends missing URLs home, and home is a document, never a signature."""
+    path = probe.split("/", 3)[3:4]
+    return probe == page or path in ([], [""], ["index.html"])
 
 
 def _trouble(r: FetchResult) -> bool:

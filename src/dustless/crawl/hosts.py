@@ -435,18 +435,7 @@ class HostTable:
                 return r.seconds
             item = r.item
             if not self.sure(item.host, mono):
-                # Fencing: the lease may have run out (a stall): nothing starts until a
-                # renewal says the host is still ours (or drops it).
-                frontier.push_front(item)
-                frontier.release(item.host)
-                if item.host not in self._held:
-                    # Lost while a request was out (``maintain`` could not forget it then):
-                    # its new owner has its URLs.
-                    for gone in frontier.forget(item.host):
-                        self.validators.pop(gone.url_id, None)
-                    continue
-                frontier.hold(item.host, mono + _RECHECK)
-                self._next_renew = -math.inf
+                self.fenced(item.host, mono, item)
                 continue
             if item.host in self._giving:
                 # Many machines: a host being given back (``_shed``) starts nothing more; its
@@ -468,6 +457,25 @@ class HostTable:
                 return Denied(item)
             self.note_low(item.host)
             return item
+
+    def fenced(self, host: str, mono: float, item: QueuedURL | None = None) -> None:
+        """Fencing: a request for ``host`` was about to start (popped by ``next``, or its
+        task about to send) while the lease may have run out (a stall): nothing is sent.
+        ``item`` goes back to the head of its queue (a robots.txt's page waits there
+        already), and nothing starts until a renewal says the host is still ours (or
+        drops it)."""
+        frontier = self.frontier
+        if item is not None:
+            frontier.push_front(item)
+        frontier.release(host)
+        if host not in self._held:
+            # Lost while a request was out (``maintain`` could not forget it then): its new
+            # owner has its URLs.
+            for gone in frontier.forget(host):
+                self.validators.pop(gone.url_id, None)
+            return
+        frontier.hold(host, mono + _RECHECK)
+        self._next_renew = -math.inf
 
     def page_done(
         self, item: QueuedURL, mono: float, elapsed: float, *, failed: bool, state: NetState

@@ -11,13 +11,14 @@ CIDR ranges (004 §2 decided per seed by IP address: "시드 수행 결정").
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import ssl
 from collections.abc import Mapping
 from typing import Protocol
 
 from dustless.crawl.config import CrawlConfig
-from dustless.errors import InvalidOption
+from dustless.errors import FetchError, InvalidOption, InvalidURL
 from dustless.fetch import (
     AddressPolicy,
     BodySink,
@@ -27,9 +28,10 @@ from dustless.fetch import (
     Resolver,
     tls_context,
 )
+from dustless.states import NetState
 from dustless.url import authority_of, hostname_of
 
-__all__ = ["Fetcher", "Fetches", "make_fetcher", "seed_ips"]
+__all__ = ["Fetcher", "Fetches", "failure_kind", "make_fetcher", "resolve_first", "seed_ips"]
 
 
 class Fetches(Protocol):
@@ -52,6 +54,50 @@ class Fetches(Protocol):
     ) -> FetchResult: ...
 
     async def close(self) -> None: ...
+
+
+async def resolve_first(fetcher: Fetches, url: str) -> None:
+    """Look ``url``'s host up ahead of its request: the fetcher's resolver keeps the answer
+    (a failure too, briefly), so its own lookup finds it at once and what the caller checks
+    next — the lease fence — holds right before the request is sent. Nothing for a fetcher
+    without a resolver (a test's fake); what the lookup says is the fetch's to report."""
+    if not isinstance(fetcher, Fetcher):
+        return
+    with contextlib.suppress(FetchError, InvalidURL):
+        await fetcher.resolver.resolve(hostname_of(authority_of(url)).strip("[]"))
+
+
+# States whose name says less than a word: the seed's names stay for the rest (hSht, dErr, …).
+_STATE_KINDS = {
+    NetState.noIP: "DNS",
+    NetState.cTim: "timeout",
+    NetState.hTim: "timeout",
+    NetState.dTim: "timeout",
+    NetState.hNpr: "not HTTP",
+    NetState.iErr: "internal",
+}
+
+
+def failure_kind(state: NetState, error: str | None) -> str:
+    """What went wrong in a failed fetch, in the word a user acts on: ``certificate``
+    (the fix is often ours: ``--ca-file``), ``DNS``, ``refused``, ``unreachable``,
+    ``timeout``, ``reset``, ``internal``; otherwise the state's own name.
+
+    The fetcher's error line starts with the exception's name
+    (``ConnectionRefusedError: …``, ``SSLCertVerificationError: … certificate verify
+    failed``, ``ConnectionResetError: …``): a cErr alone would lump a refused certificate
+    with a server that is down."""
+    text = (error or "").lower()
+    if state in (NetState.cErr, NetState.hErr):
+        if "certificate" in text:
+            return "certificate"
+        if "refused" in text:
+            return "refused"
+        if "unreachable" in text or "no route" in text:
+            return "unreachable"
+    if state in (NetState.cErr, NetState.hErr, NetState.hSht, NetState.dErr) and ("reset" in text):
+        return "reset"
+    return _STATE_KINDS.get(state, state.value)
 
 
 def seed_ips(config: CrawlConfig) -> tuple[str, ...]:

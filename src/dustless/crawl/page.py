@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dustless.crawl.conditional import Validator
+from dustless.crawl.conditional import Validator, kept_validators
 from dustless.crawl.discover import Candidate, Discovery, link_counts
 from dustless.crawl.record import Stored
 from dustless.crawl.redirect import same_identity
 from dustless.crawl.scripted import Label, ScriptedPages
+from dustless.crawl.soft404 import Soft404Hosts
 from dustless.extract import (
     content_fingerprint,
     declared_canonical,
@@ -67,6 +68,7 @@ def page_outcome(
     discovery: Discovery,
     scripted: ScriptedPages | None,
     held: Validator | None = None,
+    soft404: Soft404Hosts | None = None,
 ) -> PageOutcome:
     """The outcome of the fetch ``r`` of ``item``, whose response went to ``stored``."""
     status = r.status
@@ -90,6 +92,7 @@ def page_outcome(
     own: URLLabel | None = None
     before = after = None
     canonical: str | None = None  # RFC 6596: evidence for the learner (crawl/learn.py)
+    main: str | None = None  # the main content's text, for the soft-404 judge
     if state is NetState.OK and not stored.revisit and is_html(r.mime):
         # The whole Content-Type header: its charset decides the decoding.
         extraction = extract_links(
@@ -103,6 +106,7 @@ def page_outcome(
             # The text of the tree just parsed for the links: what content_fingerprint
             # would read from the body, without a second parse.
             fp = fingerprint_text(extraction.text)
+            main = extraction.text
             to_fingerprint = False
         if extraction.over_budget:
             # A hostile page of more tags than extraction's budget (extract/_guard.py): it is
@@ -120,9 +124,35 @@ def page_outcome(
             plan = scripted.page(item.url, item.url_id, extraction, discovery)
             found, labels, own = plan.found, plan.labels, plan.own
             before, after = plan.before, plan.after
+    elif state is NetState.OK and stored.revisit and is_html(r.mime):
+        # A payload repeating an earlier one byte for byte (a WARC revisit): its links are
+        # not read again, but its canonical declaration is recorded as any page's is — the
+        # same bytes at another URL may declare a relative canonical that resolves against
+        # this one (RFC 6596 §3), and evaluation and --resume read ``fetches.canonical``.
+        canonical = extract_links(
+            r.body, item.url, r.header("content-type") or r.mime, anchor_text=False
+        ).canonical
     if to_fingerprint:  # a 2xx document that was not parsed for links (text/plain, …)
         fp = content_fingerprint(r.body, r.mime, r.header("content-type"))
-    if status is not None and 200 <= status < 300:
+    if (
+        soft404 is not None
+        and state is NetState.OK
+        and status == 200
+        and is_html(r.mime)
+        and soft404.judge(
+            item.host,
+            r.body,
+            fingerprint=fp,
+            text=main,
+            sha1=sha1,
+            revisit=stored.revisit,
+            content_type=r.header("content-type"),
+        )
+    ):
+        # A soft 404 (crawl/soft404.py): its links are followed (the site's template), but
+        # it is no document: no content identity for content-seen, duplicates, the learner.
+        state, fp, canonical = NetState.soft404, None, None
+    if status is not None and 200 <= status < 300 and state is not NetState.soft404:
         canonical = declared_canonical(r.headers, item.url, canonical)  # + the Link header
     error = r.error
     links: list[Candidate] = []
@@ -149,6 +179,7 @@ def page_outcome(
         internal, external = link_counts(cands)
         links += cands
     body = r.body
+    etag, last_modified = kept_validators(status, r.header("etag"), r.header("last-modified"), held)
     fetch = FetchRecord(
         url_id=item.url_id,
         fetched_at=started,
@@ -166,8 +197,8 @@ def page_outcome(
         links_internal=internal,
         links_external=external,
         location=r.location,
-        etag=r.header("etag"),
-        last_modified=r.header("last-modified"),
+        etag=etag,
+        last_modified=last_modified,
         warc=warc_ref,
         warc_request=req_ref,
         error=error,

@@ -57,6 +57,10 @@ class RunCounters:
     started: float = 0.0  # monotonic
     fetched: int = 0  # page requests answered or failed (robots.txt excluded)
     robots_fetched: int = 0
+    # Soft 404s (crawl/soft404.py): random missing paths requested (redirect hops included),
+    # and those that answered 200 with a page, the host's soft-404 signature.
+    soft404_probes: int = 0
+    soft404_signatures: int = 0
     states: dict[str, int] = field(default_factory=dict)  # network state -> fetches
     codes: dict[int, int] = field(default_factory=dict)  # HTTP status of state "code"
     bytes: int = 0
@@ -94,15 +98,26 @@ class RunCounters:
     sources_fetched: int = 0
     source_entries: int = 0
     sources_refused: dict[str, int] = field(default_factory=dict)
-    # robots.txt requests that got no answer, by state ("cErr", "hTim", …), and "certificate"
-    # for a server certificate refused: a host whose robots.txt fails never reaches a page,
-    # so no page state says why, and the progress line showed "errors: none" while a private
-    # CA's hosts failed (the fix then is the crawler's --ca-file, not the server's).
-    robots_failed: dict[str, int] = field(default_factory=dict)
+    # Failed fetches by what was fetched ("" a page, "robots.txt", "sitemap", "feed") and
+    # what went wrong ("certificate", "DNS", "refused", "timeout", …: crawl/net.py's
+    # ``failure_kind``), for the progress line's errors. A host whose robots.txt fails never
+    # reaches a page, so no page state says why: the progress line showed "errors: none"
+    # while a private CA's hosts failed (the fix then is the crawler's --ca-file).
+    failures: dict[tuple[str, str], int] = field(default_factory=dict)
+    # The page states counted in ``failures`` (not again under their own names in errors).
+    failed_states: dict[str, int] = field(default_factory=dict)
+    # Fetches that failed for dustless's own reasons (a bug: the traceback is logged), each
+    # time, apart from the server's errors: the first of a URL is retried (issue 24), so the
+    # ``iErr`` state counts only the URLs a second one ended.
+    internal_errors: int = 0
+    # Many machines: requests not sent because their host's lease may have run out while
+    # the task waited (the fence checked right before sending); sent after a renewal.
+    fenced: int = 0
 
-    def count_robots_failure(self, state: str, error: str | None) -> None:
-        key = "certificate" if error is not None and "certificate" in error.lower() else state
-        self.robots_failed[key] = self.robots_failed.get(key, 0) + 1
+    def count_failure(self, what: str, kind: str) -> None:
+        """A failed fetch of ``what`` ("" a page, "robots.txt", "sitemap", "feed")."""
+        key = (what, kind)
+        self.failures[key] = self.failures.get(key, 0) + 1
 
     def count_source(self, kind: LinkKind, state: str) -> None:
         key = f"{kind.value} {state}"
@@ -136,10 +151,16 @@ class RunCounters:
     rules_checked: int = 0  # merges fetched anyway, to check the rules
     readmitted: int = 0
 
-    def count_state(self, state: str, status: int | None = None) -> None:
+    def count_state(
+        self, state: str, status: int | None = None, *, kind: str | None = None, what: str = ""
+    ) -> None:
+        """A URL's state; ``kind`` (``failure_kind``) names what went wrong if it failed."""
         self.states[state] = self.states.get(state, 0) + 1
         if state == "code" and status is not None:
             self.codes[status] = self.codes.get(status, 0) + 1
+        if kind is not None and _failed(state):
+            self.count_failure(what, kind)
+            self.failed_states[state] = self.failed_states.get(state, 0) + 1
 
     @property
     def errors(self) -> dict[str, int]:
@@ -150,10 +171,12 @@ class RunCounters:
         if unknown > 0:
             out["code"] = unknown  # a status the engine did not report
         for state, n in sorted(self.states.items()):
-            if state not in ("OK", "code") and state not in _GATES:
-                out[state] = n
-        for state, n in sorted(self.robots_failed.items()):
-            out[f"robots.txt {state}"] = n
+            rest = n - self.failed_states.get(state, 0)
+            if _failed(state) and rest > 0:
+                out[state] = rest  # counted without a kind
+        for (what, kind), n in sorted(self.failures.items()):
+            key = f"{what} {kind}" if what else kind
+            out[key] = out.get(key, 0) + n
         return out
 
     def rate(self, now: float) -> float:
@@ -170,6 +193,12 @@ class RunCounters:
             else:
                 parts.append(f"{state} {n:,}")
         return ", ".join(parts) or "none"
+
+
+def _failed(state: str) -> bool:
+    """A state that is an error of the fetch: not an answer, not a gate, and not ours (the
+    internal errors are counted apart)."""
+    return state not in ("OK", "code", "iErr") and state not in _GATES
 
 
 def code_groups(codes: dict[int, int]) -> dict[str, dict[int, int]]:
@@ -281,6 +310,8 @@ def progress_lines(stats: RunCounters, now: float, recent: float, width: int) ->
     groups.append(answers)
     errors = [f"{k} {v:,}" for k, v in s.errors.items()] or ["none"]
     groups.append([f"errors: {errors[0]}", *errors[1:]])
+    if s.internal_errors:
+        groups.append([f"internal errors {s.internal_errors:,}, see the log"])
     skipped = [f"{g} {s.states[g]:,}" for g in _GATES if s.states.get(g)]
     if skipped:
         groups.append(["skipped: " + skipped[0], *skipped[1:]])

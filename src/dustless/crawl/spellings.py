@@ -72,6 +72,8 @@ def base_of(identity: str) -> tuple[str, int]:
 
 def no_document(state: NetState, status: int | None) -> bool:
     """A fetch that ended without a document, so that another spelling may have one."""
+    if state is NetState.soft404:
+        return True  # a 200 that says "not found" (crawl/soft404.py)
     if status is not None:
         return status >= 400
     return state in _NO_ANSWER

@@ -37,6 +37,7 @@ STATE_MEANINGS: dict[str, str] = {
     "filtered": "refused by the URL filter or address policy; not requested",
     "pBig": "stored, but its markup passed extraction's budget: first part's links only",
     "pFlat": "stored, but its markup would cost the parser far more than its size: read flat",
+    "soft404": "200, but a page saying the URL is missing (a soft 404): no document",
     "iErr": "internal error: a bug of dustless, not the server's fault",
     "NULL": "never tried",
 }

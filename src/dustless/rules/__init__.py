@@ -33,6 +33,8 @@ from ._learned import (
     HostRedirect,
     LearnedRule,
     NormalizeStep,
+    QueryToPath,
+    StripPrefix,
     Substitute,
 )
 from ._load import LoadedScript, load_script, parse_script
@@ -80,10 +82,12 @@ __all__ = [
     "PageFacts",
     "PageType",
     "Priority",
+    "QueryToPath",
     "Retraction",
     "RuleSet",
     "ScriptWarning",
     "SiteScript",
+    "StripPrefix",
     "Substitute",
     "SupportsAnchor",
     "SupportsURL",

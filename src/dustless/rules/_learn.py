@@ -9,7 +9,11 @@ the rules, and each stage learns on the URLs the earlier ones already rewrote:
 1. host rules — permanent redirects (``/dir`` → ``/dir/``: ``AddSlash``; a host to another:
    ``HostRedirect``), right by the server's word; and ``www`` twins serving the same pages;
 2. query-parameter rules (``_learn_params``): drop or fix;
-3. substring substitutions (``_learn_subst``): DustBuster's mining, ranking by support,
+3. template rules (``_learn_subst.learn_templates``): a leading path prefix
+   (``/amp/{rest}`` → ``/{rest}``) and a query form of the path
+   (``/index.php?page={x}`` → ``/{x}``), one rule where substrings would need one per
+   section;
+4. substring substitutions (``_learn_subst``): DustBuster's mining, ranking by support,
    redundancy elimination and validation against the fetched content (``max_fp``).
 
 The only I/O is ``read_observations`` (``_learn_read``), a thin reader over the store.
@@ -25,7 +29,7 @@ from dustless.errors import InvalidOption
 from ._learn_evidence import Doc, Evidence, Observation, documents_by_host, measure
 from ._learn_hosts import learn_aliases, learn_redirects
 from ._learn_params import learn_params
-from ._learn_subst import learn_substitutions
+from ._learn_subst import learn_substitutions, learn_templates
 from ._learned import HostRedirect, LearnedRule
 from ._site import RuleSet, SiteScript
 from ._urlparts import split
@@ -62,7 +66,7 @@ class Finding:
     """One candidate rule for ``host``: the rule (with support and fp), evidence, verdict."""
 
     host: str
-    stage: str  # "redirect", "alias", "param", "substitute"
+    stage: str  # "redirect", "alias", "param", "template", "substitute"
     rule: LearnedRule
     evidence: Evidence
     accepted: bool
@@ -151,7 +155,21 @@ def learn_rules(
             if p.accepted:
                 rules.add(host, p.rule)
 
-    # 3. DustBuster substitutions, on the URLs the rules above already rewrote.
+    # 3. Template rules, on the URLs the parameter rules already rewrote.
+    current = _regroup(by_host, rules.ruleset())
+    for host in sorted(current):
+        for t in learn_templates(
+            host,
+            current[host],
+            max_fp=opts.max_fp,
+            min_support=opts.min_support,
+            max_bucket=opts.max_bucket,
+        ):
+            findings.append(Finding(host, "template", t.rule, t.evidence, t.accepted, t.reason))
+            if t.accepted:
+                rules.add(host, t.rule)
+
+    # 4. DustBuster substitutions, on the URLs the rules above already rewrote.
     current = _regroup(by_host, rules.ruleset())
     for host in sorted(current):
         for s in learn_substitutions(

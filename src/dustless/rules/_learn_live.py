@@ -42,6 +42,7 @@ forget their evidence (their rules stay) when the crawl holds ``max_total`` docu
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
@@ -83,6 +84,8 @@ _ORDER = {
     "fixParam": 1,
     "normalize": 2,
     "addSlash": 3,
+    "queryToPath": 3,
+    "stripPrefix": 3,
     "substitute": 4,
 }
 _WAITING_CAP = 4  # claims and redirects waiting for their target, per document kept
@@ -161,12 +164,18 @@ class LiveChanges:
         return bool(self.learned or self.retracted)
 
 
+_SEQ = itertools.count()
+
+
 @dataclass(slots=True)
 class _Active:
     rule: LearnedRule
     evidence: LiveEvidence  # when it was accepted
     equal: int = 0  # equal pairs met since
     differ: int = 0  # counterexamples met since
+    # the order rules were put in force: a pair that needs several rules to merge is blamed
+    # on the one that came last (``_monitor``)
+    seq: int = field(default_factory=lambda: next(_SEQ))
 
     def over_budget(self, max_fp: float) -> bool:
         pairs = self.evidence.pairs + self.equal + self.differ
@@ -246,6 +255,10 @@ class LiveLearner:
         self._without: dict[tuple[str, str], RuleSet] = {}  # the rule set less one rule
         self._total = 0
         self._differed: list[tuple[str, str, str, str]] = []
+        # key -> its identity under ``_ruleset`` (the rule set it was computed for): the
+        # learner asks again for every spelling of a host at each pass (``_reps``, ``_hint``)
+        self._idents: dict[str, str] = {}
+        self._idents_of: RuleSet = self._ruleset
 
     # -- the rules in force ------------------------------------------------------------------
 
@@ -449,7 +462,7 @@ class LiveLearner:
         mined on the spellings the rules in force give them, so that what those rules leave
         to do is found (parameters in another order once a session id is dropped)."""
         if self._active:
-            a, b = self._ruleset.apply(a), self._ruleset.apply(b)
+            a, b = self._identity(a), self._identity(b)
         if a == b:
             return
         pair = (a, b) if a < b else (b, a)
@@ -501,8 +514,24 @@ class LiveLearner:
         for key, cls in group:
             if key == new or (cls == NO_DOCUMENT and new_cls == NO_DOCUMENT):
                 continue
+            if out and self._ruleset.apply(key) != self._ruleset.apply(new):
+                # A rule retracted just now merged these two: no rule left merges them, and
+                # none may be blamed for them (the group was gathered before it went).
+                continue
             equal = cls == new_cls
-            for rhost, spec in self._necessary(key, new):
+            necessary = self._necessary(key, new)
+            if not equal and len(necessary) > 1 and not self._aliases(necessary):
+                # Only together do these rules merge the pair: it was not merged before the
+                # last of them came, while the others held on the pages they merged alone —
+                # the newcomer is the one to blame (a session id dropped weeks ago is not
+                # retracted because a sort parameter dropped now merges two orders of a list).
+                # Not when a host alias is among them: a twin host differs by subtree, and
+                # its first counterexample may well come through a path rule's spelling.
+                last = max(necessary, key=self._seq_of)
+                without = self._rules_without(*last)
+                if without.apply(key) != without.apply(new):
+                    necessary = [last]
+            for rhost, spec in necessary:
                 a = self._active.get(rhost, {}).get(spec)
                 if a is None:
                     continue
@@ -515,6 +544,17 @@ class LiveLearner:
                         out.append(self._retract(rhost, spec, a, key, new))
         group.append((new, new_cls))
         return out
+
+    def _aliases(self, rules: list[tuple[str, str]]) -> bool:
+        return any(
+            isinstance(a.rule, HostRedirect)
+            for h, spec in rules
+            if (a := self._active.get(h, {}).get(spec)) is not None
+        )
+
+    def _seq_of(self, rule: tuple[str, str]) -> int:
+        a = self._active.get(rule[0], {}).get(rule[1])
+        return -1 if a is None else a.seq
 
     def _necessary(self, a: str, b: str) -> list[tuple[str, str]]:
         """The active rules without which ``a`` and ``b`` would not be merged."""
@@ -566,9 +606,19 @@ class LiveLearner:
                 entries.append(Entry(key, classes.pop(), verified=False))
         return entries
 
+    def _identity(self, key: str) -> str:
+        """``key`` under the rules in force, remembered until they change."""
+        if self._idents_of is not self._ruleset or len(self._idents) > 2 * self.options.max_total:
+            self._idents = {}
+            self._idents_of = self._ruleset
+        found = self._idents.get(key)
+        if found is None:
+            found = self._idents[key] = self._ruleset.apply(key)
+        return found
+
     def _reps(self, entries: list[Entry]) -> list[Entry]:
         """One spelling per identity under the rules in force (a document before none)."""
-        apply = self._ruleset.apply
+        apply = self._identity
         reps: dict[str, Entry] = {}
         for e in entries:
             akey = apply(e.key) if self._active else e.key
@@ -582,6 +632,12 @@ class LiveLearner:
         return ev.support >= o.min_support and ev.verified >= 1 and ev.differ <= o.max_fp * ev.pairs
 
     def _learn_host(self, site: _Site, host: _Host) -> list[LiveRule]:
+        if self._aliases([(host.name, spec) for spec in self._active.get(host.name, {})]):
+            # The host is an alias in force: its URLs go to the other host before any rule
+            # of its own could apply, and that host learns from the same pairs. (Its hints
+            # are kept: if the alias is retracted, they are validated then.)
+            host.due = True
+            return []
         k = self.options.min_support
         active = set(self._active.get(host.name, {}))
         retracted = self._retracted.get(host.name, set())

@@ -26,7 +26,7 @@ from dustless.errors import ScriptError
 from dustless.url import authority_of
 
 from ._learn_params import _params
-from ._learn_subst import _canon_key, _segment_rules, diff_rule
+from ._learn_subst import _canon_key, _segment_rules, diff_rule, template_candidates
 from ._learned import (
     AddSlash,
     DropParam,
@@ -34,6 +34,8 @@ from ._learned import (
     HostRedirect,
     LearnedRule,
     NormalizeStep,
+    QueryToPath,
+    StripPrefix,
     Substitute,
 )
 from ._site import RuleSet
@@ -84,6 +86,10 @@ def rule_spec(rule: LearnedRule) -> str:
             data["path"] = rule.path
     elif isinstance(rule, HostRedirect):
         data["to"] = rule.to
+    elif isinstance(rule, StripPrefix):
+        data["prefix"] = rule.prefix
+    elif isinstance(rule, QueryToPath):
+        data.update({"path": rule.path, "param": rule.param, "to": rule.to})
     else:
         data["step"] = rule.step
         if rule.documents is not None:
@@ -110,6 +116,10 @@ def rule_from_spec(
             return AddSlash(path, support, fp_rate)
         if element == "hostRedirect":
             return HostRedirect(data["to"], support, fp_rate)
+        if element == "stripPrefix":
+            return StripPrefix(data["prefix"], support, fp_rate)
+        if element == "queryToPath":
+            return QueryToPath(data["path"], data["param"], data["to"], support, fp_rate)
         if element == "normalize":
             return NormalizeStep(data["step"], data.get("documents"), support, fp_rate)
     except (ValueError, KeyError, TypeError) as exc:
@@ -166,6 +176,7 @@ def pair_candidates(a: str, b: str) -> list[LearnedRule]:
                 out.append(NormalizeStep("remove-default-document", document))
             if pa.path + "/" == pb.path or pb.path + "/" == pa.path:
                 out.append(AddSlash())
+        out += template_candidates(a, b)
         for name in _STEPS:
             step = _step(name)
             sa, sb = step(a), step(b)

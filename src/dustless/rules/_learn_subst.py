@@ -26,16 +26,20 @@ and ``/a/index.html`` to ``/a/``.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 from dustless.errors import ScriptError
 
-from ._learn_evidence import Doc, Evidence, head_of, measure
-from ._learned import Substitute
+from ._learn_evidence import Doc, Evidence, head_of, measure, rewrite_docs
+from ._learn_params import _params
+from ._learned import QueryToPath, StripPrefix, Substitute
+from ._urlparts import split
 
-__all__ = ["SubstFinding", "learn_substitutions"]
+__all__ = ["SubstFinding", "TemplateFinding", "learn_substitutions", "learn_templates"]
 
 _DELIMS = frozenset("/?&=;")
 # Validating a candidate costs a pass over the host's documents: bound the work per host.
@@ -126,6 +130,114 @@ def candidates(docs: Sequence[Doc], max_bucket: int) -> dict[tuple[str, str], in
             for rule in dict.fromkeys(r for r in found if r is not None):
                 support.setdefault(rule, set()).add((b, a))
     return {rule: len(pairs) for rule, pairs in support.items()}
+
+
+# A template prefix is one or two whole segments (/amp/, /print/, /m/en/): a longer one is a
+# subtree of the site, not a variant of its pages.
+_PREFIX_SEGMENTS = 2
+
+
+def _prefix_candidates(
+    path_a: str,
+    params_a: list[tuple[str, str | None]],
+    path_b: str,
+    params_b: list[tuple[str, str | None]],
+) -> list[StripPrefix | QueryToPath]:
+    """``/amp/{rest}`` → ``/{rest}`` when one path is the other under a leading prefix."""
+    if sorted(params_a, key=str) != sorted(params_b, key=str):
+        return []
+    short, long_ = sorted((path_a, path_b), key=len)
+    if not short.startswith("/") or not long_.endswith(short) or len(long_) == len(short):
+        return []
+    prefix = long_[: len(long_) - len(short) + 1]
+    if not prefix.endswith("/") or prefix.count("/") - 1 > _PREFIX_SEGMENTS:
+        return []
+    with contextlib.suppress(ScriptError):
+        return [StripPrefix(prefix)]
+    return []
+
+
+def _query_form_candidates(query_url: str, path_url: str) -> list[StripPrefix | QueryToPath]:
+    """``/index.php?page={x}`` → ``/{x}`` when a parameter's value is the other's path."""
+    q, p = split(query_url), split(path_url)
+    if not q.query or q.path == p.path:
+        return []
+    pieces = q.query.split("&")
+    out: list[StripPrefix | QueryToPath] = []
+    for i, piece in enumerate(pieces):
+        name, eq, value = piece.partition("=")
+        if not eq or len(value) < 2 or value.startswith("/") or value not in p.path:
+            continue
+        rest = pieces[:i] + pieces[i + 1 :]
+        if sorted(rest) != sorted((p.query or "").split("&") if p.query else []):
+            continue
+        at = p.path.rfind(value)
+        to = p.path[:at] + "{x}" + p.path[at + len(value) :]
+        with contextlib.suppress(ScriptError):
+            rule = QueryToPath(q.path, name, to)
+            if rule.apply(query_url) == path_url:
+                out.append(rule)
+    return out
+
+
+def template_candidates(a: str, b: str) -> list[StripPrefix | QueryToPath]:
+    """The template rules that would make two spellings (one authority) one: a leading path
+    prefix, or a query form of the path, either way round."""
+    path_a, params_a = _params(a)
+    path_b, params_b = _params(b)
+    if path_a == path_b:
+        return []
+    out = _prefix_candidates(path_a, params_a, path_b, params_b)
+    return out + _query_form_candidates(a, b) + _query_form_candidates(b, a)
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateFinding:
+    host: str
+    rule: StripPrefix | QueryToPath
+    evidence: Evidence
+    accepted: bool
+    reason: str
+
+
+def learn_templates(
+    host: str,
+    docs: Sequence[Doc],
+    *,
+    max_fp: float,
+    min_support: int,
+    max_bucket: int = 64,
+) -> list[TemplateFinding]:
+    """Template rules (``/amp/{rest}`` → ``/{rest}``, ``/index.php?page={x}`` → ``/{x}``)
+    from the pairs of URLs holding one payload, validated as substitutions are (§5): one
+    rule for the whole site where substrings would be learned section by section."""
+    buckets: dict[str, list[str]] = {}
+    for d in docs:
+        buckets.setdefault(d.sha1, []).append(d.url)
+    support: dict[StripPrefix | QueryToPath, set[tuple[str, str]]] = {}
+    for urls in buckets.values():
+        if len(urls) > max_bucket:
+            continue
+        for a, b in combinations(sorted(urls), 2):
+            for rule in template_candidates(a, b):
+                support.setdefault(rule, set()).add((a, b))
+    out: list[TemplateFinding] = []
+    current = list(docs)
+    ranked = sorted(support.items(), key=lambda kv: (-len(kv[1]), repr(kv[0])))
+    for rule, pairs in ranked[:_MAX_VALIDATED]:
+        if len(pairs) < min_support:
+            break
+        ev = measure(rule.apply, current)
+        fp = ev.fp_rate
+        if ev.equal < min_support:
+            continue  # the rules accepted above merged its pairs already
+        found = dataclasses.replace(rule, support=ev.equal, fp_rate=fp or 0.0)
+        if fp is not None and fp > max_fp:
+            out.append(TemplateFinding(host, found, ev, False, f"fp {fp:.2%} > {max_fp:.2%}"))
+            continue
+        out.append(TemplateFinding(host, found, ev, True, f"support {ev.equal}"))
+        current = rewrite_docs(found.apply, current)
+    return out
 
 
 def _settled(text: str, accepted: Iterable[Substitute]) -> str:

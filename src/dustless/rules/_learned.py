@@ -32,6 +32,8 @@ __all__ = [
     "HostRedirect",
     "LearnedRule",
     "NormalizeStep",
+    "QueryToPath",
+    "StripPrefix",
     "Substitute",
 ]
 
@@ -81,6 +83,8 @@ class Substitute:
             )
 
     def apply(self, url: str) -> str:
+        if self.find not in url:
+            return url  # the usual case, and the learner measures a rule on every URL
         parts = _absolute(url)
         if parts is None:
             return url
@@ -109,6 +113,8 @@ class DropParam:
             raise ScriptError("dropParam has an empty name; expected a parameter name")
 
     def apply(self, url: str) -> str:
+        if self.name not in url:
+            return url  # the usual case, and the learner measures a rule on every URL
         parts = _absolute(url)
         if parts is None:
             return url
@@ -165,6 +171,8 @@ class FixParam:
             raise ScriptError("fixParam has an empty name; expected a parameter name")
 
     def apply(self, url: str) -> str:
+        if self.name not in url:
+            return url
         parts = _absolute(url)
         if parts is None or parts.query is None or (self.path not in (None, parts.path)):
             return url
@@ -243,6 +251,100 @@ class HostRedirect:
         return f"host → {self.to}"
 
 
+@dataclass(frozen=True, slots=True)
+class StripPrefix:
+    """A template variant under a path prefix: ``/amp/{rest}`` → ``/{rest}``.
+
+    Sites serve their printer and AMP pages as the same document under a leading path
+    segment (``/print/guide/x.html``, ``/amp/guide/x.html``). Unlike ``substitute "/amp/"
+    → "/"``, only the path's *first* segments are matched: ``/guide/amp/x.html`` is left
+    alone. ``prefix`` is whole segments, ``/`` on both ends.
+    """
+
+    element: ClassVar[str] = "stripPrefix"
+    prefix: str
+    support: int | None = None
+    fp_rate: float | None = None
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_stats(self.support, self.fp_rate)
+        p = self.prefix
+        if len(p) < 3 or not p.startswith("/") or not p.endswith("/") or "//" in p:
+            raise ScriptError(
+                f"stripPrefix prefix {p!r} is not whole path segments; expected e.g. /amp/"
+            )
+        if any(c in p for c in "?#;"):
+            raise ScriptError(f"stripPrefix prefix {p!r} holds '?', '#' or ';'; expected a path")
+
+    def apply(self, url: str) -> str:
+        if self.prefix not in url:
+            return url
+        parts = _absolute(url)
+        if parts is None or not parts.path.startswith(self.prefix):
+            return url
+        path = parts.path[len(self.prefix) - 1 :]
+        return Parts(parts.scheme, parts.authority, path, parts.query, parts.fragment).unsplit()
+
+    def describe(self) -> str:
+        return f"strip prefix {self.prefix}{{rest}} → /{{rest}}"
+
+
+@dataclass(frozen=True, slots=True)
+class QueryToPath:
+    """A query form of a path: ``/index.php?page={x}`` → ``/{x}``, other parameters kept.
+
+    PHP front controllers serve each page at ``/index.php?page=SECTION/SLUG.html`` as well as
+    at its own path. ``to`` is a path template holding ``{x}`` once (``/{x}``, ``/doc/{x}``);
+    the parameter's value replaces it as written (a value that would leave the path — one
+    holding ``?``, ``#``, a ``..`` segment or a leading ``/`` — is left alone, and so is
+    the URL).
+    """
+
+    element: ClassVar[str] = "queryToPath"
+    path: str
+    param: str
+    to: str
+    support: int | None = None
+    fp_rate: float | None = None
+    line: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_stats(self.support, self.fp_rate)
+        _check_path(self.path, "queryToPath")
+        if not self.param.strip() or any(c in self.param for c in "&=#"):
+            raise ScriptError(f"queryToPath param {self.param!r}: expected a parameter name")
+        if not self.to.startswith("/") or self.to.count("{x}") != 1 or "?" in self.to:
+            raise ScriptError(
+                f"queryToPath to {self.to!r}: expected a path holding {{x}} once, e.g. /{{x}}"
+            )
+
+    def apply(self, url: str) -> str:
+        if "?" not in url or self.param not in url:
+            return url
+        parts = _absolute(url)
+        if parts is None or parts.path != self.path or parts.query is None:
+            return url
+        value: str | None = None
+        kept: list[str] = []
+        for piece in parts.query.split("&"):
+            name, eq, v = piece.partition("=")
+            if name == self.param and value is None and eq:
+                value = v
+            else:
+                kept.append(piece)
+        if not value or value.startswith("/") or "#" in value or "?" in value:
+            return url
+        if ".." in value.split("/"):
+            return url
+        path = self.to.replace("{x}", value)
+        query = "&".join(kept) if any(kept) else None
+        return Parts(parts.scheme, parts.authority, path, query, parts.fragment).unsplit()
+
+    def describe(self) -> str:
+        return f"query form {self.path}?{self.param}={{x}} → {self.to}"
+
+
 #: The normalizer steps a site rule may run on its own site's URLs: the unsafe ones whose
 #: rightness differs per server (seed 000 §4; the site policy ``evaluate --rules-out`` writes).
 NORMALIZE_STEPS = frozenset(
@@ -307,4 +409,13 @@ def _step_normalizer(step: str, documents: str | None) -> Callable[[str], str]:
     return Normalizer(only).normalize
 
 
-LearnedRule = Substitute | DropParam | FixParam | AddSlash | HostRedirect | NormalizeStep
+LearnedRule = (
+    Substitute
+    | DropParam
+    | FixParam
+    | AddSlash
+    | HostRedirect
+    | NormalizeStep
+    | StripPrefix
+    | QueryToPath
+)

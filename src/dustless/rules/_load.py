@@ -15,6 +15,8 @@ from ._learned import (
     HostRedirect,
     LearnedRule,
     NormalizeStep,
+    QueryToPath,
+    StripPrefix,
     Substitute,
 )
 from ._patterns import AddrType, PageType, UrlPattern
@@ -141,6 +143,12 @@ def _rule(node: Node, path: str) -> LearnedRule:
         if node.tag == "normalize":
             return NormalizeStep(
                 a["step"], a.get("documents"), support=support, fp_rate=fp, line=line
+            )
+        if node.tag == "stripPrefix":
+            return StripPrefix(a["prefix"], support=support, fp_rate=fp, line=line)
+        if node.tag == "queryToPath":
+            return QueryToPath(
+                a["path"], a["param"], a["to"], support=support, fp_rate=fp, line=line
             )
         assert node.tag == "hostRedirect"
         return HostRedirect(a["to"], support=support, fp_rate=fp, line=line)

@@ -46,7 +46,16 @@ class Element:
 
 
 _STATS = (Attr("support", "count"), Attr("fp_rate", "fraction"))
-LEARNED = ("substitute", "dropParam", "fixParam", "addSlash", "hostRedirect", "normalize")
+LEARNED = (
+    "substitute",
+    "dropParam",
+    "fixParam",
+    "addSlash",
+    "hostRedirect",
+    "normalize",
+    "stripPrefix",
+    "queryToPath",
+)
 
 ROOT = "crawlscript"
 SCHEMA: Mapping[str, Element] = {
@@ -98,6 +107,15 @@ SCHEMA: Mapping[str, Element] = {
     "hostRedirect": Element(attrs=(Attr("to", "token", required=True), *_STATS)),
     "normalize": Element(
         attrs=(Attr("step", "token", required=True), Attr("documents", "token"), *_STATS)
+    ),
+    "stripPrefix": Element(attrs=(Attr("prefix", "token", required=True), *_STATS)),
+    "queryToPath": Element(
+        attrs=(
+            Attr("path", "token", required=True),
+            Attr("param", "token", required=True),
+            Attr("to", "token", required=True),
+            *_STATS,
+        )
     ),
 }
 

@@ -33,6 +33,8 @@ _RANK = {
     "hostRedirect": 0,
     "dropParam": 1,
     "fixParam": 1,
+    "queryToPath": 2,  # after the parameters that never matter: the query form's own is left
+    "stripPrefix": 2,
     "substitute": 2,
     "normalize": 3,
     "addSlash": 4,

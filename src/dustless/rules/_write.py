@@ -17,6 +17,8 @@ from ._learned import (
     HostRedirect,
     LearnedRule,
     NormalizeStep,
+    QueryToPath,
+    StripPrefix,
     Substitute,
 )
 from ._patterns import UrlPattern
@@ -66,6 +68,10 @@ def _rule(rule: LearnedRule) -> str:
         attrs = _attr("step", rule.step) + (
             _attr("documents", rule.documents) if rule.documents else ""
         )
+    elif isinstance(rule, StripPrefix):
+        attrs = _attr("prefix", rule.prefix)
+    elif isinstance(rule, QueryToPath):
+        attrs = _attr("path", rule.path) + _attr("param", rule.param) + _attr("to", rule.to)
     else:
         assert isinstance(rule, HostRedirect)
         attrs = _attr("to", rule.to)

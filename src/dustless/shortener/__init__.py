@@ -11,13 +11,14 @@ Public names::
 
 from __future__ import annotations
 
-from .app import ShortenerApp, create_app
-from .codes import CODE_LENGTH, Codec, base62_decode, base62_encode
-from .config import ShortenerConfig
-from .model import AliasTaken, Link, LinkStats, NewLink, Redirect
-from .server import serve
-from .store import DEFAULT_DB, Store, open_store
-from .validate import Blocklist, Rejected, UrlChecker
+from ._app import ShortenerApp, create_app
+from ._codes import CODE_LENGTH, Codec, base62_decode, base62_encode
+from ._config import ShortenerConfig
+from ._model import AliasTaken, Link, LinkStats, NewLink, Redirect
+from ._open import open_store
+from ._server import serve
+from ._store import DEFAULT_DB, Store
+from ._validate import Blocklist, Rejected, UrlChecker
 
 __all__ = [
     "CODE_LENGTH",

@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import io
 import itertools
 import json
 import os
 import sys
 import time
-from collections.abc import AsyncIterator
 from typing import TextIO
 
 from dustless.errors import InvalidOption, UsageError
 
-from .config import ShortenerConfig
-from .model import AliasTaken, ImportCounts, NewLink, Redirect
-from .store import DEFAULT_DB, Store, open_store
-from .validate import (
+from ._config import ShortenerConfig
+from ._model import AliasTaken, ImportCounts, NewLink, Redirect
+from ._open import store_for
+from ._store import DEFAULT_DB
+from ._validate import (
     Rejected,
     UrlChecker,
     check_alias,
@@ -347,7 +346,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     imp.add_argument("--json", action="store_true", help="print what was imported as JSON")
 
-    from .cli_keys import configure_keys
+    from ._cli_keys import configure_keys
 
     configure_keys(
         _action(
@@ -359,15 +358,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "dustless shortener key create alice && dustless shortener key revoke alice",
         )
     )
-
-
-@contextlib.asynccontextmanager
-async def store_for(db: str) -> AsyncIterator[Store]:
-    store = await open_store(db)
-    try:
-        yield store
-    finally:
-        await store.close()
 
 
 async def _add(args: argparse.Namespace) -> int:
@@ -409,7 +399,7 @@ async def _add(args: argparse.Namespace) -> int:
             else (await store.tags_of([result.link.id])).get(result.link.id, ())
         )
     if args.json:
-        from .views import link_json
+        from ._views import link_json
 
         body = link_json(result.link, config.short_prefix, time.time(), tags=tags)
         body["created"] = result.created
@@ -422,7 +412,7 @@ async def _add(args: argparse.Namespace) -> int:
 
 
 async def _stats(args: argparse.Namespace) -> int:
-    from .views import DIRECT, iso, stats_json
+    from ._views import DIRECT, iso, stats_json
 
     config = ShortenerConfig(base_url=args.base_url)
     async with store_for(args.db) as store:
@@ -462,8 +452,8 @@ async def _stats(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    from .csvio import write_links
-    from .dump import write_dump
+    from ._csvio import write_links
+    from ._dump import write_dump
 
     def report(problem: str) -> None:
         print(f"dustless shortener export: warning: {problem}", file=sys.stderr)
@@ -510,12 +500,12 @@ async def _import(args: argparse.Namespace) -> int:
 async def _import_from(
     source: TextIO, name: str, args: argparse.Namespace, checker: UrlChecker
 ) -> int:
-    from .csvio import read_links
-    from .dump import is_dump, read_dump
+    from ._csvio import read_links
+    from ._dump import is_dump, read_dump
 
     first = source.readline()
     if args.source != "dustless":
-        from .foreign import read_foreign
+        from ._foreign import read_foreign
 
         records = read_foreign(
             io.StringIO(first.lstrip("\ufeff") + source.read()), name, args.source, checker
@@ -563,7 +553,7 @@ def _import_json(kind: str, counts: ImportCounts) -> dict[str, object]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .server import serve
+    from ._server import serve
 
     if args.blocklist and os.path.isdir(args.blocklist):
         raise InvalidOption(f"--blocklist {args.blocklist}: is a directory")
@@ -595,7 +585,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "serve":
         return _serve(args)
     if args.action == "key":
-        from .cli_keys import run_keys
+        from ._cli_keys import run_keys
 
         return asyncio.run(run_keys(args))
     actions = {"add": _add, "stats": _stats, "export": _export, "import": _import}

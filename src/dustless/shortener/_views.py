@@ -7,8 +7,8 @@ import datetime as dt
 import math
 from typing import Any
 
-from .bots import is_bot_family
-from .model import Link, LinkPage, LinkStats, Redirect
+from ._bots import is_bot_family
+from ._model import Link, LinkPage, LinkStats, Redirect
 
 __all__ = ["DIRECT", "iso", "link_json", "page_json", "stats_json"]
 

@@ -22,10 +22,10 @@ from typing import TextIO
 
 from dustless.errors import UsageError
 
-from .codes import is_code_shape
-from .model import Link, Redirect
-from .store import row_to_link
-from .validate import Rejected, UrlChecker, check_alias, parse_max_visits
+from ._codes import is_code_shape
+from ._model import Link, Redirect
+from ._store import row_to_link
+from ._validate import Rejected, UrlChecker, check_alias, parse_max_visits
 
 __all__ = ["COLUMNS", "read_links", "write_links"]
 

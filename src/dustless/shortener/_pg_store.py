@@ -23,8 +23,8 @@ import psycopg
 
 from dustless.errors import StoreError, UsageError
 
-from .codes import MAX_ID, Codec
-from .model import (
+from ._codes import MAX_ID, Codec
+from ._model import (
     AliasTaken,
     ApiKey,
     ClickKey,
@@ -37,10 +37,10 @@ from .model import (
     NewLink,
     StoredKey,
 )
-from .pg_pool import ConnectionPool
-from .pg_pool import one_line as _one_line
-from .pg_schema import init_schema
-from .store import (
+from ._pg_pool import ConnectionPool
+from ._pg_pool import one_line as _one_line
+from ._pg_schema import init_schema
+from ._store import (
     CLICK_COLUMNS,
     KEY_COLUMNS,
     LINK_COLUMNS,
@@ -51,6 +51,7 @@ from .store import (
     like_pattern,
     link_conflict,
     link_page,
+    link_values,
     make_stats,
     new_link,
     order_clause,
@@ -100,7 +101,7 @@ _UPSERT_CLICKS = (
 
 
 class PostgresStore:
-    """The :class:`~dustless.shortener.store.Store` on a PostgreSQL database."""
+    """The :class:`~dustless.shortener._store.Store` on a PostgreSQL database."""
 
     def __init__(self, pool: ConnectionPool, codec: Codec) -> None:
         self._pool = pool
@@ -395,22 +396,7 @@ class PostgresStore:
                     assert row is not None
                     cur = await conn.execute(
                         _INSERT,
-                        (
-                            int(row[0]),
-                            link.code,
-                            link.long_url,
-                            key,
-                            int(link.redirect),
-                            link.created_at,
-                            link.expires_at,
-                            link.is_alias,
-                            share,
-                            link.owner,
-                            link.max_visits,
-                            link.visits,
-                            link.valid_since,
-                            link.title,
-                        ),
+                        (int(row[0]), *link_values(link, key, share, link.owner)),
                     )
                     if await cur.fetchone() is not None:
                         added += 1
@@ -553,22 +539,7 @@ async def _import_dump(
             assert row is not None
             cur = await conn.execute(
                 _INSERT,
-                (
-                    int(row[0]),
-                    link.code,
-                    link.long_url,
-                    record.url_key,
-                    int(link.redirect),
-                    link.created_at,
-                    link.expires_at,
-                    link.is_alias,
-                    share,
-                    owner,
-                    link.max_visits,
-                    link.visits,
-                    link.valid_since,
-                    link.title,
-                ),
+                (int(row[0]), *link_values(link, record.url_key, share, owner)),
             )
             inserted = await cur.fetchone()
             if inserted is not None:

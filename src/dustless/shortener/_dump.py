@@ -32,11 +32,11 @@ from typing import Any, TextIO
 
 from dustless.errors import UsageError
 
-from .bots import UNKNOWN_OS
-from .codes import is_code_shape
-from .model import Link, LinkRecord, Redirect, StoredKey
-from .store import RawDump, row_to_link
-from .validate import (
+from ._bots import UNKNOWN_OS
+from ._codes import is_code_shape
+from ._model import Link, LinkRecord, Redirect, StoredKey
+from ._store import RawDump, row_to_link
+from ._validate import (
     Rejected,
     UrlChecker,
     check_alias,

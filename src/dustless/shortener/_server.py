@@ -17,9 +17,9 @@ import uvicorn
 
 from dustless.errors import InvalidOption
 
-from .app import ShortenerApp, create_app
-from .config import ShortenerConfig
-from .store import open_store
+from ._app import ShortenerApp, create_app
+from ._config import ShortenerConfig
+from ._open import open_store
 
 __all__ = ["CONFIG_ENV", "app_factory", "serve"]
 
@@ -72,13 +72,13 @@ def serve(
     """Serve until interrupted. ``workers`` defaults to the number of cores."""
     _check_listen(host, port)
     if config.blocklist:
-        from .validate import Blocklist
+        from ._validate import Blocklist
 
         Blocklist.from_file(config.blocklist)  # fail now, with one line, if it is unreadable
     asyncio.run(_prepare(config))
     os.environ[CONFIG_ENV] = config.to_json()
     uvicorn.run(
-        "dustless.shortener.server:app_factory",
+        "dustless.shortener._server:app_factory",
         factory=True,
         host=host,
         port=port,

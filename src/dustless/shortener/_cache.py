@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TypeAlias
 
-from .model import Link, Redirect
+from ._model import Link, Redirect
 
 __all__ = ["REVALIDATE", "Entry", "LinkCache"]
 

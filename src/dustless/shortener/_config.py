@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from dustless.errors import InvalidOption
 
-from .model import Redirect
-from .store import DEFAULT_DB
+from ._model import Redirect
+from ._store import DEFAULT_DB
 
 __all__ = ["ShortenerConfig"]
 

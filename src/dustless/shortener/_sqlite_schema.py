@@ -14,7 +14,7 @@ import sqlite3
 
 from dustless.errors import StoreError
 
-from .store import SCHEMA_VERSION
+from ._store import SCHEMA_VERSION
 
 __all__ = ["init_schema"]
 

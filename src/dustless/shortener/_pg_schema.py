@@ -9,7 +9,7 @@ import psycopg
 
 from dustless.errors import StoreError
 
-from .store import SCHEMA_VERSION
+from ._store import SCHEMA_VERSION
 
 __all__ = ["init_schema"]
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -27,14 +28,17 @@ from starlette.routing import Route
 
 from dustless.errors import StoreError
 
-from .auth import KeyCache, presented_key
-from .model import ANONYMOUS, AliasTaken, ApiKey, Link, NewLink, Redirect
-from .openapi import openapi_spec
-from .qr import QrFormat, QrRenderer
-from .ratelimit import RateLimiter
-from .store import CHART_DAYS, SharedBuckets
-from .validate import (
+from ._auth import KeyCache, presented_key
+from ._cache import LinkCache
+from ._config import ShortenerConfig
+from ._model import ANONYMOUS, AliasTaken, ApiKey, Link, NewLink, Redirect
+from ._openapi import openapi_spec
+from ._qr import QrFormat, QrRenderer
+from ._ratelimit import ClientResolver, RateLimiter
+from ._store import CHART_DAYS, SharedBuckets, Store
+from ._validate import (
     Rejected,
+    UrlChecker,
     check_alias,
     parse_expiry,
     parse_max_visits,
@@ -43,12 +47,9 @@ from .validate import (
     parse_tags,
     parse_title,
 )
-from .views import link_json, page_json, stats_json
+from ._views import link_json, page_json, stats_json
 
-if TYPE_CHECKING:
-    from .app import ShortenerApp
-
-__all__ = ["MAX_BODY", "PAGE_HEADERS", "Api"]
+__all__ = ["MAX_BODY", "PAGE_HEADERS", "Api", "Service"]
 
 MAX_BODY = 16 * 1024
 _PAGE_SIZE = 20
@@ -92,10 +93,27 @@ def _rejected(exc: Rejected) -> JSONResponse:
     return _error(exc.status, str(exc), exc.problem, **headers)
 
 
-class Api:
-    """Every endpoint except the redirect, bound to one :class:`ShortenerApp`."""
+class Service(Protocol):
+    """What the endpoints read of the service they belong to (``ShortenerApp``): declared
+    here so that the API does not import the app that builds it."""
 
-    def __init__(self, app: ShortenerApp) -> None:
+    config: ShortenerConfig
+    cache: LinkCache
+    checker: UrlChecker
+    clients: ClientResolver
+    limiter: RateLimiter
+    public_limiter: RateLimiter
+    miss_limiter: RateLimiter
+    now: Callable[[], float]
+
+    @property
+    def store(self) -> Store: ...
+
+
+class Api:
+    """Every endpoint except the redirect, bound to one service (:class:`Service`)."""
+
+    def __init__(self, app: Service) -> None:
         self.app = app
         self.config = app.config
         self.keys = KeyCache(self._key_lookup)

@@ -16,7 +16,7 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 
-from .model import ApiKey
+from ._model import ApiKey
 
 __all__ = ["KEY_PREFIX", "KeyCache", "hash_key", "new_key", "presented_key"]
 

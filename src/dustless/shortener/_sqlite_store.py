@@ -28,8 +28,8 @@ from typing import Any, TypeVar
 
 from dustless.errors import StoreError, UsageError
 
-from .codes import MAX_ID, Codec
-from .model import (
+from ._codes import MAX_ID, Codec
+from ._model import (
     AliasTaken,
     ApiKey,
     ClickKey,
@@ -43,8 +43,8 @@ from .model import (
     Redirect,
     StoredKey,
 )
-from .sqlite_schema import init_schema
-from .store import (
+from ._sqlite_schema import init_schema
+from ._store import (
     CLICK_COLUMNS,
     KEY_COLUMNS,
     LINK_COLUMNS,
@@ -55,6 +55,7 @@ from .store import (
     like_pattern,
     link_conflict,
     link_page,
+    link_values,
     make_stats,
     new_link,
     order_clause,
@@ -213,7 +214,7 @@ def _translate(exc: BaseException) -> BaseException:
 
 
 class SqliteStore:
-    """The :class:`~dustless.shortener.store.Store` on one SQLite file."""
+    """The :class:`~dustless.shortener._store.Store` on one SQLite file."""
 
     def __init__(self, path: str, reader: sqlite3.Connection, writer: _Writer, codec: Codec):
         self.path = path
@@ -452,21 +453,7 @@ class SqliteStore:
                 for share in (shared, 0) if shared else (0,):
                     cur = conn.execute(
                         _INSERT_LINK + " ON CONFLICT DO NOTHING",
-                        (
-                            link.code,
-                            link.long_url,
-                            key,
-                            int(link.redirect),
-                            link.created_at,
-                            link.expires_at,
-                            int(link.is_alias),
-                            share,
-                            link.owner,
-                            link.max_visits,
-                            link.visits,
-                            link.valid_since,
-                            link.title,
-                        ),
+                        link_values(link, key, bool(share), link.owner),
                     )
                     if cur.rowcount:
                         added += 1
@@ -663,21 +650,7 @@ def _import_dump(
         for share in (1, 0) if shares(link) else (0,):
             row = conn.execute(
                 _INSERT_LINK + " ON CONFLICT DO NOTHING RETURNING id",
-                (
-                    link.code,
-                    link.long_url,
-                    record.url_key,
-                    int(link.redirect),
-                    link.created_at,
-                    link.expires_at,
-                    int(link.is_alias),
-                    share,
-                    owner,
-                    link.max_visits,
-                    link.visits,
-                    link.valid_since,
-                    link.title,
-                ),
+                link_values(link, record.url_key, bool(share), owner),
             ).fetchone()
             if row is not None:
                 link_id = int(row[0])

@@ -4,7 +4,7 @@ Seed 003 ch. 8 (URL 리디렉션 상세 설계): the redirect is the hot path �
 so ``GET /{code}`` is answered by a few lines of raw ASGI in front of Starlette: cache
 lookup, store read on a miss, click counted in memory, 301/302 with ``Location``.
 Everything else (the API, the page, the OpenAPI description) goes through Starlette
-(``api.py``).
+(``_api.py``).
 
 What the hot path does *not* do: check API keys (a redirect needs none) or decide whether a
 click is a bot's (the click recorder groups clicks by User-Agent family, which is what the
@@ -27,14 +27,15 @@ from starlette.types import Receive, Scope, Send
 from dustless.errors import StoreError
 from dustless.fetch import Resolver
 
-from .api import PAGE_HEADERS, Api
-from .cache import REVALIDATE, LinkCache
-from .clicks import ClickRecorder
-from .codes import ALPHABET
-from .config import ShortenerConfig
-from .ratelimit import ClientResolver, RateLimiter
-from .store import Store, open_store
-from .validate import RESERVED_ALIASES, Blocklist, UrlChecker
+from ._api import PAGE_HEADERS, Api
+from ._cache import REVALIDATE, LinkCache
+from ._clicks import ClickRecorder
+from ._codes import ALPHABET
+from ._config import ShortenerConfig
+from ._open import open_store
+from ._ratelimit import ClientResolver, RateLimiter
+from ._store import Store
+from ._validate import RESERVED_ALIASES, Blocklist, UrlChecker
 
 __all__ = ["CSP", "ShortenerApp", "create_app"]
 

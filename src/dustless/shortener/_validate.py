@@ -21,8 +21,8 @@ from dustless.url import (
     split_url,
 )
 
-from .codes import is_code_shape
-from .targets import TargetGuard, web_host
+from ._codes import is_code_shape
+from ._targets import TargetGuard, web_host
 
 __all__ = [
     "MAX_URL_LENGTH",

@@ -23,9 +23,9 @@ from urllib.parse import urlsplit
 
 from dustless.errors import UsageError
 
-from .bots import UNKNOWN_OS
-from .model import Link, LinkRecord, Redirect
-from .validate import Rejected, UrlChecker, check_alias, parse_tags, parse_title
+from ._bots import UNKNOWN_OS
+from ._model import Link, LinkRecord, Redirect
+from ._validate import Rejected, UrlChecker, check_alias, parse_tags, parse_title
 
 __all__ = ["IMPORTED_FAMILY", "SOURCES", "read_foreign"]
 

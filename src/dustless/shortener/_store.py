@@ -39,9 +39,9 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 from dustless.errors import UsageError
 
-from .bots import is_bot_family
-from .codes import Codec
-from .model import (
+from ._bots import is_bot_family
+from ._codes import Codec
+from ._model import (
     ApiKey,
     ClickKey,
     CreateResult,
@@ -62,7 +62,7 @@ __all__ = [
     "RawDump",
     "SharedBuckets",
     "Store",
-    "open_store",
+    "link_values",
     "order_clause",
     "row_to_key",
     "row_to_link",
@@ -243,6 +243,26 @@ def row_to_link(row: Sequence[object]) -> Link:
     )
 
 
+def link_values(link: Link, url_key: str, share: bool, owner: int) -> tuple[object, ...]:
+    """A link's column values in the order both backends' INSERT statements name them
+    (``LINK_COLUMNS`` without ``id``): one place, so that the two cannot disagree."""
+    return (
+        link.code,
+        link.long_url,
+        url_key,
+        int(link.redirect),
+        link.created_at,
+        link.expires_at,
+        link.is_alias,
+        share,
+        owner,
+        link.max_visits,
+        link.visits,
+        link.valid_since,
+        link.title,
+    )
+
+
 def row_to_key(row: Sequence[object]) -> ApiKey:
     key_id, name, admin, created_at, revoked_at = row
     return ApiKey(
@@ -277,24 +297,6 @@ def sqlite_path(db: str) -> str | None:
 
 def is_postgres(db: str) -> bool:
     return db.startswith(("postgresql://", "postgres://"))
-
-
-async def open_store(db: str = DEFAULT_DB, *, durable: bool = True) -> Store:
-    """Open (and create or migrate) the store a ``--db`` URL names.
-
-    ``durable=False`` relaxes SQLite's fsync per commit (``synchronous=NORMAL``): a process
-    crash still loses nothing committed, a power cut may lose the last commits.
-    """
-    path = sqlite_path(db)
-    if path is not None:
-        from .sqlite_store import SqliteStore
-
-        return await SqliteStore.open(path, durable=durable)
-    if is_postgres(db):
-        from .pg_store import PostgresStore
-
-        return await PostgresStore.open(db)
-    raise UsageError(f"bad --db {db!r}: expected sqlite:///PATH or postgresql://…")
 
 
 def link_page(

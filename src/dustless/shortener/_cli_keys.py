@@ -10,10 +10,10 @@ import time
 
 from dustless.errors import UsageError
 
-from .auth import hash_key, new_key
-from .model import ApiKey
-from .store import DEFAULT_DB
-from .views import iso
+from ._auth import hash_key, new_key
+from ._model import ApiKey
+from ._store import DEFAULT_DB
+from ._views import iso
 
 __all__ = ["configure_keys", "key_json", "run_keys"]
 
@@ -93,7 +93,7 @@ def _when(ts: float | None) -> str:
 
 
 async def run_keys(args: argparse.Namespace) -> int:
-    from .cli import store_for
+    from ._open import store_for
 
     now = time.time()
     if args.key_action == "create" and not _NAME.fullmatch(args.name):

@@ -18,9 +18,9 @@ import time
 from dustless.errors import DustlessError, InvalidURL
 from dustless.url import host_of
 
-from .bots import os_family, ua_family
-from .model import ClickKey
-from .store import GroupedClickStore, Store
+from ._bots import os_family, ua_family
+from ._model import ClickKey
+from ._store import GroupedClickStore, Store
 
 __all__ = ["ClickRecorder", "referrer_host", "ua_family"]
 
