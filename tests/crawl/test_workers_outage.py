@@ -5,7 +5,9 @@ commit everything once the server is back, and end as a crawl on SQLite does.
 Workers are processes (``dustless crawl DIR … --db postgresql://…``) on the test web and the
 session's throwaway PostgreSQL server, which this test stops (``pg_ctl stop -m fast``) and
 starts again. The outcome asserted: requests reached the web while the server was down,
-every worker exits 0, and the URLs' states equal those of one crawl on SQLite.
+every worker exits 0, and the URLs' states equal those of one crawl on SQLite. (A worker
+whose own claim or admission meets the outage first still waits on its loop, as before —
+docs/crawling.md; with a politeness delay that is rare, and the other one fetches anyway.)
 """
 
 from __future__ import annotations
