@@ -139,3 +139,14 @@ def test_a_database_away_is_the_first_thing_said() -> None:
     assert lines[0] == "database unavailable, retrying (12s)"
     s.db_away = None
     assert not any("database" in line for line in progress_lines(s, 125.0, 0.0, 80))
+
+
+def test_a_database_away_says_what_waits_for_it_and_when_fetching_stopped() -> None:
+    s = _busy_stats()
+    s.db_away, s.db_waiting = 12.4, 340
+    text = " ".join(progress_lines(s, now=125.0, recent=0.0, width=200))
+    assert "database unavailable, retrying (12s), 340 pages fetched for it" in text
+    assert "paused" not in text
+    s.db_full = True
+    text = " ".join(progress_lines(s, now=125.0, recent=0.0, width=200))
+    assert "340 pages fetched for it, fetching paused (buffer full)" in text

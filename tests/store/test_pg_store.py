@@ -384,15 +384,41 @@ def test_an_exchange_waits_for_a_server_that_restarts(pg_db: str, postgres: Any)
 def test_a_server_away_longer_than_the_outage_is_one_line(pg_db: str, postgres: Any) -> None:
     store = PostgresCrawlStore(pg_db, worker="w1")
     store._db.outage = 0.5
+    store.start_batch("{}", 0.0)
+    line = r"^lost the crawl DB on 127\.0\.0\.1:[^\n]*away for more than 0 s[^\n]*--resume$"
     try:
         postgres.stop()
         try:
-            with pytest.raises(StoreError, match=r"^lost the crawl DB on 127\.0\.0\.1:[^\n]*$"):
+            with pytest.raises(StoreError, match=line):
                 store.has_seeds()
+            # Given up: the worker stops, and nothing waits a second time (its close).
+            heard: list[float | None] = []
+            store._db.on_outage = heard.append
+            store._db.defer("SELECT 1", None)  # something for close to send
+            with pytest.raises(StoreError, match=line):
+                store.has_seeds()
+            store.close()
+            assert heard == []
         finally:
             postgres.start()
     finally:
-        store._db._pending.clear()
+        store.close()
+
+
+def test_a_server_gone_from_an_idle_connection_is_told_without_waiting(
+    pg_db: str, postgres: Any
+) -> None:
+    store = PostgresCrawlStore(pg_db, worker="w1")
+    try:
+        store.start_batch("{}", 0.0)
+        store.commit()
+        assert store.maybe_away() is False  # idle, and the server is there
+        postgres.ctl("-m", "fast", "-l", str(postgres.datadir.parent / "log"), "-w", "restart")
+        assert store.maybe_away() is True  # its shutdown closed our connection
+        store.reach()  # a fresh connection
+        assert store.maybe_away() is False
+        assert store.has_seeds() is False
+    finally:
         store.close()
 
 

@@ -21,19 +21,25 @@ queues; their bodies stream through a parser whose entries are admitted as they 
 Every ``commit_interval`` (≤ 1 s) the pending links are admitted, the WARC writer is fsynced,
 then the store records the fetch rows and commits: after ``kill -9`` the DB never points at a
 WARC record that is not on disk, and a resume repeats at most the fetches in flight and the
-last second. The crawl is over when no host anywhere has queued or leased work — decided by
-the store, so a worker never ends a crawl that another is still feeding.
+last second. The durable part of a commit (the fsync, the DB commit; on PostgreSQL the
+exchange, and its wait for a server that went away) runs in a thread (``_launch``), while the
+loop goes on fetching the URLs it holds; the pages fetched meanwhile are handled once the
+commit is in, and their rows go with the next one. The crawl is over when no host anywhere
+has queued or leased work — decided by the store, so a worker never ends a crawl that another
+is still feeding.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import os
 import secrets
 import signal
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable
@@ -262,6 +268,19 @@ class Crawler:
         self._idle_mark = 0
         self._stuck: str | None = None
         self._next_eager = -math.inf
+        # The commit in flight (``_launch``), and what the loop does once it is in. The
+        # invariant: while it is set, the loop does not touch the store, the WARC writer,
+        # nor the Recorder's written state — it starts fetches for URLs held in memory
+        # (``HostTable.claims_paused``), and finished fetches wait in ``_done`` (``_taken``:
+        # pages already taken, their payloads asked about by the commit) — so the store's
+        # connection (sqlite3 or psycopg) is only ever used by one thread at a time.
+        self._committing: asyncio.Future[None] | None = None
+        self._then: Callable[[], None] | None = None
+        self._taken: list[asyncio.Task[Any]] = []
+        # A store across the network that went away: since when (monotonic), as the commit
+        # thread heard it (``_db_away``); the progress line counts from there.
+        self._away_since: float | None = None
+        self._loop_thread = threading.get_ident()
         if store.shared:
             # A DB across the network may go away for a while (a restart, a failover): the
             # store waits for it, and the progress line says so meanwhile.
@@ -279,12 +298,22 @@ class Crawler:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.request_stop)
                 installed.append(sig)
+        self._loop_thread = threading.get_ident()
         try:
             self._seed()
+            await self._settle()
             await self._loop(loop)
             if self.progress is not None:
                 self._show(self.clock())  # the last figures, not those of 0.25 s ago
         finally:
+            # A commit in flight ends first (a thread is not cancelled): what follows, and
+            # the final flush, use the store. Its error, if the loop ended for another one,
+            # is the loop's to tell.
+            fut = self._committing
+            if fut is not None:
+                await asyncio.wait([fut])
+                if not fut.cancelled():
+                    fut.exception()  # retrieved: told by the loop's own error
             for sig in installed:
                 loop.remove_signal_handler(sig)
                 # The flush below must run to its end whatever arrives now: once the loop's
@@ -366,46 +395,73 @@ class Crawler:
         interval = self.config.commit_interval
         clock = self.clock
         while True:
-            # The fetches finished so far, one batch: new completions wait for the next
-            # round, so that commits (crash safety) and the display are never starved.
-            batch = self._take_done(clock())
-            if batch and self.store.shared and clock() >= self._next_maintain:
-                # The lease round is due: the commit now, its writes (and the round's reading
-                # of the work left) riding with this batch's content-seen query when no
-                # admission carries them; the batch's own rows go with the next commit.
-                self._commit(clock(), prefetch=batch)
-            else:
-                self._prefetch(batch)
-            for task in batch:
+            self._reap()  # a commit that is in: what waited for it goes on
+            free = self._store_free()
+            batch: list[asyncio.Task[Any]] = []
+            if free and self._taken:
+                batch, self._taken = self._taken, []  # their payloads were asked about
+            elif free:
+                # The fetches finished so far, one batch: new completions wait for the next
+                # round, so that commits (crash safety) and the display are never starved.
+                batch = self._take_done(clock())
+                if batch and self.store.shared and clock() >= self._next_maintain:
+                    # The lease round is due: the commit now, its writes riding with this
+                    # batch's content-seen query (one exchange, in the commit's thread); the
+                    # batch is handled once it is in, and its rows go with the next commit.
+                    self._commit(clock(), prefetch=batch)
+                    self._taken, batch = batch, []
+                elif batch and self.store.shared:
+                    # Their content-seen query in the thread too (the DB may have gone away
+                    # since the last look: the loop fetches meanwhile); handled once answered.
+                    self._launch(functools.partial(self.record.prefetch, _pages_of(batch)), None)
+                    self._taken, batch = batch, []
+            for i, task in enumerate(batch):
+                if not self._store_free():
+                    # The DB went away (its server closed our connection): the pages wait
+                    # for it, while its thread waits and the loop goes on fetching. Looked
+                    # at before each page, so that few of the loop's own store calls (a
+                    # claim, an admission) meet the outage first.
+                    self._taken = batch[i:]
+                    break
                 self._handle(task)
                 if clock() - self._last_commit >= interval:
                     self._commit(clock())
+                    # The rest of the batch waits for the commit (its pages write WARC
+                    # records and ask the store).
+                    self._taken = batch[i + 1 :]
+                    break
                 if not self._stop and len(self._tasks) < concurrency:
                     # The hosts that answered are ready again (their clocks started when
                     # the fetch ended): send their next requests (sleep(0) lets them go
                     # out) before the next page is processed.
                     started = len(self._tasks)
+                    self._store_free()  # claims paused, if the DB just went away
                     self._start_ready(clock(), concurrency)
                     if len(self._tasks) > started:
                         await asyncio.sleep(0)
             now = clock()
-            if now - self._last_commit >= interval:
-                self._commit(now)
-            if now >= self._next_maintain:
+            if self._store_free() and (
+                now - self._last_commit >= interval
                 # The lease round is due before the next commit: commit now, so that the
-                # commit's writes ride with the round's exchange (one round trip, not two)
-                # and the two clocks stay in step.
+                # two clocks stay in step.
+                or now >= self._next_maintain
+            ):
                 self._commit(now)
             wait: float = interval
+            waiting = self._done or self._taken
             if self._stop:
-                if not self._tasks and not self._done:
-                    return
+                if not self._tasks and not waiting:
+                    await self._settle()
+                    if not self._done and not self._taken:
+                        return
+                    continue
             else:
                 next_in = self._start_ready(now, concurrency)
                 if next_in is not None:
                     wait = next_in
-                elif not self._tasks and not self._done:
-                    more = self._idle(now)
+                elif not self._tasks and not waiting:
+                    await self._settle()  # _idle asks the store
+                    more = await self._idle(now)
                     if more is None:
                         return
                     if more == 0.0:
@@ -415,7 +471,7 @@ class Crawler:
                 self._last_progress = now
                 self._show(now)
             held = self._held_for(now)  # many machines: a small batch waiting (_take_done)
-            if self._done and held is None:
+            if waiting and held is None and self._committing is None:
                 await asyncio.sleep(0)  # let I/O and timers run between two batches
                 continue
             if held is not None:
@@ -462,7 +518,7 @@ class Crawler:
             return []
         return [self._done.popleft() for _ in range(len(self._done))]
 
-    def _idle(self, now: float) -> float | None:
+    async def _idle(self, now: float) -> float | None:
         """Nothing held is ready and nothing is in flight: find work (0.0), wait for other
         workers (seconds), or end (``None``, when no host anywhere has work)."""
         wall = self.wall()
@@ -474,11 +530,13 @@ class Crawler:
         # Many machines: the fetch rows in the DB before hosts are released. Whether the
         # crawl is over is read after every write of this worker (``ride=False``).
         self._commit(now, ride=False)
+        await self._settle()
         hosts.release_idle(now, wall)
         hosts.last_left = None
         if hosts.lease(now, wall) or hosts.refill(force=True):
             return 0.0
         self._commit(now, ride=False)  # what this worker admitted and released is visible to all
+        await self._settle()
         # A shared store: the lease round just asked (after this worker's releases).
         left = hosts.last_left or self.store.work_left(wall)
         if left.queued_hosts == 0 and left.leased_elsewhere == 0 and not hosts.held():
@@ -512,11 +570,7 @@ class Crawler:
 
     def _start_ready(self, now: float, concurrency: int) -> float | None:
         """Start fetches for ready items; the seconds until the next one, None when idle."""
-        if (
-            self._backlog_bytes > _BACKLOG_BYTES
-            or len(self._done) > _BACKLOG_PAGES
-            or len(self._done) >= self._backlog_pages
-        ):
+        if self._backlog_full():
             return math.inf  # handle what is waiting first
         hosts = self.hosts
         wall = self.wall()
@@ -551,12 +605,25 @@ class Crawler:
                 self._spawn(self._fetch_page(r))
         return math.inf  # every slot busy: a finished fetch wakes the loop
 
+    def _backlog_full(self) -> bool:
+        """Enough fetched pages wait to be handled: no new fetch starts. While the DB is away
+        (a commit waits for it) this bounds the memory the pages held for it take."""
+        waiting = len(self._done) + len(self._taken)
+        return (
+            self._backlog_bytes > _BACKLOG_BYTES
+            or waiting > _BACKLOG_PAGES
+            # The narrow bound is for pages that could be handled now; while a commit is
+            # in flight none can, and fetching goes on (the host's politeness pauses are
+            # not stretched by the commit) up to the wide bounds, for as long as it lasts.
+            or (waiting >= self._backlog_pages and self._committing is None)
+        )
+
     def _eager_flush(self, now: float) -> bool:
         """Slots are free but nothing held is ready: admit the pending links now rather than
         at the next commit (a breadth-first crawl's next level is in them). At most every
         ``_EAGER_FLUSH`` seconds, so a store across the network sees a bounded rate of
         round trips; True if URLs were queued."""
-        if not self.admission.pending or now < self._next_eager:
+        if not self.admission.pending or now < self._next_eager or self._committing is not None:
             return False
         self._next_eager = now + _EAGER_FLUSH
         return self.admission.flush() > 0
@@ -962,58 +1029,91 @@ class Crawler:
         self.hosts.seeding = True  # a dead seed is told quickly (HostTable._refused_seed)
         self.admission.seed(self.config.seeds)
         self.hosts.seeding = False
-        self._commit(self.clock())
+        self._commit(self.clock())  # run() waits for it
 
     # -- writing -----------------------------------------------------------------------------
 
     def _commit(
         self, now: float, *, ride: bool = True, prefetch: list[asyncio.Task[Any]] | None = None
     ) -> None:
-        """Admit the pending links, then make the fetch rows durable; the lease round when
-        due. ``prefetch``: pages to ask the content-seen query for, once the commit's writes
-        are queued (a shared store sends both in one exchange, the query after the writes)."""
+        """Start a commit: on the loop, the pending links admitted, the lease round when due
+        and the fetch rows handed to the store; in a thread (``_launch``), the WARC fsync and
+        then the DB commit. ``prefetch``: pages to ask the content-seen query for, after the
+        commit's writes (a shared store sends both in one exchange). ``ride=False``: a
+        shared store's lease round reads the work left with an exchange of its own, after
+        this worker's writes (``_idle``: whether the crawl is over)."""
+        assert self._committing is None, "one commit at a time"
         if self.learning is not None:
             self.learning.commit()  # new rules first: the pending links get them
         lease_round = now >= self._next_maintain
         shared = self.store.shared
-        # Many machines: the lease round right after a commit, when every fetch handled is
-        # in the DB, so that it may give any host without a request out to a worker that has
-        # fewer. The commit's writes ride with the next exchange: they reach the DB ahead of
-        # anything the round gives away, in the same transaction or an earlier one.
         if lease_round and shared and ride:
-            # The writes, and the round's reading of the work left after them, ride at the
-            # end of the admission's exchange, in a transaction of their own after the
-            # admission's (``expect_work_left``): the links of the pages are in the DB no
-            # later than the pages' rows, as below, and the round costs no round trip of
-            # its own (0.015 a page of 0.067 with 4 workers: bench/crawl_scale.py --trips).
-            self._record_leftovers()
-            self.record.commit(send=False)
+            # Many machines: the round's reading of the work left rides at the end of the
+            # admission's exchange, in a transaction of its own after the admission's
+            # (``expect_work_left``), and costs no round trip of its own (0.015 a page of
+            # 0.067 with 4 workers: bench/crawl_scale.py --trips).
             self.store.expect_work_left(self.wall(), alive_within=self.hosts.lease_ttl)
-            self.admission.flush()
-            self.sources.write()
-            if prefetch is not None:
-                self._prefetch(prefetch)
-        else:
-            self.admission.flush()
-            self.sources.write()
-            self._record_leftovers()
-            self.record.commit(send=not (lease_round and shared))
-            if prefetch is not None:
-                self._prefetch(prefetch)
-        open_ = self._open
-        for host in self._handled:
-            open_[host] -= 1
-            if open_[host] <= 0:
-                del open_[host]
-        self._handled.clear()
+        self.admission.flush()
+        self.sources.write()
+        self._record_leftovers()
+        if lease_round:
+            # Hosts whose fetches are not all in the DB (``_open``, this commit's too) are
+            # not given away by the round.
+            self._maintain(now)
+        taken = self.record.begin_commit()  # written by the thread, after the fsync
+        results = None if prefetch is None else _pages_of(prefetch)
+        handled, self._handled = self._handled, []
         self.stats.commits += 1
         self._last_commit = now
-        if lease_round:
-            self._maintain(now)
-            if not (shared and ride):
-                self.store.commit()  # what the round did not send (a shared store: nothing)
-            # Else what the round gave back (released, shed) rides with the next exchange,
-            # after the rows it waited for; it is not worth a round trip of its own.
+
+        def then() -> None:
+            # The fetches handled before this commit are in the DB: their hosts may go.
+            open_ = self._open
+            for host in handled:
+                open_[host] -= 1
+                if open_[host] <= 0:
+                    del open_[host]
+
+        self._launch(lambda: self.record.durable(taken, results if shared else None), then)
+
+    def _launch(self, durable: Callable[[], None], then: Callable[[], None] | None) -> None:
+        """Run ``durable`` (a commit's fsync and DB commit, or the wait for a DB that went
+        away) in a thread; ``then`` on the loop once it is done (``_reap``). See
+        ``_committing`` for what the loop may do meanwhile."""
+        self.hosts.claims_paused = self.record.busy = True
+        fut = asyncio.ensure_future(asyncio.to_thread(durable))
+        fut.add_done_callback(self._poke)
+        self._committing, self._then = fut, then
+
+    def _reap(self) -> None:
+        """The commit in flight, if it is done: its error stops the crawl (the disk, or a DB
+        away longer than the store waits: one line, resumable), else what waited goes on."""
+        fut = self._committing
+        if fut is None or not fut.done():
+            return
+        self._committing = None
+        self.hosts.claims_paused = self.record.busy = False
+        fut.result()
+        then, self._then = self._then, None
+        if then is not None:
+            then()
+
+    async def _settle(self) -> None:
+        """Wait for the commit in flight, if any (what follows needs its result)."""
+        if self._committing is not None:
+            await asyncio.wait([self._committing])
+            self._reap()
+
+    def _store_free(self) -> bool:
+        """May the loop use the store now? Not while a commit is in flight; nor when the DB
+        across the network closed the connection (a restart, a failover): the wait for it
+        is then the thread's (``store.reach``), and the loop fetches meanwhile."""
+        if self._committing is not None:
+            return False
+        if self.store.shared and self.store.maybe_away():
+            self._launch(self.store.reach, None)
+            return False
+        return True
 
     def _maintain(self, now: float) -> None:
         """Lease renewals and a lease round (a shared store: the fair share of hosts)."""
@@ -1023,9 +1123,12 @@ class Crawler:
         self.hosts.lease(now, self.wall(), keep=self._open)
 
     def _db_away(self, seconds: float | None) -> None:
-        """The store waits for its DB (``seconds`` so far), or it is back (``None``)."""
-        self.stats.db_away = seconds
-        if self.progress is not None:
+        """The store waits for its DB (``seconds`` so far), or it is back (``None``). Called
+        by the commit thread, while the loop goes on and shows it (``_show``); only values
+        are set here. Called on the loop (an exchange of the loop's own met the outage: the
+        loop waits), the line is shown at once."""
+        self._away_since = None if seconds is None else self.clock() - seconds
+        if self.progress is not None and threading.get_ident() == self._loop_thread:
             self._show(self.clock())
 
     def _show(self, now: float) -> None:
@@ -1042,7 +1145,22 @@ class Crawler:
         # What the waiting hosts wait for: politeness, back-off, their robots.txt.
         st.hosts_polite, st.hosts_backoff = s.hosts_polite, s.hosts_backoff
         st.hosts_robots = self._robots_in_flight
+        since = self._away_since
+        st.db_away = None if since is None else max(0.0, now - since)
+        # While the DB is away: the pages fetched for it, and whether fetching stopped at
+        # the bound (``_backlog_full``).
+        st.db_waiting = len(self._done) + len(self._taken)
+        st.db_full = since is not None and self._backlog_full()
         self.progress.update(st, now)
+
+
+def _pages_of(batch: list[asyncio.Task[Any]]) -> list[FetchResult]:
+    """The pages' results among finished fetch tasks (what content-seen asks about)."""
+    return [
+        t.result().results[0]
+        for t in batch
+        if not t.cancelled() and t.exception() is None and isinstance(t.result().item, QueuedURL)
+    ]
 
 
 def _logged(url: str, exc: BaseException) -> str:

@@ -152,6 +152,9 @@ class HostTable:
         # off for minutes (``Politeness.quick_backoff``), so a dead seed is reported soon.
         self.seeding = False
         self._unanswered: set[str] = set()
+        # While the engine's commit is in flight (crawl/engine.py, ``_launch``) the store is
+        # the commit thread's: ``next`` serves the URLs held in memory and claims nothing.
+        self.claims_paused = False
 
     # -- leases --------------------------------------------------------------------------------
 
@@ -342,6 +345,8 @@ class HostTable:
 
         ``force`` (nothing is ready): look at every held host the DB may have URLs for.
         """
+        if self.claims_paused:
+            return False  # the hosts stay low: claimed once the commit is in
         frontier = self.frontier
         hosts: Iterable[str] = self._held if force else self._low
         want = [

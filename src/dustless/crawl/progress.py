@@ -82,6 +82,10 @@ class RunCounters:
     # restart, a failover), None while it answers; fetches dropped because their host's
     # lease was lost (another worker has it now and fetches them again).
     db_away: float | None = None
+    # Meanwhile the worker fetches the URLs it holds: the pages waiting for the DB, and
+    # whether fetching stopped because their bound was reached (memory stays bounded).
+    db_waiting: int = 0
+    db_full: bool = False
     lease_lost_drops: int = 0
     # Hosts the address policy refused (loopback, private, …), with the reason: the summary
     # says how to allow them.
@@ -292,7 +296,12 @@ def progress_lines(stats: RunCounters, now: float, recent: float, width: int) ->
         waits[0] = "waiting: " + waits[0]
     groups = [head, work, waits]
     if s.db_away is not None:
-        groups.insert(0, [f"database unavailable, retrying ({format_duration(s.db_away)})"])
+        away = [f"database unavailable, retrying ({format_duration(s.db_away)})"]
+        if s.db_waiting:
+            away.append(f"{s.db_waiting:,} page{'s' if s.db_waiting != 1 else ''} fetched for it")
+        if s.db_full:
+            away.append("fetching paused (buffer full)")
+        groups.insert(0, away)
     ok = s.states.get("OK", 0)
     codes = code_groups(s.codes)
     answers = [f"OK {ok:,}"] if ok else []

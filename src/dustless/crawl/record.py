@@ -71,6 +71,16 @@ class Stored:
 _NOTHING = Stored(None, None, None, None, False)
 
 
+@dataclass(frozen=True, slots=True)
+class _Taken:
+    """Rows taken for a write: fetch rows (the first captures' ``index`` into them), host
+    rows, robots.txt rows."""
+
+    rows: list[FetchRecord]
+    hosts: list[HostInfo]
+    robots: list[RobotsRow]
+
+
 class Recorder:
     def __init__(
         self, store: CrawlStore, warc: WarcWriter, batch: int, *, resumed: bool = False
@@ -88,6 +98,9 @@ class Recorder:
         # (most of them); a "maybe" asks the DB, so a false positive costs a query only.
         self._sha1s = Bloom(_CONTENT_CAPACITY, 0.01)
         self._as_sent = warc.bodies == AS_SENT
+        # True while the engine's commit runs in its thread (``begin_commit`` … ``durable``):
+        # rows are only kept then, never handed to the store (the thread owns it).
+        self.busy = False
         # The CDXJ index beside the WARC files (OUTDIR/indexes), synced after every durable
         # commit (docs/archives.md); a resumed crawl's first commit catches up what a crash
         # left out. At that moment every record on disk is one the DB's commit covers.
@@ -199,7 +212,7 @@ class Recorder:
 
     def fetch(self, row: FetchRecord) -> None:
         self._rows.append(row)
-        if len(self._rows) >= _MAX_ROWS:
+        if len(self._rows) >= _MAX_ROWS and not self.busy:
             self.write()
 
     def state(self, url_id: int, when: float, state: NetState, error: str | None = None) -> None:
@@ -217,17 +230,25 @@ class Recorder:
         WARC records they point at are fsynced first, whatever the store's transactions."""
         if self._rows:
             self.warc.flush_durable()
-            ids = self.store.record_fetches(self._rows)
+        self._write(self.take())
+
+    def take(self) -> _Taken:
+        """The pending rows, taken out (``begin_commit``; rows kept from now on are the
+        next write's)."""
+        taken = _Taken(self._rows, self._hosts, self._robots)
+        self._rows, self._hosts, self._robots = [], [], []
+        return taken
+
+    def _write(self, taken: _Taken) -> None:
+        if taken.rows:
+            ids = self.store.record_fetches(taken.rows)
             for p in self._content.values():
                 if p.index >= 0:
                     p.fetch_id, p.index = ids[p.index], -1
-            self._rows = []
-        if self._hosts:
-            self.store.update_hosts(self._hosts)
-            self._hosts = []
-        if self._robots:
-            self.store.put_robots(self._robots)
-            self._robots = []
+        if taken.hosts:
+            self.store.update_hosts(taken.hosts)
+        if taken.robots:
+            self.store.put_robots(taken.robots)
 
     def commit(self, *, send: bool = True) -> None:
         """Make everything durable: WARC fsync, then the DB commit that points at it.
@@ -243,6 +264,31 @@ class Recorder:
         self.index.sync(wait=False, known=self.warc.take_index())
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
+
+    # -- a commit in two halves: the engine's loop, then its commit thread -------------------
+
+    def begin_commit(self) -> _Taken:
+        """The loop's half of a commit: the pending rows taken, for ``durable`` to write.
+        (Handed to the store only there, after the fsync: on a shared store any exchange
+        sends the pending writes, and one may come from the loop meanwhile — a sitemap's
+        entries admitted as its body streams in.)"""
+        return self.take()
+
+    def durable(self, taken: _Taken, prefetch: list[FetchResult] | None = None) -> None:
+        """The commit thread's half: WARC fsync, then the rows and the DB commit that points
+        at them (as ``commit``; kill -9 at any point loses nothing). ``prefetch``: the pages
+        whose payloads to ask about (``prefetch``), in the exchange that sends the writes (a
+        shared store: one round trip). On PostgreSQL the exchange waits here for a server
+        that went away (``PgConnection``), while the engine's loop goes on fetching."""
+        self.warc.flush_durable()
+        self._write(taken)
+        self.store.warc_committed(self.warc.written_ends())
+        # Committed payloads are found by store.content_seen from now on.
+        self._content.clear()
+        if prefetch:
+            self.prefetch(prefetch)
+        self.store.commit()
+        self.index.sync(wait=False, known=self.warc.take_index())
 
 
 def _coded(r: FetchResult) -> bool:

@@ -210,6 +210,12 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
     def watch_outages(self, hook: Callable[[float | None], None]) -> None:
         self._db.on_outage = hook
 
+    def maybe_away(self) -> bool:
+        return self._db.maybe_away()
+
+    def reach(self) -> None:
+        self._db.reach()
+
     def commit(self) -> None:
         self._db.commit()
 

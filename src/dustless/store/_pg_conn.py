@@ -38,8 +38,10 @@ it — and the counts are appended to FILE as one JSON line when the connection 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import sys
 import threading
 import time
@@ -89,8 +91,11 @@ def _server_gone(exc: psycopg.Error, conn: Conn | None) -> bool:
     state = getattr(exc, "sqlstate", None) or ""
     if state.startswith("08") or state in ("57P01", "57P02", "57P03"):
         return True
+    # libpq's own errors carry no SQLSTATE (every error of the server's does): the
+    # connection failed under us — lost, or left mid-pipeline by a server that went away
+    # while its answer was read ("cannot exit pipeline mode while busy").
     return isinstance(exc, psycopg.OperationalError) and (
-        conn is None or conn.closed or conn.broken
+        conn is None or conn.closed or conn.broken or not state
     )
 
 
@@ -111,7 +116,9 @@ def one_line(exc: BaseException) -> str:
 
 
 class PgConnection:
-    """One connection of one worker, used under a lock (the engine may call from a thread)."""
+    """One connection of one worker, used under a lock: the engine's commit thread and its
+    loop take turns (the engine never calls while a commit is in flight, and the lock makes
+    sure no two threads ever use the psycopg connection at once)."""
 
     def __init__(
         self,
@@ -130,6 +137,9 @@ class PgConnection:
         self.trips_by: Counter[str] | None = Counter() if self._trips_to else None
         self.outage = outage
         self.replaying = False  # see the module docstring
+        # The server stayed away past ``outage``: the line said, and every later exchange
+        # fails with it at once (the worker is stopping: no second wait at ``close``).
+        self.gave_up: str | None = None
         self.on_outage: Callable[[float | None], None] | None = None
         self._connect_timeout = connect_timeout
         self._name = name
@@ -179,6 +189,8 @@ class PgConnection:
         Replayed once after a deadlock or a serialization failure; after the server went
         away, replayed once it is back (see the module docstring)."""
         with self._lock:
+            if self.gave_up is not None:
+                raise StoreError(self.gave_up)
             locked = False
             down_since: float | None = None
             tries = 0
@@ -220,7 +232,17 @@ class PgConnection:
                         if down_since is None:
                             down_since = now
                         elif now - down_since > self.outage:
-                            raise self.translate(exc) from None
+                            self.gave_up = (
+                                f"lost the crawl DB on {display_dsn(self.dsn)}: away for more "
+                                f"than {self.outage:.0f} s ({one_line(exc)}); stopped, what "
+                                "was not committed is fetched again with --resume"
+                            )
+                            raise StoreError(self.gave_up) from None
+                        if self._conn is not None and not self._conn.closed:
+                            # Not known broken yet (a pipeline left busy): the next try
+                            # opens a fresh connection rather than reuse this one.
+                            with contextlib.suppress(Exception):
+                                self._conn.close()
                         # What was sent may have been committed (its answer lost): the
                         # replay must answer as if it had been (module docstring).
                         self.replaying = self.replaying or sent
@@ -274,10 +296,37 @@ class PgConnection:
             if self._pending:
                 self.exchange(lambda conn: lambda: None)
 
+    def maybe_away(self) -> bool:
+        """Without waiting: did the server go away while the connection sat idle? An idle
+        connection in autocommit mode is sent nothing unasked, but a server shutting down
+        (``pg_ctl stop``/``restart``, a failover) sends its FATAL 57P01 and closes: the
+        socket turns readable. A stray message (a NOTIFY, a parameter change) makes this
+        say yes once: ``reach`` then costs one round trip, which reads it."""
+        with self._lock:
+            conn = self._conn
+            if conn is None or conn.closed or conn.broken:
+                return True
+            try:
+                fd = conn.fileno()
+                if hasattr(select, "poll"):  # select() fails on descriptors past 1023
+                    poll = select.poll()
+                    poll.register(fd, select.POLLIN)
+                    return bool(poll.poll(0))
+                readable, _, _ = select.select([fd], [], [], 0)
+            except (OSError, ValueError, psycopg.Error):
+                return True
+            return bool(readable)
+
+    def reach(self) -> None:
+        """One exchange (the pending writes and a ``SELECT 1``): it waits for the server
+        as every exchange does, up to ``outage`` seconds."""
+        self.exchange(lambda conn: reader(conn.execute("SELECT 1")))
+
     def close(self) -> None:
         with self._lock:
             try:
-                self.commit()
+                if self.gave_up is None:
+                    self.commit()
             finally:
                 if self._conn is not None:
                     self._conn.close()

@@ -70,7 +70,18 @@ class CrawlStore(Protocol):
 
     def watch_outages(self, hook: Callable[[float | None], None]) -> None:
         """``hook(seconds)`` while a DB across the network is away and the store waits for
-        it (a restart, a failover); ``hook(None)`` once it is back. SQLite: never called."""
+        it (a restart, a failover); ``hook(None)`` once it is back. SQLite: never called.
+        The hook may be called from another thread than the loop's (the engine commits in
+        a thread)."""
+
+    def maybe_away(self) -> bool:
+        """Without waiting: has the DB across the network closed this store's idle
+        connection (a restart, a failover)? Then the next call would wait for it, and the
+        engine makes ``reach`` wait in its commit thread instead. SQLite: never."""
+
+    def reach(self) -> None:
+        """Wait (up to the store's outage limit) until the DB answers, sending what is
+        pending. SQLite: nothing to do."""
 
     # -- batches (crawls table) ------------------------------------------------------------
     def start_batch(self, config: str, now: float, batch_time: float | None = None) -> Batch:

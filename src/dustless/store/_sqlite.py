@@ -138,6 +138,12 @@ class SQLiteStore(SQLiteReads, SQLiteWork, SQLiteLearn):
     def watch_outages(self, hook: Callable[[float | None], None]) -> None:
         """A file on this machine is never away: nothing to watch."""
 
+    def maybe_away(self) -> bool:
+        return False
+
+    def reach(self) -> None:
+        """A file on this machine is always there."""
+
     @property
     def schema_version(self) -> int:
         with self._lock:

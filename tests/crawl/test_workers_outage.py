@@ -1,0 +1,112 @@
+"""Many machines: PostgreSQL stopped for a while during a crawl of two workers. The workers
+keep fetching the URLs they hold (their leases are still provably theirs: a long TTL here),
+commit everything once the server is back, and end as a crawl on SQLite does.
+
+Workers are processes (``dustless crawl DIR … --db postgresql://…``) on the test web and the
+session's throwaway PostgreSQL server, which this test stops (``pg_ctl stop -m fast``) and
+starts again. The outcome asserted: requests reached the web while the server was down,
+every worker exits 0, and the URLs' states equal those of one crawl on SQLite. (A worker
+whose own claim or admission meets the outage first still waits on its loop, as before —
+docs/crawling.md; with a politeness delay that is rare, and the other one fetches anyway.)
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dustless.store import CrawlStore, PostgresCrawlStore, SQLiteStore
+
+DELAY = 0.1  # seconds between two requests to one host
+TTL = 60.0  # seconds a lease lasts unrenewed: fetching may go on for 3/4 of it
+LATENCY = ("--latency", "0.05")  # every answer of the test web waits this long
+DURING = 10  # requests the web must see while the server is down
+DEADLINE = 60.0  # seconds to see them (a loaded machine); far beyond what it takes
+CLAIMED = "SELECT count(*) FROM urls WHERE state = 'in-flight'"
+
+
+def _worker(web: Any, out: Path, db: str, name: str) -> subprocess.Popen[bytes]:
+    cmd = [
+        sys.executable, "-m", "dustless", "crawl", str(out), *web.seeds, *web.resolve_args,
+        "--db", db, "--worker", name, "--delay", str(DELAY), "--delay-factor", "0",
+        "--lease-ttl", str(TTL), "--max-depth", "50", "--quiet",
+    ]  # fmt: skip
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.fixture
+def workers() -> Any:
+    """Started workers, killed and reaped at the test's end whatever happened."""
+    procs: list[subprocess.Popen[bytes]] = []
+    yield procs
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGCONT)
+            proc.kill()
+        proc.communicate()
+
+
+def _until(cond: Callable[[], Any], timeout: float = DEADLINE) -> Any:
+    """Wait for a condition on another process (nothing of theirs to await)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = cond()
+        if value:
+            return value
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def _final(store: CrawlStore) -> set[tuple[str, str, str | None]]:
+    rows = store.query(
+        "SELECT u.url, u.state, f.state FROM urls u LEFT JOIN fetches f ON f.url_id = u.id"
+    )
+    return {(url, state, fetched) for url, state, fetched in rows}
+
+
+def _requests(web: Any) -> int:
+    return sum(h["requests"] for h in web.stats()["hosts"].values())
+
+
+def test_workers_fetch_while_postgresql_is_stopped(
+    testweb_factory: Any,
+    ch: Any,
+    postgres: Any,
+    pg_db: str,
+    tmp_path: Path,
+    workers: list[Any],
+) -> None:
+    web = testweb_factory(profile="clean", sites=6, pages_per_site=40, extra_args=LATENCY)
+    reference = ch.crawl(web, tmp_path / "sqlite", delay=DELAY, max_depth=50)
+    assert reference.finished
+    with SQLiteStore(tmp_path / "sqlite") as store:
+        want = _final(store)
+    web.reset()
+
+    procs = [_worker(web, tmp_path / f"w{i}", pg_db, f"w{i}") for i in (1, 2)]
+    workers.extend(procs)
+    with PostgresCrawlStore(pg_db, worker="check") as store:
+        # The workers hold URLs to fetch: claimed (in flight in the DB), so in their memory.
+        _until(lambda: store.query(CLAIMED)[0][0] >= 2 * DURING)
+    postgres.stop()
+    try:
+        before = _requests(web)
+        # Requests keep coming while the server is down (the workers fetch what they hold).
+        during = _until(lambda: max(0, _requests(web) - before) >= DURING)
+    finally:
+        postgres.start()
+    assert during
+    for proc in procs:
+        _out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err.decode()[-2000:]
+    with PostgresCrawlStore(pg_db, worker="check") as store:
+        assert _final(store) == want
+        assert store.query("SELECT url_id FROM fetches GROUP BY url_id HAVING count(*) > 1") == []
+        assert store.batches()[-1].ended_at is not None
