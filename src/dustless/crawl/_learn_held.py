@@ -52,6 +52,7 @@ class HeldIdentities:
     _held: dict[int, dict[int, tuple[str, str]]]
     _suspect: set[tuple[int, str]]
     _aliases: set[int]
+    _generation: int  # bumped whenever the identities the rules give change
 
     def _key(self, url: str | None) -> str | None:
         raise NotImplementedError  # Learning's: the identity without learned rules
@@ -64,6 +65,7 @@ class HeldIdentities:
         if (rid, part) in self._suspect:
             return
         self._suspect.add((rid, part))
+        self._generation += 1
         if rid not in self._aliases:
             return
         self._release(rid, part, None)

@@ -136,6 +136,11 @@ class Learning(HeldIdentities):
         self.hosts: HostTable | None = None
         self._facts: list[PageFacts] = []
         self._rekeys: list[tuple[int, str, str]] = []
+        self._rekey_urls: dict[int, str] = {}  # url id -> its URL, to check a re-key again
+        # The rules' generation (``_generation``, bumped whenever the identities they give
+        # change) the pending re-keys were computed under: one computed before a retraction
+        # or a distrust and applied after would give a freed identity back to its holder.
+        self._rekeys_at = self._generation = 0
         self._stale: dict[int, QueuedURL] = {}  # re-keyed away from another host's identity
         self._pointers: set[str] = set()  # identities whose fetch was a redirect (_POINTERS)
         self._merges: list[MergeRow] = []
@@ -220,6 +225,7 @@ class Learning(HeldIdentities):
 
     def _install(self) -> None:
         self.live.set(self.learner.ruleset)
+        self._generation += 1
         self.stats.rules_learned = len(self._rows)
 
     # -- what pages showed -------------------------------------------------------------------
@@ -278,14 +284,32 @@ class Learning(HeldIdentities):
             # change. Re-keyed, so that later spellings of it are merged into it.
             new = self.live.apply(key)
             if new != identity:
-                self._rekeys.append((item.url_id, identity, new))
+                self._rekey(item, identity, new)
                 if authority_of(identity) != authority_of(new):
                     self._stale[item.url_id] = item
         elif stands and not self._rule_ids(key):
             # Claimed under an alias retracted since (in the window while it was retracted):
             # its own identity back, and the links it kept out of the other host admitted.
-            self._rekeys.append((item.url_id, identity, key))
+            self._rekey(item, identity, key)
             self._stale[item.url_id] = item
+
+    def _rekey(self, item: QueuedURL, identity: str, new: str) -> None:
+        """A fetched URL's re-key, applied at the next commit (after its rule changes)."""
+        if not self._rekeys:
+            self._rekeys_at = self._generation
+        self._rekeys.append((item.url_id, identity, new))
+        self._rekey_urls[item.url_id] = item.url
+
+    def _today(self, url: str) -> str | None:
+        """The identity the rules in force give ``url`` now: in a part where a check found
+        two documents, the one without the learned rules (as ``_release`` gives it)."""
+        key = self._key(url)
+        if key is None:
+            return None
+        part = _part(key)
+        if any((rid, part) in self._suspect for rid in self._rule_ids(key)):
+            return key
+        return self.live.apply(key)
 
     def _hold(self, item: QueuedURL, key: str, identity: str) -> None:
         """``item`` (spelling ``key``) was fetched under ``identity``, another host's, that an
@@ -446,7 +470,18 @@ class Learning(HeldIdentities):
             self._write_file()
         if self._rekeys:
             changes_, self._rekeys = self._rekeys, []
+            urls, self._rekey_urls = self._rekey_urls, {}
             stale, self._stale = self._stale, {}
+            if self._rekeys_at != self._generation:
+                # Computed under the rules before this commit's changes (a retraction frees
+                # the identity a holder gave up: the old re-key would take it back, and the
+                # host's own spelling, linked later, would be dropped as its repeat): each is
+                # computed again under the rules in force.
+                changes_ = [
+                    (i, old, new)
+                    for i, old, _ in changes_
+                    if (new := self._today(urls[i])) is not None and new != old
+                ]
             self._rekey_free(changes_, stale, base=False)
         self._write_merges()  # the re-keyed hosts' queued URLs merged just now
 
