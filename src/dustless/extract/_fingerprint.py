@@ -41,6 +41,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from dustless.extract._charset import decode_document, decode_html
 from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
+from dustless.extract._maincontent import BLOCK_BREAK
 from dustless.extract._visible import all_text, tree_text
 
 __all__ = [
@@ -54,9 +55,10 @@ __all__ = [
     "visible_text",
 ]
 
-# The first byte of every fingerprint: a later scheme never compares with this one. 2: the
-# text hashed is the main content's (``_maincontent``); 1 hashed the whole visible text.
-VERSION = 2
+# The first byte of every fingerprint: a later scheme never compares with this one. 3: the
+# shingles are taken within each block of the main content; 2 ran them across blocks; 1
+# hashed the whole visible text.
+VERSION = 3
 PERMUTATIONS = 128
 FINGERPRINT_BYTES = 1 + PERMUTATIONS
 NEAR_THRESHOLD = 0.8
@@ -100,15 +102,30 @@ def _tokens(text: str) -> list[str]:
     return [w for w in spaced.split() if w.isalpha()]
 
 
+def _shingles(text: str) -> list[str]:
+    """The shingles of each block of ``text`` (blocks end at :data:`BLOCK_BREAK`): its
+    ``SHINGLE``-word runs, or the block whole when it is shorter (a title in a listing)."""
+    spaced = text.lower().encode("utf-8", "replace").translate(_SPACES).decode("utf-8")
+    shingles: list[str] = []
+    for block in spaced.split(BLOCK_BREAK):
+        words = [w for w in block.split() if w.isalpha()]
+        if len(words) >= SHINGLE:
+            shingles += map(" ".join, zip(words, words[1:], words[2:], strict=False))
+        elif words:
+            shingles.append(" ".join(words))
+    return shingles
+
+
 def fingerprint_text(text: str) -> bytes | None:
-    """The fingerprint of a text; ``None`` when it has no word (nothing to compare)."""
-    words = _tokens(text)
-    if not words:
+    """The fingerprint of a text; ``None`` when it has no word (nothing to compare).
+
+    Shingles run within a block, never across two (``_maincontent`` marks where one ends):
+    a listing's items, a table's cells, in any order or layout, give one set of shingles,
+    so a listing sorted another way or shown as a grid is the same document. An article
+    loses only the few shingles that spanned two paragraphs."""
+    shingles = _shingles(text)
+    if not shingles:
         return None
-    if len(words) < SHINGLE:
-        shingles = [" ".join(words)]
-    else:
-        shingles = list(map(" ".join, zip(words, words[1:], words[2:], strict=False)))
     sketch = _RMinHash(num_perm=PERMUTATIONS, seed=_SEED)
     sketch.update(shingles)
     # The lowest byte of each 32-bit value: every 4th byte of the little-endian array.

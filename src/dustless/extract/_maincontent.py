@@ -32,9 +32,16 @@ others) is not read. Text nodes are joined with a space, as in ``_visible``.
 
 from __future__ import annotations
 
+import re
+
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-__all__ = ["main_text"]
+__all__ = ["BLOCK_BREAK", "main_text"]
+
+# Between two blocks of the main text (U+2029 PARAGRAPH SEPARATOR: whitespace to
+# ``str.split``, so a reader of words never sees it); the fingerprint shingles each block
+# apart, so the order of a listing's items is not part of the document.
+BLOCK_BREAK = "\u2029"
 
 _SKIP = frozenset(
     {"nav", "aside", "form", "menu", "button", "select", "dialog", "script", "style",
@@ -57,6 +64,18 @@ _BLOCKS = frozenset(
      "details", "h1", "h2", "h3", "h4", "h5", "h6"}
 )  # fmt: skip
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Elements a browser lays out as blocks of their own (CSS 2.1 §9.2.1's block-level boxes):
+# a text is one block from one of their edges to the next.
+_BREAKS = _BLOCKS | frozenset(
+    {"header", "footer", "hr", "caption", "summary", "legend", "fieldset", "hgroup",
+     "figcaption", "option"}
+)  # fmt: skip
+_LISTS = frozenset({"ul", "ol", "dl", "table", "tbody"})
+# A time of day, "12:05" or "12:05:59": in a short block it is a per-request stamp (a clock,
+# "generated at", "your last visit"), which two fetches of one page never share.
+_CLOCK = re.compile(r"(?<![\d:])[0-2]?\d:[0-5]\d(?::[0-5]\d)?(?![\d:])")
+_STAMP_CHARS = 200  # a block with a time of day shorter than this: a stamp, not content
+_NOTICE, _STAMP = 1, 2  # what a block holds, as node() returns it
 _SPLIT = str.maketrans("-_", "  ")
 _LINK_DENSE = 0.5  # more link text than this share: a list of links (boilerpipe's cut, 0.33–0.5)
 _NOTICE_CHARS = 600  # a copyright block longer than this is content (a licence page)
@@ -89,25 +108,31 @@ def _template_attrs(attrs: dict[str, str | None]) -> bool:
 
 
 class _Walk:
-    """One depth-first walk: ``pieces`` the text nodes kept, ``cut[i]`` whether piece i is in
-    a link list (left out unless the main content is too short without it)."""
+    """One depth-first walk: ``pieces`` the text nodes kept (the first of a block begins with
+    :data:`BLOCK_BREAK`), ``cut[i]`` whether piece i is in a link list (left out unless the
+    main content is too short without it)."""
 
-    __slots__ = ("cut", "main", "pieces")
+    __slots__ = ("brk", "cut", "main", "pieces")
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
         self.cut = bytearray()
         self.main: list[tuple[int, int]] = []  # piece ranges of main / role=main / article
+        self.brk = False  # the next text begins a block
 
-    def node(
-        self, node: LexborNode, in_link: bool, in_article: bool
-    ) -> tuple[int, int, bool, bool]:
-        """(text chars, link chars, has a notice) of the kept text under ``node``, and whether
-        it had text, all cut as link lists."""
+    def _drop(self, start: int, end: int) -> None:
+        """Take pieces[start:end] out of the walk (template found after it was read)."""
+        del self.pieces[start:end], self.cut[start:end]
+        self.main = [r for r in self.main if r[0] < start]
+        self.brk = True
+
+    def node(self, node: LexborNode, in_link: bool, in_article: bool) -> tuple[int, int, int, bool]:
+        """(text chars, link chars, has a notice or a stamp) of the kept text under ``node``,
+        and whether it had text, all cut as link lists."""
         pieces, cut = self.pieces, self.cut
         chars = links = 0
         had = False
-        notice = False
+        notice = 0  # _NOTICE | _STAMP: what the text read so far holds
         heading: tuple[int, int, int] | None = None  # start, chars, links of the last h*
         child = node.child
         while child is not None:
@@ -115,13 +140,18 @@ class _Walk:
             if tag == "-text":
                 text = child.text_content
                 if text and not text.isspace():
-                    pieces.append(text)
-                    cut.append(0)
                     chars += len(text)
                     if in_link:
                         links += len(text)
-                    if not notice:
-                        notice = _notice(text)
+                    if not notice & _NOTICE and _notice(text):
+                        notice |= _NOTICE
+                    if ":" in text and not notice & _STAMP and _CLOCK.search(text):
+                        notice |= _STAMP
+                    if self.brk:
+                        text = BLOCK_BREAK + text
+                        self.brk = False
+                    pieces.append(text)
+                    cut.append(0)
                 child = child.next
                 continue
             if tag is None or tag[0] == "-" or tag[0] == "_" or child.child is None:
@@ -135,14 +165,23 @@ class _Walk:
                 child = child.next
                 continue
             start = len(pieces)
+            if tag in _BREAKS:
+                self.brk = True
             c, k, n, h = self.node(child, in_link or tag == "a", in_article or tag in _ARTICLE)
             had = had or h
+            if tag in _BREAKS:
+                self.brk = True
             if tag in _BLOCKS:
-                if n and c <= _NOTICE_CHARS:
-                    del pieces[start:], cut[start:]
-                    self.main = [r for r in self.main if r[0] < start]
+                if (n & _NOTICE and c <= _NOTICE_CHARS) or (n & _STAMP and c <= _STAMP_CHARS):
+                    self._drop(start, len(pieces))
                     c = k = 0
-                    n = False
+                    n = 0
+                elif not c and not h and heading is not None and tag in _LISTS:
+                    # a heading over an empty list ("In this section" where the page has no
+                    # siblings): the template's, as the heading of a link list is
+                    self._drop(heading[0], start)
+                    chars -= heading[1]
+                    links -= heading[2]
                 elif (c and k > _LINK_DENSE * c) or (h and not c):
                     for i in range(start, len(pieces)):
                         cut[i] = 1
@@ -158,7 +197,7 @@ class _Walk:
                     self.main.append((start, len(pieces)))
             chars += c
             links += k
-            notice = notice or n
+            notice |= n
             child = child.next
         return chars, links, notice, had and not chars
 
