@@ -5,7 +5,7 @@ other bytes for every request):
 
     .venv/bin/python bench/fingerprint_realweb.py collect PAGES.pickle [--seeds 3] [--sites 5]
         [--pages-per-site 60]
-    .venv/bin/python bench/fingerprint_realweb.py score PAGES.pickle
+    .venv/bin/python bench/fingerprint_realweb.py score PAGES.pickle [--dump SIMS] [--before SIMS]
 
 ``collect`` serves each seed's ``dustless testweb --profile real`` on 127.0.0.1, crawls it
 with ``--policy standard`` (which fetches every spelling, template and host of a document)
@@ -124,9 +124,11 @@ def _score(args: argparse.Namespace) -> int:
     # kind -> [same pairs, same near, same sum, diff pairs, diff near, diff sum]
     stats: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0, 0, 0, 0.0])
     worst: dict[str, tuple[float, str, str]] = {}
+    sims: dict[tuple[str, str], tuple[bool, float]] = {}
     for (seed, _), rows in by_site.items():
         for (ua, ra, fa), (ub, rb, fb) in itertools.combinations(rows, 2):
             s = similarity(fa, fb)
+            sims[(ua, ub)] = (ra == rb, s)
             ka, kb = kind_of[(seed, ra)], kind_of[(seed, rb)]
             kind = ka if ka == kb else "mixed"
             st = stats[kind]
@@ -151,7 +153,29 @@ def _score(args: argparse.Namespace) -> int:
         )
     for kind, (s, ua, ub) in sorted(worst.items()):
         print(f"most alike different pair ({kind}): {s:.2f} {ua} {ub}")
+    if args.before is not None:
+        _moves(sims, args.before)
+    if args.dump is not None:
+        with open(args.dump, "wb") as f:
+            pickle.dump(sims, f)
     return 0
+
+
+def _moves(sims: dict[tuple[str, str], tuple[bool, float]], before: Path) -> None:
+    """How each pair moved from the resemblances ``score --dump`` wrote before."""
+    from dustless.extract import NEAR_THRESHOLD
+
+    with open(before, "rb") as f:
+        old: dict[tuple[str, str], tuple[bool, float]] = pickle.load(f)
+    down = [(o[1], s, p) for p, (same, s) in sims.items() if same and (o := old.get(p))
+            and s < o[1] - 0.05]  # fmt: skip
+    lost = [x for x in down if x[0] >= NEAR_THRESHOLD > x[1]]
+    crossed = [(o[1], s, p) for p, (same, s) in sims.items() if not same and (o := old.get(p))
+               and s >= NEAR_THRESHOLD > o[1]]  # fmt: skip
+    print(f"same pairs down by > 0.05: {len(down)}, of them no longer near: {len(lost)}")
+    print(f"different pairs that crossed the threshold: {len(crossed)}")
+    for o, s, (ua, ub) in sorted(down)[:5] + sorted(crossed)[:5]:
+        print(f"  {o:.2f} -> {s:.2f} {ua} {ub}")
 
 
 def main() -> int:
@@ -165,6 +189,8 @@ def main() -> int:
     collect.add_argument("--pages-per-site", type=int, default=60)
     score = sub.add_parser("score", help="judge the pages' pairs against the truth")
     score.add_argument("pages", type=Path)
+    score.add_argument("--dump", type=Path, help="write every pair's resemblance here")
+    score.add_argument("--before", type=Path, help="a --dump of the code before: the moves")
     args = parser.parse_args()
     return _collect(args) if args.step == "collect" else _score(args)
 
