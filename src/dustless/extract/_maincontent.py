@@ -73,9 +73,9 @@ _BREAKS = _BLOCKS | frozenset(
 _LISTS = frozenset({"ul", "ol", "dl", "table", "tbody"})
 # A time of day, "12:05" or "12:05:59": in a short block it is a per-request stamp (a clock,
 # "generated at", "your last visit"), which two fetches of one page never share.
-_CLOCK = re.compile(r"(?<![\d:])[0-2]?\d:[0-5]\d(?::[0-5]\d)?(?![\d:])")
+_CLOCK = re.compile(r"\d:[0-5]\d")
 _STAMP_CHARS = 200  # a block with a time of day shorter than this: a stamp, not content
-_NOTICE, _STAMP = 1, 2  # what a block holds, as node() returns it
+_NOTICE, _COLON = 1, 2  # what a block holds, as node() returns it
 _SPLIT = str.maketrans("-_", "  ")
 _LINK_DENSE = 0.5  # more link text than this share: a list of links (boilerpipe's cut, 0.33–0.5)
 _NOTICE_CHARS = 600  # a copyright block longer than this is content (a licence page)
@@ -132,7 +132,7 @@ class _Walk:
         pieces, cut = self.pieces, self.cut
         chars = links = 0
         had = False
-        notice = 0  # _NOTICE | _STAMP: what the text read so far holds
+        notice = 0  # _NOTICE | _COLON: what the text read so far holds
         heading: tuple[int, int, int] | None = None  # start, chars, links of the last h*
         child = node.child
         while child is not None:
@@ -145,8 +145,8 @@ class _Walk:
                         links += len(text)
                     if not notice & _NOTICE and _notice(text):
                         notice |= _NOTICE
-                    if ":" in text and not notice & _STAMP and _CLOCK.search(text):
-                        notice |= _STAMP
+                    if ":" in text:  # a time of day? read when its block is known short
+                        notice |= _COLON
                     if self.brk:
                         text = BLOCK_BREAK + text
                         self.brk = False
@@ -165,14 +165,19 @@ class _Walk:
                 child = child.next
                 continue
             start = len(pieces)
-            if tag in _BREAKS:
+            breaks = tag in _BREAKS
+            if breaks:
                 self.brk = True
             c, k, n, h = self.node(child, in_link or tag == "a", in_article or tag in _ARTICLE)
             had = had or h
-            if tag in _BREAKS:
+            if breaks:
                 self.brk = True
             if tag in _BLOCKS:
-                if (n & _NOTICE and c <= _NOTICE_CHARS) or (n & _STAMP and c <= _STAMP_CHARS):
+                stamp = False
+                if n & _COLON and c <= _STAMP_CHARS:
+                    stamp = _CLOCK.search(" ".join(pieces[start:])) is not None
+                    n &= ~_COLON  # read: a larger block need not read it again
+                if stamp or (n & _NOTICE and c <= _NOTICE_CHARS):
                     self._drop(start, len(pieces))
                     c = k = 0
                     n = 0
