@@ -38,10 +38,12 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 __all__ = ["BLOCK_BREAK", "main_text"]
 
-# Between two blocks of the main text (U+2029 PARAGRAPH SEPARATOR: whitespace to
-# ``str.split``, so a reader of words never sees it); the fingerprint shingles each block
-# apart, so the order of a listing's items is not part of the document.
-BLOCK_BREAK = "\u2029"
+# Before the first text of each block of the main text: the fingerprint shingles each
+# block apart, so the order of a listing's items is not part of the document. ASCII's
+# record separator: a reader of words never sees it (``str.split`` takes it for whitespace),
+# and an ASCII text stays one byte a character (U+2029 made the tokenizer's lower() and
+# encode() 4× slower).
+BLOCK_BREAK = "\x1e"
 
 _SKIP = frozenset(
     {"nav", "aside", "form", "menu", "button", "select", "dialog", "script", "style",
@@ -71,11 +73,12 @@ _BREAKS = _BLOCKS | frozenset(
      "figcaption", "option"}
 )  # fmt: skip
 _LISTS = frozenset({"ul", "ol", "dl", "table", "tbody"})
-# A time of day, "12:05" or "12:05:59": in a short block it is a per-request stamp (a clock,
-# "generated at", "your last visit"), which two fetches of one page never share.
-_CLOCK = re.compile(r"\d:[0-5]\d")
+# A time of day to the second, "12:05:59": in a short block it is a per-request stamp (a
+# clock, "generated at", "your last visit"), which two fetches of one page never share.
+# Searched for from its colon (a literal: the regex scans the text at C speed) and the
+# digit before it checked apart.
+_CLOCK = re.compile(r":[0-5]\d:[0-5]\d")
 _STAMP_CHARS = 200  # a block with a time of day shorter than this: a stamp, not content
-_NOTICE, _COLON = 1, 2  # what a block holds, as node() returns it
 _SPLIT = str.maketrans("-_", "  ")
 _LINK_DENSE = 0.5  # more link text than this share: a list of links (boilerpipe's cut, 0.33–0.5)
 _NOTICE_CHARS = 600  # a copyright block longer than this is content (a licence page)
@@ -126,13 +129,15 @@ class _Walk:
         self.main = [r for r in self.main if r[0] < start]
         self.brk = True
 
-    def node(self, node: LexborNode, in_link: bool, in_article: bool) -> tuple[int, int, int, bool]:
-        """(text chars, link chars, has a notice or a stamp) of the kept text under ``node``,
-        and whether it had text, all cut as link lists."""
+    def node(
+        self, node: LexborNode, in_link: bool, in_article: bool
+    ) -> tuple[int, int, bool, bool]:
+        """(text chars, link chars, has a notice) of the kept text under ``node``, and whether
+        it had text, all cut as link lists."""
         pieces, cut = self.pieces, self.cut
         chars = links = 0
         had = False
-        notice = 0  # _NOTICE | _COLON: what the text read so far holds
+        notice = False
         heading: tuple[int, int, int] | None = None  # start, chars, links of the last h*
         child = node.child
         while child is not None:
@@ -143,10 +148,8 @@ class _Walk:
                     chars += len(text)
                     if in_link:
                         links += len(text)
-                    if not notice & _NOTICE and _notice(text):
-                        notice |= _NOTICE
-                    if ":" in text:  # a time of day? read when its block is known short
-                        notice |= _COLON
+                    if not notice:
+                        notice = _notice(text)
                     if self.brk:
                         text = BLOCK_BREAK + text
                         self.brk = False
@@ -173,14 +176,10 @@ class _Walk:
             if breaks:
                 self.brk = True
             if tag in _BLOCKS:
-                stamp = False
-                if n & _COLON and c <= _STAMP_CHARS:
-                    stamp = _CLOCK.search(" ".join(pieces[start:])) is not None
-                    n &= ~_COLON  # read: a larger block need not read it again
-                if stamp or (n & _NOTICE and c <= _NOTICE_CHARS):
+                if n and c <= _NOTICE_CHARS:
                     self._drop(start, len(pieces))
                     c = k = 0
-                    n = 0
+                    n = False
                 elif not c and not h and heading is not None and tag in _LISTS:
                     # a heading over an empty list ("In this section" where the page has no
                     # siblings): the template's, as the heading of a link list is
@@ -202,7 +201,7 @@ class _Walk:
                     self.main.append((start, len(pieces)))
             chars += c
             links += k
-            notice |= n
+            notice = notice or n
             child = child.next
         return chars, links, notice, had and not chars
 
@@ -224,6 +223,27 @@ def main_text(parser: LexborHTMLParser) -> str:
         if len(outer) == 1:
             lo, hi = outer[0]
     kept = [pieces[i] for i in range(lo, hi) if not cut[i]]
-    if sum(map(len, kept)) < _MIN_CHARS:
-        kept = pieces[lo:hi]
-    return " ".join(kept)
+    joined = " ".join(kept)
+    text = _unstamped(joined)
+    # the chars of the text nodes kept (not the spaces joining them, not the breaks)
+    chars = len(text) - len(kept) + 1 - joined.count(BLOCK_BREAK)
+    if chars < _MIN_CHARS:
+        text = _unstamped(" ".join(pieces[lo:hi]))
+    return text
+
+
+def _unstamped(text: str) -> str:
+    """``text`` less its short blocks that show a time of day to the second (stamps)."""
+    found = _CLOCK.search(text)
+    while found is not None:
+        at = found.start()
+        if at and text[at - 1].isdigit():
+            lo = max(text.rfind(BLOCK_BREAK, 0, at), 0)
+            hi = text.find(BLOCK_BREAK, at)
+            hi = len(text) if hi < 0 else hi
+            if hi - lo <= _STAMP_CHARS:
+                text = text[:lo] + text[hi:]
+                found = _CLOCK.search(text, lo)
+                continue
+        found = _CLOCK.search(text, found.end())
+    return text
