@@ -73,9 +73,11 @@ _ASCII_PUNCT = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _SPACES = bytes.maketrans(_ASCII_PUNCT, b" " * len(_ASCII_PUNCT))
 _TEXT_TYPES = frozenset({"text/plain"})
 # The words a block break becomes (``_shingles``): not letters, not whitespace to split().
-_END, _START = "\x01", "\x02"
-_MARKERS = frozenset({_END, _START})
-_BREAK_WORDS = f" {_END} {_START} "
+# Upper-case ASCII words, which the lower-cased text never holds.
+_MARKERS = frozenset({b"END", b"START"})
+_BREAK_WORDS = b" END START "
+_BREAK = BLOCK_BREAK.encode()
+_NBSP = "\xa0".encode()  # str.split() splits at it, bytes.split() does not
 
 
 def _parse(body: bytes, content_type: str | None) -> tuple[LexborHTMLParser, str]:
@@ -106,23 +108,36 @@ def _tokens(text: str) -> list[str]:
     return [w for w in spaced.split() if w.isalpha()]
 
 
-def _shingles(text: str) -> list[str]:
-    """The ``SHINGLE``-word shingles of ``text``, none across a :data:`BLOCK_BREAK`.
+def _shingles(text: str) -> list[bytes]:
+    """The ``SHINGLE``-word shingles of ``text`` (UTF-8), none across a :data:`BLOCK_BREAK`.
 
     Each break becomes two marker words, the end of one block and the start of the next, so
     every 3-word window holds words of one block only: ``a b END``, ``b END START``, ``END
     START c``, ``START c d``. A window says which block a word ends or starts, never which
     block follows which; a block of one or two words is one window whole (``START a END``).
-    One pass over the words, as without blocks (a loop per block cost 20 % more)."""
-    spaced = text.lower().encode("utf-8", "replace").translate(_SPACES).decode("utf-8")
-    if BLOCK_BREAK in spaced:
-        spaced = spaced.strip().replace(BLOCK_BREAK, _BREAK_WORDS)
-    words = [w for w in spaced.split() if w.isalpha() or w in _MARKERS]
-    if not any(map(str.isalpha, words)):
-        return []  # markers alone: blocks of digits and signs, nothing to compare
+    One pass over the words, as without blocks (a loop per block cost 20 % more), on UTF-8
+    bytes (splitting and joining them costs less than a ``str`` with any non-ASCII in it); a
+    word with non-ASCII bytes is read as text to tell whether it is letters only."""
+    spaced = text.lower().encode("utf-8", "replace").translate(_SPACES)
+    if _BREAK in spaced:
+        # a break after the last block too: each block, first, last or between, gives the
+        # same windows wherever it stands
+        spaced = (spaced + _BREAK).replace(_BREAK, _BREAK_WORDS)
+    if spaced.isascii():
+        words = [w for w in spaced.split() if w.isalpha()]
+    else:
+        if _NBSP in spaced:
+            spaced = spaced.replace(_NBSP, b" ")
+        words = [
+            w
+            for w in spaced.split()
+            if w.isalpha() or (not w.isascii() and w.decode("utf-8", "replace").isalpha())
+        ]
+    if all(w in _MARKERS for w in words):
+        return []  # no word, or markers alone (blocks of digits and signs): nothing to compare
     if len(words) < SHINGLE:
-        return [" ".join(words)]
-    return list(map(" ".join, zip(words, words[1:], words[2:], strict=False)))
+        return [b" ".join(words)]
+    return list(map(b" ".join, zip(words, words[1:], words[2:], strict=False)))
 
 
 def fingerprint_text(text: str) -> bytes | None:
