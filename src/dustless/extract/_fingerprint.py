@@ -18,7 +18,13 @@ threshold). What is hashed:
   ``<template>`` and attribute values (CSRF tokens, URLs) are not text;
 * words of letters only, lower-cased: a token with a digit in it (a date, a time, a counter,
   a session or request id) is the part of a page that changes between two requests, so it
-  is left out, as near-duplicate detectors strip such noise before shingling.
+  is left out, as near-duplicate detectors strip such noise before shingling;
+* shingles within a block, never across two (version 3): a listing's items, a table's cells,
+  a heading and its paragraph are each their own run of words, so the same titles sorted
+  the other way, or shown as a grid instead of a list, are the same set of shingles (the
+  consecutive-word shingles of version 2 put such listings at J ≈ 0.1–0.35). An article
+  loses only the windows that spanned two paragraphs; a block's first and last two words
+  give a window each, a one-word block one window whole.
 
 The sketch is 128 MinHash values (``rensa``'s R-MinHash, a Rust implementation; written in
 Python it cost ~4× as much per page: bench/fingerprint_bench.py), each kept as its lowest
@@ -117,17 +123,19 @@ def _shingles(text: str) -> list[bytes]:
     Each break becomes a marker word twice, and a window whose middle word is a marker is
     left out, so every window kept holds words of one block only: ``a b Q``, ``Q c d``
     (where a block ends and starts, two words each), ``Q a Q`` (a one-word block whole),
-    while ``b Q Q`` and ``Q Q c`` (one word, as common to other pages as "the") and nothing
-    that pairs two blocks are taken. One pass over the words (a loop per block cost 35 %
+    while ``b Q Q`` and ``Q Q c`` (one word, as common to other pages as "the": they put
+    64 pairs of different real documents over the threshold) and nothing that pairs two
+    blocks are taken. One pass over the words (a loop per block cost 35 %
     more), on UTF-8 bytes (splitting and joining them costs less than a ``str`` with any
     non-ASCII in it); a word with non-ASCII bytes is read as text to tell whether it is
     letters only."""
     spaced = text.lower().encode("utf-8", "replace").translate(_SPACES)
     blocks = _BREAK in spaced
     if blocks:
-        # a break after the last block too: each block, first, last or between, gives the
-        # same windows wherever it stands
-        spaced = (spaced + _BREAK).replace(_BREAK, _BREAK_WORDS)
+        # no break after the last block: a page of one block (an article's one paragraph)
+        # gives the windows it gave before blocks, and its last words are no more window
+        # than they were (a listing's last block is its own links, whatever its order)
+        spaced = spaced.replace(_BREAK, _BREAK_WORDS)
     if spaced.isascii():
         words = [w for w in spaced.split() if w.isalpha()]
     else:

@@ -20,14 +20,21 @@ shape tell boilerplate from full text):
   rights reserved" (the legal line every page of a site repeats) when it is short;
 * **link lists**: a block (``li``, ``p``, ``td``, ``div``…) whose kept text is mostly link
   text — a menu, a sidebar, "Print | Mobile" — and a heading just before such a block
-  ("In this section");
+  ("In this section"), or before a list with no text at all (the sidebar of a page that
+  has no siblings to list);
+* **stamps**: a short block (≤ 200 characters between two block breaks) showing a time of
+  day to the second — a clock, "generated at 12:05:33", "request … at …" — which differs
+  between two fetches of one page; found in the joined text with one regex search;
 * **the main element**: when the page marks one (``main``, ``role=main``, or its only
   ``article``), only its text counts.
 
 A page whose main content so found is almost empty (a table of contents is all links) keeps
 the link lists instead (the template elements stay out), so it never fingerprints as its
 title alone. The ``<head>`` (the ``<title>`` names the site on some templates and not on
-others) is not read. Text nodes are joined with a space, as in ``_visible``.
+others) is not read. Text nodes are joined with a space, as in ``_visible``, and the first
+text of each block element (CSS 2.1 §9.2.1's block boxes: ``p``, ``li``, ``td``, ``h1``…)
+after a block boundary begins with :data:`BLOCK_BREAK`, which the fingerprint shingles
+within (a listing in another order or layout is the same document; ``_fingerprint``).
 """
 
 from __future__ import annotations
