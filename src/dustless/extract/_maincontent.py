@@ -241,6 +241,8 @@ def main_text(parser: LexborHTMLParser) -> str:
 
 def _unstamped(text: str) -> str:
     """``text`` less its short blocks that show a time of day to the second (stamps)."""
+    if ":" not in text:
+        return text
     found = _CLOCK.search(text)
     while found is not None:
         at = found.start()
