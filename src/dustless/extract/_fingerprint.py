@@ -80,7 +80,6 @@ _VERSION_BYTE = bytes((VERSION,))
 _ASCII_PUNCT = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _SPACES = bytes.maketrans(_ASCII_PUNCT, b" " * len(_ASCII_PUNCT))
 _TEXT_TYPES = frozenset({"text/plain"})
-# The words a block break becomes (``_shingles``): not letters, not whitespace to split().
 # A block break becomes this word twice (``_shingles``): upper-case ASCII, which the
 # lower-cased text never holds, and letters, which the word filter keeps.
 _MARK = b"Q"
