@@ -41,11 +41,6 @@ SITES, PAGES = 1, 12  # one small site a seed: 20 webs in about a minute on a lo
 EXPLAINED = 0.90
 TOLERANCE = 0.05
 MAX_LOSS = 0.01
-# A listing sorted the other way or laid out as a table is one resource to the truth, but
-# its near-duplicate fingerprint (3-word shingles of a short list of titles) is another
-# document: the content estimate of this factor cannot follow the truth on a listing of a
-# few titles (docs/evaluation.md), whatever the factor does.
-ORDER_SENSITIVE = frozenset({"sort-view-params"})
 
 
 def _seeds() -> list[int]:
@@ -104,8 +99,6 @@ def _redundancy_problems(pooled: Pooled) -> list[str]:
     a factor with two sets on one seed moves its rate there by 0.25 a set)."""
     problems = []
     for (factor, method), (dc, uc, dt, ut) in pooled.items():
-        if factor in ORDER_SENSITIVE:
-            continue
         content, true = _rate(dc, uc), _rate(dt, ut)
         if abs(content - true) > TOLERANCE + 1e-12:
             problems.append(
