@@ -24,6 +24,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from crawl.workers_support import fetched_twice, final_states, finish, until
 from dustless.store import CrawlStore, PostgresCrawlStore, SQLiteStore
 
 DELAY = 0.1  # seconds between two requests to one host
@@ -39,35 +40,6 @@ def _worker(web: Any, out: Path, db: str, name: str, *extra: str) -> subprocess.
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def _finish(*procs: subprocess.Popen[bytes]) -> None:
-    for proc in procs:
-        _out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err.decode()[-2000:]
-
-
-def _until(cond: Callable[[], Any], timeout: float = 60.0) -> Any:
-    """Wait for a condition on the DB (the workers are other processes: nothing to await)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = cond()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
-def _final(store: CrawlStore) -> set[tuple[str, str, str | None]]:
-    """Every URL with its state and the state of its fetch."""
-    rows = store.query(
-        "SELECT u.url, u.state, f.state FROM urls u LEFT JOIN fetches f ON f.url_id = u.id"
-    )
-    return {(url, state, fetched) for url, state, fetched in rows}
-
-
-def _fetched_twice(store: CrawlStore) -> list[Any]:
-    return store.query("SELECT url_id FROM fetches GROUP BY url_id HAVING count(*) > 1")
-
-
 @pytest.fixture
 def reference(testweb_factory: Any, tmp_path: Path, ch: Any) -> Callable[..., Any]:
     """``reference(**web)``: the web, and what one crawl on SQLite reaches on it."""
@@ -78,7 +50,7 @@ def reference(testweb_factory: Any, tmp_path: Path, ch: Any) -> Callable[..., An
         result = ch.crawl(web, out, delay=DELAY, max_depth=50)
         assert result.finished
         with SQLiteStore(out) as store:
-            want = _final(store)
+            want = final_states(store)
         web.reset()
         return web, want
 
@@ -90,10 +62,10 @@ def test_three_workers_reach_what_one_sqlite_crawl_reaches_politely(
 ) -> None:
     web, want = reference(sites=6, pages_per_site=20)
     procs = [_worker(web, tmp_path / f"w{i}", pg_db, f"w{i}") for i in (1, 2, 3)]
-    _finish(*procs)
+    finish(*procs)
     with PostgresCrawlStore(pg_db, worker="check") as store:
-        assert _final(store) == want
-        assert _fetched_twice(store) == []
+        assert final_states(store) == want
+        assert fetched_twice(store) == []
         assert store.batches()[-1].ended_at is not None
         by_worker = dict(store.query("SELECT worker, count(*) FROM fetches GROUP BY worker"))
         files = store.query("SELECT DISTINCT worker, warc_file FROM fetches")
@@ -118,11 +90,11 @@ def test_a_killed_workers_hosts_are_taken_over_and_nothing_is_lost(
     w1 = _worker(web, tmp_path / "w1", pg_db, "w1")
     store = PostgresCrawlStore(pg_db, worker="check")
     try:
-        _until(lambda: store.query("SELECT 1 FROM fetches WHERE worker = 'w1'"))
+        until(lambda: store.query("SELECT 1 FROM fetches WHERE worker = 'w1'"))
         w2 = _worker(web, tmp_path / "w2", pg_db, "w2")
         # Both work (w1 gave hosts to w2), and w1 has committed some of its pages.
-        _until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w2'"))
-        _until(lambda: store.query("SELECT count(*) FROM fetches WHERE worker = 'w1'")[0][0] >= 10)
+        until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w2'"))
+        until(lambda: store.query("SELECT count(*) FROM fetches WHERE worker = 'w1'")[0][0] >= 10)
         w1.send_signal(signal.SIGKILL)
         w1.communicate()
         killed = time.monotonic()
@@ -133,7 +105,7 @@ def test_a_killed_workers_hosts_are_taken_over_and_nothing_is_lost(
         )[0]
         assert hosts, "w1 held no lease when it was killed"
         # Within a TTL and one lease round, w2 holds every host w1 had that has work left.
-        _until(
+        until(
             lambda: (
                 not store.query(
                     "SELECT 1 FROM host_work WHERE owner = 'w1' OR (owner IS NULL AND queued > 0)"
@@ -145,9 +117,9 @@ def test_a_killed_workers_hosts_are_taken_over_and_nothing_is_lost(
         # bound is loose, and still far below the default TTL (60 s) a worker ignoring
         # --lease-ttl would take.
         assert time.monotonic() - killed <= TTL + 10
-        _finish(w2)
-        assert _final(store) == want  # complete: nothing w1 had claimed is lost
-        assert _fetched_twice(store) == []
+        finish(w2)
+        assert final_states(store) == want  # complete: nothing w1 had claimed is lost
+        assert fetched_twice(store) == []
     finally:
         store.close()
     # What w1 fetched but had not committed is fetched again, once: never more than it held.
@@ -165,11 +137,11 @@ def test_a_worker_that_joins_takes_a_share_of_the_hosts(
     w1 = _worker(web, tmp_path / "w1", pg_db, "w1", *slow)
     store = PostgresCrawlStore(pg_db, worker="check")
     try:
-        _until(lambda: store.query("SELECT count(*) FROM fetches WHERE worker = 'w1'")[0][0] >= 8)
+        until(lambda: store.query("SELECT count(*) FROM fetches WHERE worker = 'w1'")[0][0] >= 8)
         # The same command, started later (its seeds are in the DB already).
         w2 = _worker(web, tmp_path / "w2", pg_db, "w2", *slow)
-        _finish(w1, w2)
-        assert _final(store) == want
+        finish(w1, w2)
+        assert final_states(store) == want
         hosts = dict(
             store.query("SELECT worker, count(DISTINCT u.host) FROM fetches f "
                         "JOIN urls u ON u.id = f.url_id GROUP BY worker")
@@ -193,7 +165,7 @@ def test_status_shows_workers_leases_and_the_queue(
             "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
         ).fetchone() == (0,)
     web = testweb_factory(profile="clean", sites=2, pages_per_site=5)
-    _finish(_worker(web, tmp_path / "w1", pg_db, "w1"))
+    finish(_worker(web, tmp_path / "w1", pg_db, "w1"))
     done = subprocess.run(
         [sys.executable, "-m", "dustless", "crawl", "--db", pg_db, "--status"],
         capture_output=True, text=True, timeout=60, check=True,
@@ -243,7 +215,7 @@ def test_workers_learning_at_once_share_their_rules_and_lose_no_document(
         want = _documents(lite, {t.url: t.rid for t in web.truth() if t.rid != "-"})
     web.reset()
     procs = [_worker(web, tmp_path / n, pg_db, n, "--learn") for n in ("w1", "w2")]
-    _finish(*procs)
+    finish(*procs)
     truth = {t.url: t.rid for t in web.truth() if t.rid != "-"}
     with PostgresCrawlStore(pg_db, worker="check") as store:
         got = _documents(store, truth)

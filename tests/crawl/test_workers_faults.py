@@ -15,14 +15,14 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dustless.store import CrawlStore, PostgresCrawlStore, SQLiteStore
+from crawl.workers_support import fetched_twice, final_states, finish, until
+from dustless.store import PostgresCrawlStore, SQLiteStore
 
 DELAY = 0.1  # seconds between two requests to one host
 TTL = 2.0  # seconds a lease lasts unrenewed
@@ -53,37 +53,6 @@ def workers() -> Any:
         proc.communicate()
 
 
-def _finish(*procs: subprocess.Popen[bytes]) -> list[str]:
-    errs = []
-    for proc in procs:
-        _out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err.decode()[-2000:]
-        errs.append(err.decode())
-    return errs
-
-
-def _until(cond: Callable[[], Any], timeout: float = 60.0) -> Any:
-    """Wait for a condition on the DB (the workers are other processes: nothing to await)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = cond()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
-def _final(store: CrawlStore) -> set[tuple[str, str, str | None]]:
-    rows = store.query(
-        "SELECT u.url, u.state, f.state FROM urls u LEFT JOIN fetches f ON f.url_id = u.id"
-    )
-    return {(url, state, fetched) for url, state, fetched in rows}
-
-
-def _fetched_twice(store: CrawlStore) -> list[Any]:
-    return store.query("SELECT url_id FROM fetches GROUP BY url_id HAVING count(*) > 1")
-
-
 def _one_request_at_a_time(web: Any) -> None:
     for host, h in web.stats()["hosts"].items():
         assert h["max_concurrent"] == 1, (host, h)
@@ -99,7 +68,7 @@ def reference(testweb_factory: Any, tmp_path: Path, ch: Any) -> Callable[..., An
         result = ch.crawl(web, out, delay=DELAY, max_depth=50)
         assert result.finished
         with SQLiteStore(out) as store:
-            want = _final(store)
+            want = final_states(store)
         web.reset()
         return web, want
 
@@ -132,21 +101,21 @@ def test_a_worker_stalled_past_its_lease_sends_and_records_nothing_for_lost_host
     workers.append(w1)
     store = PostgresCrawlStore(pg_db, worker="check")
     try:
-        _until(lambda: store.query("SELECT count(*) FROM fetches WHERE worker = 'w1'")[0][0] >= 5)
+        until(lambda: store.query("SELECT count(*) FROM fetches WHERE worker = 'w1'")[0][0] >= 5)
         w2 = _worker(web, tmp_path / "w2", pg_db, "w2", delay=STALL_DELAY)
         workers.append(w2)
-        _until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w2'"))
-        _until(lambda: store.query(W1_WORK))
+        until(lambda: store.query("SELECT 1 FROM host_work WHERE owner = 'w2'"))
+        until(lambda: store.query(W1_WORK))
         w1.send_signal(signal.SIGSTOP)
         try:
             # w2 takes w1's hosts over once their leases have run out, and crawls them.
-            _until(lambda: not store.query(W1_WORK), timeout=30)
-            _until(lambda: store.query(W2_WORK))  # … and has work on them when w1 goes on
+            until(lambda: not store.query(W1_WORK), timeout=30)
+            until(lambda: store.query(W2_WORK))  # … and has work on them when w1 goes on
         finally:
             w1.send_signal(signal.SIGCONT)
-        _finish(w1, w2)
-        assert _final(store) == want  # nothing lost either
-        assert _fetched_twice(store) == []
+        finish(w1, w2)
+        assert final_states(store) == want  # nothing lost either
+        assert fetched_twice(store) == []
     finally:
         store.close()
     _one_request_at_a_time(web)
@@ -159,12 +128,12 @@ def test_workers_ride_out_a_postgresql_restart(
     procs = [_worker(web, tmp_path / f"w{i}", pg_db, f"w{i}") for i in (1, 2, 3)]
     workers.extend(procs)
     with PostgresCrawlStore(pg_db, worker="check") as store:
-        _until(lambda: store.query("SELECT count(*) FROM fetches")[0][0] >= 20)
+        until(lambda: store.query("SELECT count(*) FROM fetches")[0][0] >= 20)
     # -l: the new server's output goes to its log, not to the pipe ``ctl`` reads to its end.
     postgres.ctl("-m", "fast", "-l", str(postgres.datadir.parent / "log"), "-w", "restart")
-    _finish(*procs)
+    finish(*procs)
     with PostgresCrawlStore(pg_db, worker="check") as store:
-        assert _final(store) == want
-        assert _fetched_twice(store) == []
+        assert final_states(store) == want
+        assert fetched_twice(store) == []
         assert store.batches()[-1].ended_at is not None
     _one_request_at_a_time(web)

@@ -15,14 +15,13 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dustless.store import CrawlStore, PostgresCrawlStore, SQLiteStore
+from crawl.workers_support import final_states, until
+from dustless.store import PostgresCrawlStore, SQLiteStore
 
 DELAY = 0.1  # seconds between two requests to one host
 TTL = 60.0  # seconds a lease lasts unrenewed: fetching may go on for 3/4 of it
@@ -53,24 +52,6 @@ def workers() -> Any:
         proc.communicate()
 
 
-def _until(cond: Callable[[], Any], timeout: float = DEADLINE) -> Any:
-    """Wait for a condition on another process (nothing of theirs to await)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = cond()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
-def _final(store: CrawlStore) -> set[tuple[str, str, str | None]]:
-    rows = store.query(
-        "SELECT u.url, u.state, f.state FROM urls u LEFT JOIN fetches f ON f.url_id = u.id"
-    )
-    return {(url, state, fetched) for url, state, fetched in rows}
-
-
 def _requests(web: Any) -> int:
     return sum(h["requests"] for h in web.stats()["hosts"].values())
 
@@ -87,19 +68,19 @@ def test_workers_fetch_while_postgresql_is_stopped(
     reference = ch.crawl(web, tmp_path / "sqlite", delay=DELAY, max_depth=50)
     assert reference.finished
     with SQLiteStore(tmp_path / "sqlite") as store:
-        want = _final(store)
+        want = final_states(store)
     web.reset()
 
     procs = [_worker(web, tmp_path / f"w{i}", pg_db, f"w{i}") for i in (1, 2)]
     workers.extend(procs)
     with PostgresCrawlStore(pg_db, worker="check") as store:
         # The workers hold URLs to fetch: claimed (in flight in the DB), so in their memory.
-        _until(lambda: store.query(CLAIMED)[0][0] >= 2 * DURING)
+        until(lambda: store.query(CLAIMED)[0][0] >= 2 * DURING, timeout=DEADLINE)
     postgres.stop()
     try:
         before = _requests(web)
         # Requests keep coming while the server is down (the workers fetch what they hold).
-        during = _until(lambda: max(0, _requests(web) - before) >= DURING)
+        during = until(lambda: max(0, _requests(web) - before) >= DURING, timeout=DEADLINE)
     finally:
         postgres.start()
     assert during
@@ -107,6 +88,6 @@ def test_workers_fetch_while_postgresql_is_stopped(
         _out, err = proc.communicate(timeout=180)
         assert proc.returncode == 0, err.decode()[-2000:]
     with PostgresCrawlStore(pg_db, worker="check") as store:
-        assert _final(store) == want
+        assert final_states(store) == want
         assert store.query("SELECT url_id FROM fetches GROUP BY url_id HAVING count(*) > 1") == []
         assert store.batches()[-1].ended_at is not None
