@@ -30,13 +30,16 @@ from testweb_fixture import start_testweb
 pytestmark = pytest.mark.slow
 
 SEEDS, SITES, PAGES = 20, 2, 8
+# Seeds a run once found failing, run every time besides the drawn ones: 62063 lost the
+# ``www`` twin's differing page to a mobile host aliased to ``www.`` instead of the main host.
+FOUND = (62063,)
 
 
 def _seeds() -> list[int]:
     given = os.environ.get("DUSTLESS_SEEDS", "").strip()
     if given:
         return [int(s) for s in given.replace(",", " ").split()]
-    return random.SystemRandom().sample(range(1, 100_000), SEEDS)
+    return [*FOUND, *random.SystemRandom().sample(range(1, 100_000), SEEDS)]
 
 
 def _resolve(web: Any) -> tuple[str, ...]:

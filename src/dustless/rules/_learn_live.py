@@ -790,7 +790,10 @@ class LiveLearner:
                 n_src, n_dst = len(s.entries), len(d.entries)
                 if n_src > n_dst or (n_src == n_dst and not src.startswith("www.")):
                     continue
-            elif rank_dst >= rank_src:
+            elif rank_dst >= rank_src or (rank_dst == 1 and name in site.hosts):
+                # ... and to ``www.`` only on a site whose main host was never seen: a
+                # ``www.`` twin may differ from the main host in a subtree, and the mobile
+                # pages merged into its spellings would hold identities of that subtree.
                 continue
             rule = HostRedirect(split(f"http://{dst}/").host)
             spec = rule_spec(rule)
