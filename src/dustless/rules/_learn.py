@@ -155,33 +155,21 @@ def learn_rules(
             if p.accepted:
                 rules.add(host, p.rule)
 
-    # 3. Template rules, on the URLs the parameter rules already rewrote.
-    current = _regroup(by_host, rules.ruleset())
-    for host in sorted(current):
-        for t in learn_templates(
-            host,
-            current[host],
-            max_fp=opts.max_fp,
-            min_support=opts.min_support,
-            max_bucket=opts.max_bucket,
-        ):
-            findings.append(Finding(host, "template", t.rule, t.evidence, t.accepted, t.reason))
-            if t.accepted:
-                rules.add(host, t.rule)
-
-    # 4. DustBuster substitutions, on the URLs the rules above already rewrote.
-    current = _regroup(by_host, rules.ruleset())
-    for host in sorted(current):
-        for s in learn_substitutions(
-            host,
-            current[host],
-            max_fp=opts.max_fp,
-            min_support=opts.min_support,
-            max_bucket=opts.max_bucket,
-        ):
-            findings.append(Finding(host, "substitute", s.rule, s.evidence, s.accepted, s.reason))
-            if s.accepted:
-                rules.add(host, s.rule)
+    # 3. Template rules, then 4. DustBuster substitutions, each on the URLs the rules found
+    # before it already rewrote (the same candidates and the same acceptance).
+    for kind, learn in (("template", learn_templates), ("substitute", learn_substitutions)):
+        current = _regroup(by_host, rules.ruleset())
+        for host in sorted(current):
+            for c in learn(
+                host,
+                current[host],
+                max_fp=opts.max_fp,
+                min_support=opts.min_support,
+                max_bucket=opts.max_bucket,
+            ):
+                findings.append(Finding(host, kind, c.rule, c.evidence, c.accepted, c.reason))
+                if c.accepted:
+                    rules.add(host, c.rule)
 
     learned = rules.ruleset()
     all_docs = [d for docs in by_host.values() for d in docs]
