@@ -30,9 +30,9 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit, urlunsplit
 
 from dustless.extract import content_fingerprint, is_near
+from dustless.url import origin_of, split_lenient
 
 __all__ = [
     "MAX_PROBES",
@@ -74,7 +74,7 @@ _SENTENCES = re.compile(r"[.!?\n]+\s*")
 
 def section_of(url: str) -> str:
     """The first path segment of ``url`` (``""`` at the root): a probe's place."""
-    path = urlsplit(url).path
+    path = split_lenient(url).path
     head, sep, _rest = path.lstrip("/").partition("/")
     return head if sep else ""
 
@@ -82,10 +82,9 @@ def section_of(url: str) -> str:
 def probe_url(url: str, section: str, token: str) -> str:
     """The surely missing URL to ask ``url``'s host for, under ``section`` (``token``: 16
     random hex digits; the name says who asked, for a webmaster reading the logs)."""
-    parts = urlsplit(url)
     name = f"{_PROBE_PREFIX}{token}.html"
     path = f"/{section}/{name}" if section else f"/{name}"
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    return origin_of(url) + path
 
 
 def _title(body: bytes) -> str:

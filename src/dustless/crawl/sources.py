@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from dustless.crawl.admission import Admission
 from dustless.crawl.discover import Candidate, Discovery, fetch_form, link_counts
-from dustless.crawl.hosts import HostTable, origin_of
+from dustless.crawl.hosts import HostTable
 from dustless.crawl.progress import RunCounters
 from dustless.errors import InvalidURL
 from dustless.fetch import FetchLimits, FetchResult
@@ -64,6 +64,7 @@ from dustless.sources import (
     entry_allowed,
 )
 from dustless.store import CrawlStore, FetchRecord, URLDate
+from dustless.url import origin_of
 
 __all__ = ["SiteSwitch", "SourceReader", "SourceSwitch", "Sources", "site_switch"]
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 import enum
 from collections import OrderedDict
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
-from dustless.errors import InvalidURL
 from dustless.robots._robots import Robots
+from dustless.url import RobotsKey, robots_key, robots_url
 
 __all__ = [
     "ROBOTS_CACHE_SECONDS",
@@ -38,8 +37,6 @@ ROBOTS_CACHE_SECONDS = 24 * 3600
 # An unreachable robots.txt disallows everything (§2.3.1.4) until it is fetched again; retry
 # much sooner than the day a good copy is kept, so a short outage does not stop a host long.
 ROBOTS_RETRY_SECONDS = 15 * 60
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class RobotsOutcome(enum.Enum):
@@ -80,32 +77,6 @@ def robots_for_response(status: int | None, body: bytes) -> Robots:
     if outcome is RobotsOutcome.UNAVAILABLE:
         return Robots.allow_all()
     return Robots.disallow_all()
-
-
-RobotsKey = tuple[str, str, int]
-
-
-def robots_key(url: str) -> RobotsKey:
-    """(scheme, host, port) of ``url``: robots.txt applies per origin (RFC 9309 §2.3)."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        raise InvalidURL(f"invalid URL for robots.txt: {exc}", url) from None
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if scheme not in _DEFAULT_PORTS or not host:
-        raise InvalidURL("robots.txt needs an http(s) URL with a host", url)
-    return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
-
-
-def robots_url(url: str) -> str:
-    """The robots.txt URL governing ``url`` (§2.3: "/robots.txt" at the origin)."""
-    scheme, host, port = robots_key(url)
-    shown = f"[{host}]" if ":" in host else host
-    if port != _DEFAULT_PORTS[scheme]:
-        shown = f"{shown}:{port}"
-    return f"{scheme}://{shown}/robots.txt"
 
 
 @dataclass(frozen=True, slots=True)

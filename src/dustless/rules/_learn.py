@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dustless.errors import InvalidOption
+from dustless.url import split_lenient
 
 from ._learn_evidence import Doc, Evidence, Observation, documents_by_host, measure
 from ._learn_hosts import learn_aliases, learn_redirects
@@ -32,7 +33,6 @@ from ._learn_params import learn_params
 from ._learn_subst import learn_substitutions, learn_templates
 from ._learned import HostRedirect, LearnedRule
 from ._site import RuleSet, SiteScript
-from ._urlparts import split
 
 __all__ = ["Finding", "LearnOptions", "LearnResult", "evaluate_rules", "learn_rules"]
 
@@ -118,7 +118,7 @@ def _regroup(by_host: Mapping[str, Sequence[Doc]], rules: RuleSet) -> dict[str, 
             if url in seen:
                 continue  # one document per URL: the first spelling stands for the others
             seen.add(url)
-            out.setdefault(split(url).host, []).append(Doc(url, d.sha1))
+            out.setdefault(split_lenient(url).host, []).append(Doc(url, d.sha1))
     return out
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ._urlparts import split
+from dustless.url import split_lenient
 
 __all__ = ["Doc", "Evidence", "Observation", "documents_by_host", "head_of", "measure"]
 
@@ -58,7 +58,7 @@ class Evidence:
 
 def head_of(url: str) -> str:
     """``scheme://authority`` of an absolute URL ("" otherwise)."""
-    parts = split(url)
+    parts = split_lenient(url)
     if not parts.is_absolute:
         return ""
     return f"{parts.scheme}://{parts.authority}"
@@ -75,12 +75,12 @@ def documents_by_host(observations: Iterable[Observation]) -> dict[str, list[Doc
     """
     last: dict[str, str] = {}
     for o in observations:
-        if is_document(o) and split(o.url).is_absolute:
+        if is_document(o) and split_lenient(o.url).is_absolute:
             assert o.sha1 is not None
             last[o.url] = o.sha1
     out: dict[str, list[Doc]] = {}
     for url in sorted(last):
-        out.setdefault(split(url).host, []).append(Doc(url, last[url]))
+        out.setdefault(split_lenient(url).host, []).append(Doc(url, last[url]))
     return out
 
 

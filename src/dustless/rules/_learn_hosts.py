@@ -16,9 +16,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from dustless.url import split_lenient
+
 from ._learn_evidence import Doc, Evidence, Observation, measure
 from ._learned import AddSlash, HostRedirect
-from ._urlparts import split
 
 __all__ = ["HostFinding", "learn_aliases", "learn_redirects"]
 
@@ -38,7 +39,7 @@ class HostFinding:
 
 def _same_but_slash(src: str, dst: str) -> str | None:
     """The path ``/dir`` when ``dst`` is ``src`` with ``/`` added to its path, else None."""
-    s, d = split(src), split(dst)
+    s, d = split_lenient(src), split_lenient(dst)
     if not (s.is_absolute and d.is_absolute):
         return None
     if (s.scheme or "").lower() != (d.scheme or "").lower() or s.host != d.host:
@@ -50,7 +51,7 @@ def _same_but_slash(src: str, dst: str) -> str | None:
 
 def _host_moved(src: str, dst: str) -> tuple[str, str] | None:
     """(source host, target host) when ``dst`` is ``src`` on another host, path kept."""
-    s, d = split(src), split(dst)
+    s, d = split_lenient(src), split_lenient(dst)
     if not (s.is_absolute and d.is_absolute) or s.host == d.host or not d.host:
         return None
     if s.port != d.port or (s.path or "/") != (d.path or "/") or s.query != d.query:
@@ -68,7 +69,7 @@ def learn_redirects(
     for o in observations:
         if o.status not in PERMANENT or not o.location:
             continue
-        src_host = split(o.url).host
+        src_host = split_lenient(o.url).host
         redirects[src_host] += 1
         if (path := _same_but_slash(o.url, o.location)) is not None:
             slashes.setdefault((src_host, path), set()).add(o.url)

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dustless.errors import InvalidOption
-from dustless.url import authority_of
+from dustless.url import LenientParts, authority_of, replace_host, split_lenient
 
 from ._learn_live_index import ContentIndex
 from ._learn_live_rules import (
@@ -64,7 +64,6 @@ from ._learn_live_rules import (
 )
 from ._learned import DropParam, HostRedirect, LearnedRule
 from ._site import RuleSet, SiteScript
-from ._urlparts import Parts, replace_host, split
 
 __all__ = [
     "LiveChanges",
@@ -261,7 +260,7 @@ def _alias_rank(host: str, site: str) -> int:
     return 1 if host.startswith("www.") else 2
 
 
-def _path_query(parts: Parts) -> tuple[str, str | None]:
+def _path_query(parts: LenientParts) -> tuple[str, str | None]:
     return parts.path, parts.query
 
 
@@ -325,7 +324,7 @@ class LiveLearner:
         if not isinstance(rule, HostRedirect):
             return False
         target = replace_host(host, rule.to)
-        back = rule_spec(HostRedirect(split(f"http://{host}/").host))
+        back = rule_spec(HostRedirect(split_lenient(f"http://{host}/").host))
         return back in self._active.get(target, {}) or self.is_retracted(target, back)
 
     def forget(self, host: str, spec: str) -> bool:
@@ -459,7 +458,7 @@ class LiveLearner:
             site.waiting_claims.setdefault(canonical, []).append((host.name, cls))
         if target == host.name:
             self._hint(host, key, canonical, fetched=False)
-        elif _path_query(split(canonical)) == _path_query(split(key)):
+        elif _path_query(split_lenient(canonical)) == _path_query(split_lenient(key)):
             # A mobile page naming the main host's page at its own path (RFC 6596 §4: the
             # canonical may be on another host): an alias hint, used only while the
             # declarer is trusted (``_entries``); a fetched pair must still show it.
@@ -481,12 +480,12 @@ class LiveLearner:
     def _alias_pairs(self, site: _Site, host: _Host, key: str, cls: int) -> None:
         """The same path and query holding this document on another host of the site (its
         ``www.``, mobile, printer twin): a hint that one host is the other's alias."""
-        mine = _path_query(split(key))
+        mine = _path_query(split_lenient(key))
         for twin in site.hosts.values():
             if twin is host:
                 continue
             for other in _keys(twin.by_class.get(cls)):
-                if _path_query(split(other)) == mine:
+                if _path_query(split_lenient(other)) == mine:
                     site.alias_hints[(host.name, twin.name)] += 1
                     site.alias_hints[(twin.name, host.name)] += 1
                     break
@@ -795,7 +794,7 @@ class LiveLearner:
                 # ``www.`` twin may differ from the main host in a subtree, and the mobile
                 # pages merged into its spellings would hold identities of that subtree.
                 continue
-            rule = HostRedirect(split(f"http://{dst}/").host)
+            rule = HostRedirect(split_lenient(f"http://{dst}/").host)
             spec = rule_spec(rule)
             if spec in self._active.get(src, {}) or self.is_retracted(src, spec):
                 continue

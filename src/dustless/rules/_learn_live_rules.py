@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dustless.errors import ScriptError
-from dustless.url import authority_of
+from dustless.url import authority_of, replace_host, split_lenient
 
 from ._learn_params import _params
 from ._learn_subst import _canon_key, _segment_rules, diff_rule, template_candidates
@@ -39,7 +39,6 @@ from ._learned import (
     Substitute,
 )
 from ._site import RuleSet
-from ._urlparts import replace_host, split
 
 __all__ = [
     "NO_DOCUMENT",
@@ -146,7 +145,7 @@ def _last_segment_difference(a_path: str, b_path: str) -> str | None:
 
 def pair_candidates(a: str, b: str) -> list[LearnedRule]:
     """The rules that would make two spellings of one document (same authority) one."""
-    pa, pb = split(a), split(b)
+    pa, pb = split_lenient(a), split_lenient(b)
     if pa.authority != pb.authority or a == b:
         return []
     out: list[LearnedRule] = []

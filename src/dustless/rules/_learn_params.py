@@ -19,9 +19,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from dustless.url import split_lenient
+
 from ._learn_evidence import Doc, Evidence, measure, rewrite_docs
 from ._learned import DropParam, FixParam
-from ._urlparts import query_pieces, split
+from ._urlparts import query_pieces
 
 __all__ = ["ParamFinding", "learn_params"]
 
@@ -40,7 +42,7 @@ class ParamFinding:
 
 def _params(url: str) -> tuple[str, list[tuple[str, str | None]]]:
     """(path without segment parameters, every parameter: segment ones, then the query's)."""
-    parts = split(url)
+    parts = split_lenient(url)
     found: list[tuple[str, str | None]] = []
     segments = []
     for segment in parts.path.split("/"):

@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from dustless.errors import ScriptError
+from dustless.url import split_lenient
 
 from ._learn_evidence import Doc, Evidence, head_of, measure, rewrite_docs
 from ._learn_params import _params
 from ._learned import QueryToPath, StripPrefix, Substitute
-from ._urlparts import split
 
 __all__ = ["SubstFinding", "TemplateFinding", "learn_substitutions", "learn_templates"]
 
@@ -159,7 +159,7 @@ def _prefix_candidates(
 
 def _query_form_candidates(query_url: str, path_url: str) -> list[StripPrefix | QueryToPath]:
     """``/index.php?page={x}`` → ``/{x}`` when a parameter's value is the other's path."""
-    q, p = split(query_url), split(path_url)
+    q, p = split_lenient(query_url), split_lenient(path_url)
     if not q.query or q.path == p.path:
         return []
     pieces = q.query.split("&")

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from dustless.errors import ScriptError
-
-from ._urlparts import Parts, replace_host, split
+from dustless.url import LenientParts, replace_host, split_lenient
 
 __all__ = [
     "NORMALIZE_STEPS",
@@ -45,8 +44,8 @@ def _check_stats(support: int | None, fp_rate: float | None) -> None:
         raise ScriptError(f"fp_rate {fp_rate} is out of range; expected a fraction in [0, 1]")
 
 
-def _absolute(url: str) -> Parts | None:
-    parts = split(url)
+def _absolute(url: str) -> LenientParts | None:
+    parts = split_lenient(url)
     return parts if parts.is_absolute else None
 
 
@@ -131,7 +130,7 @@ class DropParam:
                 query = "&".join(kept) if any(kept) else None
         if path == parts.path and query == parts.query:
             return url
-        return Parts(parts.scheme, parts.authority, path, query, parts.fragment).unsplit()
+        return LenientParts(parts.scheme, parts.authority, path, query, parts.fragment).unsplit()
 
     def describe(self) -> str:
         where = f" on {self.path}" if self.path is not None else ""
@@ -181,7 +180,9 @@ class FixParam:
         query = "&".join(pieces)
         if query == parts.query:
             return url
-        return Parts(parts.scheme, parts.authority, parts.path, query, parts.fragment).unsplit()
+        return LenientParts(
+            parts.scheme, parts.authority, parts.path, query, parts.fragment
+        ).unsplit()
 
     def describe(self) -> str:
         where = f" on {self.path}" if self.path is not None else ""
@@ -218,7 +219,9 @@ class AddSlash:
         elif "." in parts.path.rpartition("/")[2]:
             return url
         path = parts.path + "/"
-        return Parts(parts.scheme, parts.authority, path, parts.query, parts.fragment).unsplit()
+        return LenientParts(
+            parts.scheme, parts.authority, path, parts.query, parts.fragment
+        ).unsplit()
 
     def describe(self) -> str:
         return f"add trailing slash to {self.path}" if self.path else "add trailing slash"
@@ -245,7 +248,9 @@ class HostRedirect:
         if parts is None or parts.authority is None or parts.host == self.to:
             return url
         authority = replace_host(parts.authority, self.to)
-        return Parts(parts.scheme, authority, parts.path, parts.query, parts.fragment).unsplit()
+        return LenientParts(
+            parts.scheme, authority, parts.path, parts.query, parts.fragment
+        ).unsplit()
 
     def describe(self) -> str:
         return f"host → {self.to}"
@@ -284,7 +289,9 @@ class StripPrefix:
         if parts is None or not parts.path.startswith(self.prefix):
             return url
         path = parts.path[len(self.prefix) - 1 :]
-        return Parts(parts.scheme, parts.authority, path, parts.query, parts.fragment).unsplit()
+        return LenientParts(
+            parts.scheme, parts.authority, path, parts.query, parts.fragment
+        ).unsplit()
 
     def describe(self) -> str:
         return f"strip prefix {self.prefix}{{rest}} → /{{rest}}"
@@ -339,7 +346,7 @@ class QueryToPath:
             return url
         path = self.to.replace("{x}", value)
         query = "&".join(kept) if any(kept) else None
-        return Parts(parts.scheme, parts.authority, path, query, parts.fragment).unsplit()
+        return LenientParts(parts.scheme, parts.authority, path, query, parts.fragment).unsplit()
 
     def describe(self) -> str:
         return f"query form {self.path}?{self.param}={{x}} → {self.to}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dustless.errors import ScriptError
+from dustless.url import split_authority, split_lenient
 
 from ._learned import (
     AddSlash,
@@ -22,7 +23,6 @@ from ._learned import (
 from ._patterns import AddrType, PageType, UrlPattern
 from ._schema import validate
 from ._site import RuleSet, SiteScript, check_identity
-from ._urlparts import split, split_authority
 from ._xml import Node, ScriptWarning, decode, escape_bare_ampersands, parse
 
 __all__ = ["LoadedScript", "load_script", "parse_script"]
@@ -91,7 +91,7 @@ def _site(node: Node, path: str, warnings: list[ScriptWarning]) -> SiteScript:
         raise _relocate(e, path, node.line) from None
     hosts = {split_authority(i)[0] for i in site.identities}
     for p in site.patterns:
-        host = split(p.original).host if p.original_type is AddrType.URL else ""
+        host = split_lenient(p.original).host if p.original_type is AddrType.URL else ""
         if host and host not in hosts:
             message = f"pattern host {host!r} is not an identity of site {site.title!r}"
             warnings.append(ScriptWarning(path, p.line or node.line, message))

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import unquote
 
 from dustless.errors import ScriptError
+from dustless.url import replace_host, split_authority, split_lenient
 
 from ._template import Template, parse_template, placeholders_in
-from ._urlparts import encode_unsafe, query_pieces, replace_host, split, split_authority
+from ._urlparts import encode_unsafe, query_pieces
 
 __all__ = ["AddrType", "Match", "PageType", "UrlPattern", "keep_port"]
 
@@ -85,7 +86,7 @@ class _UrlMatcher:
         return split_authority(authority)[0] == host
 
     def values(self, text: str) -> dict[int, str] | None:
-        parts = split(text)
+        parts = split_lenient(text)
         if not parts.is_absolute or parts.scheme is None or parts.authority is None:
             return None
         if parts.scheme.lower() != self.scheme or not self.host_matches(parts.authority):
@@ -124,7 +125,7 @@ class _JsMatcher:
         if stripped[:11].lower() == "javascript:":
             # A javascript: URL runs its percent-decoded text (WHATWG URL, "javascript: URLs").
             text = unquote(stripped[11:])
-        elif split(text).is_absolute:
+        elif split_lenient(text).is_absolute:
             return []  # an http URL is never a script, even if it mentions the call
         out = []
         for m in self.call.finditer(text):
@@ -142,10 +143,10 @@ def keep_port(m: Match, url: str) -> Match:
     ``http://www.web.com:8080/…``, not to port 80. ``url`` is the matched URL, or for a
     javascript link the page it was found on (Fig. 8: ``show_detail(15)`` on that page).
     """
-    source = split(url)
+    source = split_lenient(url)
     if not source.is_absolute or source.port is None:
         return m
-    target = split(m.target)
+    target = split_lenient(m.target)
     if target.authority is None or target.port is not None or target.host != source.host:
         return m
     authority = replace_host(target.authority, target.host) + ":" + source.port
@@ -233,7 +234,7 @@ def _js_regex(t: Template) -> re.Pattern[str]:
 
 def _check_absolute(text: str, where: str) -> None:
     probe = parse_template(text, where).render(_Zeros())
-    parts = split(probe)
+    parts = split_lenient(probe)
     if not parts.is_absolute or (parts.scheme or "").lower() not in ("http", "https"):
         raise ScriptError(f"{where} {text!r} is not an absolute URL; expected http://host/…")
     if not parts.authority:
@@ -253,7 +254,7 @@ def _compile_url(text: str, where: str) -> tuple[_UrlMatcher, Template]:
         encode_unsafe(p) if isinstance(p, str) else f"{{{p}}}"
         for p in parse_template(text, where).parts
     )
-    parts = split(text)
+    parts = split_lenient(text)
     assert parts.scheme is not None
     assert parts.authority is not None
     if placeholders_in(parts.scheme + parts.authority):
@@ -286,7 +287,7 @@ def _compile_url(text: str, where: str) -> tuple[_UrlMatcher, Template]:
 def _compile_js(text: str) -> _JsMatcher:
     where = "originalAddr type='javascript'"
     call = text[11:].strip() if text[:11].lower() == "javascript:" else text
-    if not call or split(call).is_absolute:
+    if not call or split_lenient(call).is_absolute:
         raise ScriptError(
             f"{where} {text!r} is not a javascript call; "
             "expected e.g. javascript:show_detail({0})"

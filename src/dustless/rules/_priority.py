@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from dustless.url import split_lenient
+
 from ._patterns import Match, PageType
-from ._urlparts import split
 
 __all__ = [
     "Anchor",
@@ -128,7 +129,7 @@ def page_category(
     normalizer (or ``RuleSet.apply``) to compare identities rather than spellings.
     """
     here = key(page_url)
-    host = split(page_url).host
+    host = split_lenient(page_url).host
     category: str | None = None
     same: list[str] = []
     for link in links:
@@ -136,7 +137,7 @@ def page_category(
         itself = key(link.url) == here
         if is_pagination_label(text):
             # The current page's own number names no category; other numbers are its pages.
-            if not itself and split(link.url).host == host:
+            if not itself and split_lenient(link.url).host == host:
                 same.append(link.url)
         elif category is None and text and itself:
             category = text

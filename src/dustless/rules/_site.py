@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 from dustless.errors import ScriptError
+from dustless.url import split_authority, split_lenient
 
 from ._learned import LearnedRule
 from ._patterns import AddrType, Match, PageType, UrlPattern, keep_port
-from ._urlparts import split, split_authority
 
 __all__ = [
     "FilterResult",
@@ -101,7 +101,7 @@ def _filter(
         m = match(source)
         if m is not None:
             kept.append(KeptLink(source, m.target, m))
-        elif scripted or not split(source).is_absolute:
+        elif scripted or not split_lenient(source).is_absolute:
             # §3.4.1: on a scripted site a link no pattern names is not collected; and a
             # javascript link no pattern turns into a URL cannot be followed anywhere.
             dropped.append(source)
@@ -155,7 +155,7 @@ class SiteScript:
 
     def covers(self, url: str) -> bool:
         """Whether ``url`` is on one of this site's hosts."""
-        parts = split(url)
+        parts = split_lenient(url)
         if not parts.is_absolute:
             return False
         host, port = parts.host, parts.port
@@ -214,7 +214,7 @@ class SiteScript:
 def _pattern_host(pattern: UrlPattern) -> str | None:
     if pattern.original_type is not AddrType.URL:
         return None
-    return split(pattern.original).host
+    return split_lenient(pattern.original).host
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +248,7 @@ class RuleSet:
         return RuleSet(self.sites + other.sites)
 
     def _candidates(self, text: str) -> tuple[SiteScript, ...]:
-        parts = split(text)
+        parts = split_lenient(text)
         if parts.is_absolute:
             return self._by_host.get(parts.host, ())
         return self._js_sites
@@ -304,7 +304,7 @@ class RuleSet:
         scripted = any(s.scripted for s in page_sites)
 
         def match(text: str) -> Match | None:
-            if split(text).is_absolute:
+            if split_lenient(text).is_absolute:
                 return self.match(text)
             for site in page_sites:
                 m = site.match(text)

@@ -19,9 +19,9 @@ import csv
 import datetime as dt
 from collections.abc import Callable
 from typing import TextIO
-from urllib.parse import urlsplit
 
 from dustless.errors import UsageError
+from dustless.url import split_lenient
 
 from ._bots import UNKNOWN_OS
 from ._model import Link, LinkRecord, Redirect
@@ -50,7 +50,7 @@ def _count(text: str | None) -> int:
 def _shlink(row: dict[str, str]) -> tuple[str, str, float, str | None, list[str], int]:
     code = (row.get("shortCode") or "").strip()
     if not code:  # older exports: the short URL's path is the code
-        code = urlsplit(row.get("shortUrl") or "").path.lstrip("/")
+        code = split_lenient(row.get("shortUrl") or "").path.lstrip("/")
     joiner = "|" if "shortCode" in row else ","
     tags = [t for t in (row.get("tags") or "").split(joiner) if t.strip()]
     return (

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Collection
-from urllib.parse import urlsplit
+
+from dustless.errors import InvalidURL
+from dustless.url import robots_key, split_lenient
 
 __all__ = ["Admit", "CrossHost", "SitemapBudget", "entry_allowed"]
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class CrossHost(enum.Enum):
@@ -37,19 +37,16 @@ class CrossHost(enum.Enum):
 
 
 def _origin(url: str) -> tuple[str, str, int] | None:
+    """The robots.txt key of ``url`` (a trailing dot of the host left out), or None."""
     try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
+        scheme, host, port = robots_key(url)
+    except InvalidURL:
         return None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS or not parts.hostname:
-        return None
-    return scheme, parts.hostname.lower().rstrip("."), port or _DEFAULT_PORTS[scheme]
+    return scheme, host.rstrip("."), port
 
 
 def _path(url: str) -> str:
-    return urlsplit(url.strip()).path or "/"
+    return split_lenient(url.strip()).path or "/"
 
 
 def entry_allowed(

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import re
-from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
+from urllib.parse import quote_from_bytes, unquote_to_bytes
+
+from dustless.url import port_number, split_authority, split_lenient
 
 __all__ = ["surt_key"]
 
@@ -78,19 +80,20 @@ def _sorted_query(query: bytes) -> bytes:
 
 def surt_key(url: str) -> str:
     """The SURT key of ``url`` (no scheme, as CDXJ keys are written)."""
-    # UTF-8 bytes seen as latin-1 text: urlsplit wants ASCII bytes, and this round-trips.
+    # UTF-8 bytes seen as latin-1 text: the escaping below works on bytes, and this round-trips.
     raw = _SPACES.sub(b"", url.strip().encode("utf-8")).decode("latin-1")
+    parts = split_lenient(raw)
+    hostname, port_text = split_authority(parts.authority or "")
     try:
-        parts = urlsplit(raw)
-        port = parts.port
+        port = port_number(port_text)
     except ValueError:
         return url
     # Most URLs a crawl stores are printable ASCII without a percent sign or a space: for them
     # unescaping and escaping change nothing (``_SAFE`` keeps every other printable character),
     # and skipping the two passes saves about a third of the key's time.
     plain = raw.isascii() and raw.isprintable() and "%" not in raw and " " not in raw
-    scheme = parts.scheme.lower().encode("latin-1")
-    host = (parts.hostname or "").encode("latin-1")
+    scheme = (parts.scheme or "").lower().encode("latin-1")
+    host = hostname.removeprefix("[").removesuffix("]").encode("latin-1")
     if not host:
         return url
     # Google canonicalization: host.
@@ -109,7 +112,7 @@ def surt_key(url: str) -> str:
         host = host.lower() if plain else _escape(host.lower())
     # Google canonicalization: path and query.
     path = parts.path.encode("latin-1")
-    query = parts.query.encode("latin-1")
+    query = (parts.query or "").encode("latin-1")
     if plain:
         path = _dot_segments(path)
     else:

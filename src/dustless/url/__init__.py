@@ -14,6 +14,19 @@ from __future__ import annotations
 from dustless.url._host import ascii_lower as _ascii_lower
 from dustless.url._host import idna_host as _idna_host
 from dustless.url._host import lower_host as _lower_host
+from dustless.url._lenient import (
+    LenientParts,
+    RobotsKey,
+    authority_of,
+    hostname_of,
+    origin_of,
+    port_number,
+    replace_host,
+    robots_key,
+    robots_url,
+    split_authority,
+    split_lenient,
+)
 from dustless.url._normalize import Change, Normalizer, explain, normalize
 from dustless.url._parse import URLParts, as_text, parse, split_url
 from dustless.url._policy import POLICIES, Policy, get_policy
@@ -37,8 +50,10 @@ __all__ = [
     "STEPS",
     "TRACKING_PARAMS",
     "Change",
+    "LenientParts",
     "Normalizer",
     "Policy",
+    "RobotsKey",
     "Safety",
     "SiteRule",
     "StepInfo",
@@ -51,35 +66,20 @@ __all__ = [
     "host_of",
     "hostname_of",
     "normalize",
+    "origin_of",
+    "port_number",
+    "replace_host",
     "resolve",
+    "robots_key",
+    "robots_url",
     "safebrowsing_canonicalize",
     "safebrowsing_expressions",
+    "split_authority",
+    "split_lenient",
     "split_url",
 ]
 
 _HOSTS: dict[str, str] = {}
-
-
-def authority_of(url: str) -> str:
-    """``host[:port]`` of an absolute URL already in normal form (lowercase host, default port
-    removed), any userinfo left out: the key of a host's politeness queue, of its learned
-    rules and of its statistics. String slicing only: no parse on the crawler's hot path."""
-    start = url.find("://") + 3
-    end = len(url)
-    for sep in "/?#":
-        pos = url.find(sep, start)
-        if 0 <= pos < end:
-            end = pos
-    return url[start:end].rpartition("@")[2]
-
-
-def hostname_of(authority: str) -> str:
-    """The host of an ``authority_of`` result: the port left out, an IPv6 literal kept in
-    its brackets."""
-    if authority.startswith("["):
-        return authority[: authority.find("]") + 1]
-    colon = authority.rfind(":")
-    return authority[:colon] if colon >= 0 else authority
 
 
 def host_of(url: str | bytes) -> str:
