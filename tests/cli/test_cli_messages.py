@@ -66,7 +66,7 @@ def test_the_crawl_summary_says_1_page_not_1_pages(small_web, cli, tmp_path):
 
 
 def test_plural_and_thousands():
-    from dustless.cli._text import plural
+    from dustless.words import plural
 
     assert plural(1, "page") == "1 page"
     assert plural(0, "page") == "0 pages"

@@ -67,7 +67,7 @@ class CrawlFigures:
 
 
 def documents(crawl_dir: Path) -> list[tuple[str, str]]:
-    from dustless.rules import read_observations
+    from dustless.analysis import read_observations
 
     return [
         (o.url, o.sha1)

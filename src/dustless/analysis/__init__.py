@@ -32,8 +32,22 @@ from dustless.analysis._changes import (
     summarize_batches,
     summarize_changes,
 )
-from dustless.analysis._content import CONTENT_MODES
-from dustless.analysis._crawlreader import PROBE_KIND, CrawlDB, CrawlReader, open_crawl
+from dustless.analysis._changes_db import (
+    ChangeReport,
+    PageHistory,
+    crawl_change_report,
+    read_histories,
+)
+from dustless.analysis._content import CONTENT_MODES, document_classes
+from dustless.analysis._crawlreader import (
+    DB_NAME,
+    PROBE_KIND,
+    BatchInfo,
+    CrawlDB,
+    CrawlReader,
+    open_crawl,
+    worker_dir_message,
+)
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -45,9 +59,22 @@ from dustless.analysis._estimate import (
     naive_rate,
     poisson_rate,
 )
+from dustless.analysis._evaltext import format_evaluation
 from dustless.analysis._evaltypes import Disagreement, HostPolicy
-from dustless.analysis._evaluate import Evaluation, EvaluationRow, evaluate_crawl
+from dustless.analysis._evaluate import (
+    Evaluation,
+    EvaluationRow,
+    build_factors,
+    evaluate_crawl,
+    load_observations,
+    paper_figures,
+    unfetched_forms,
+)
+from dustless.analysis._factors import PAPER_DEFAULT_DOCUMENTS
+from dustless.analysis._jsonio import to_jsonable
 from dustless.analysis._lastmod import LastmodAgreement, lastmod_agreement, lastmod_moved
+from dustless.analysis._learnobs import read_observations
+from dustless.analysis._learnstats import learned_rules
 from dustless.analysis._metrics import (
     READINGS,
     CandidateSet,
@@ -79,19 +106,31 @@ from dustless.analysis._schedule import (
     schedule,
     uniform_schedule,
 )
-from dustless.analysis._stats import CrawlStats, crawl_stats
+from dustless.analysis._sitepolicy import write_site_policy
+from dustless.analysis._stats import (
+    CrawlStats,
+    StateCount,
+    StatusCount,
+    crawl_stats,
+    status_meaning,
+)
+from dustless.analysis._text import format_stats
 from dustless.analysis._truth import TruthEntry, TruthRates, parse_truth, parse_truth_line
 
 __all__ = [
     "CONTENT_MODES",
+    "DB_NAME",
     "FACTOR_METHODS",
     "LINK_KIND_CLASSES",
+    "PAPER_DEFAULT_DOCUMENTS",
     "PAPER_TABLE_1",
     "PROBE_KIND",
     "READINGS",
+    "BatchInfo",
     "BatchSummary",
     "CandidateSet",
     "ChangeGroup",
+    "ChangeReport",
     "ChangeSummary",
     "CrawlDB",
     "CrawlIndex",
@@ -107,16 +146,22 @@ __all__ = [
     "MethodSpec",
     "Observation",
     "PageFeatures",
+    "PageHistory",
     "PaperRow",
     "PredictionError",
     "RatePredictor",
     "Recommendation",
+    "StateCount",
+    "StatusCount",
     "TruthEntry",
     "TruthRates",
     "Visit",
+    "build_factors",
     "candidate_sets",
     "coverage_loss_rate",
+    "crawl_change_report",
     "crawl_stats",
+    "document_classes",
     "domain_suffix",
     "download_histogram",
     "estimate_rate",
@@ -127,26 +172,38 @@ __all__ = [
     "expected_freshness",
     "ff",
     "fit_rate_predictor",
+    "format_evaluation",
+    "format_stats",
     "freshness",
     "group_changes",
     "holdout_split",
     "lastmod_agreement",
     "lastmod_moved",
+    "learned_rules",
     "link_kind_class",
+    "load_observations",
     "naive_rate",
     "near_classes",
     "open_crawl",
     "optimal_schedule",
+    "paper_figures",
     "parse_truth",
     "parse_truth_line",
     "pick_due",
     "poisson_rate",
     "proportional_schedule",
+    "read_histories",
+    "read_observations",
     "recommend",
     "redundancy_rate",
     "schedule",
     "ss",
+    "status_meaning",
     "summarize_batches",
     "summarize_changes",
+    "to_jsonable",
+    "unfetched_forms",
     "uniform_schedule",
+    "worker_dir_message",
+    "write_site_policy",
 ]

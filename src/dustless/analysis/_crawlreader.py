@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dustless.errors import InvalidOption, StoreError
-from dustless.store import WARC_DIR
-from dustless.store._types import DB_NAME, PROBE_KIND
+from dustless.store import DB_NAME, PROBE_KIND, WARC_DIR
 
 __all__ = [
     "DB_NAME",

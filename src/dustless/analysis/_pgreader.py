@@ -30,8 +30,7 @@ from psycopg.adapt import Buffer, Loader
 
 from dustless.analysis._crawlreader import BATCHES_SQL, REQUIRED_TABLES, BatchChoice, batch_infos
 from dustless.errors import InvalidOption, StoreError
-from dustless.store import WARC_DIR
-from dustless.store._pg_conn import display_dsn, one_line, sqlite_params
+from dustless.store import WARC_DIR, display_dsn, one_line, sqlite_params
 
 __all__ = ["PgCrawlDB", "open_pg_crawl"]
 

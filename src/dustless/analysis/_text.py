@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from dustless.analysis._evaltext import format_evaluation, text_table
 from dustless.analysis._stats import CrawlStats, StateCount, StatusCount, status_meaning
-from dustless.cli._text import plural
+from dustless.words import plural
 
 __all__ = ["format_evaluation", "format_stats", "text_table"]
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from dustless.analysis._crawlreader import BatchInfo, CrawlReader
+from dustless.analysis import BatchInfo, CrawlReader
 from dustless.crawl.progress import format_duration
 
 __all__ = ["INTERVAL_ENV", "StepProgress", "counting_reader", "progress_interval"]

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from dustless.cli._json import print_json
-from dustless.cli._text import plural
+from dustless.words import plural
 
 __all__ = ["print_status", "status_json", "status_lines"]
 

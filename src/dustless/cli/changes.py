@@ -8,12 +8,10 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from dustless.cli._text import plural
+from dustless.words import plural
 
 if TYPE_CHECKING:
-    from dustless.analysis._changes import ChangeGroup
-    from dustless.analysis._changes_db import ChangeReport
-    from dustless.analysis._crawlreader import CrawlReader
+    from dustless.analysis import ChangeGroup, ChangeReport, CrawlReader
     from dustless.report import Section
 
 HELP = "change statistics of a recrawled collection (seed 004 §4)"
@@ -66,7 +64,7 @@ def _group(g: ChangeGroup[Any]) -> dict[str, Any]:
 
 def report_json(rep: ChangeReport) -> dict[str, Any]:
     """The ``--json`` document: the documented keys first (docs/recrawl.md), then the rest."""
-    from dustless.analysis._jsonio import to_jsonable
+    from dustless.analysis import to_jsonable
 
     return {
         "batches": to_jsonable(rep.batches),
@@ -256,14 +254,14 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
 
 def report_sections(db: CrawlReader) -> list[Section]:
     """The change charts of ``dustless report`` (its ``SECTION_PROVIDERS`` hook)."""
-    from dustless.analysis._changes_db import crawl_change_report
-    from dustless.report._changes_section import change_sections
+    from dustless.analysis import crawl_change_report
+    from dustless.report import change_sections
 
     return change_sections(crawl_change_report(db))
 
 
 def run(args: argparse.Namespace) -> int:
-    from dustless.analysis._changes_db import crawl_change_report
+    from dustless.analysis import crawl_change_report
     from dustless.cli._source import crawl_source, open_source
     from dustless.errors import InvalidOption
 

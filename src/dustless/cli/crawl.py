@@ -16,8 +16,8 @@ from dustless.cli._crawlopts import add_crawl_settings, add_progress_options, po
 from dustless.cli._input import InputError, content_lines, numbered_lines
 from dustless.cli._log import open_log, say, warn
 from dustless.cli._source import check_db_reachable, check_db_url
-from dustless.cli._text import plural
 from dustless.errors import InvalidOption, InvalidURL
+from dustless.words import plural
 
 if TYPE_CHECKING:
     from dustless.crawl.config import CrawlConfig
@@ -232,7 +232,7 @@ def _seeds(urls: list[str], seeds_file: str | None) -> tuple[list[str], list[str
 def _check_addresses(resolve: list[str], allow: list[str], deny: list[str]) -> None:
     import ipaddress
 
-    from dustless.fetch._dns import parse_resolve
+    from dustless.fetch import parse_resolve
 
     for spec in resolve:
         parse_resolve(spec)  # the one parser of NAME:IP, the fetcher's
@@ -417,7 +417,7 @@ def _db_name(out: Path, db: str | None) -> str:
     password."""
     if db is None:
         return str(out / "crawl.db")
-    from dustless.store._pg_conn import display_dsn
+    from dustless.store import display_dsn
 
     return display_dsn(db)
 

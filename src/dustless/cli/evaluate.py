@@ -105,7 +105,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     """The options of the evaluation that ``evaluate`` and ``report`` share."""
-    from dustless.analysis._factors import PAPER_DEFAULT_DOCUMENTS
+    from dustless.analysis import PAPER_DEFAULT_DOCUMENTS
 
     parser.add_argument(
         "--max-loss",
@@ -162,21 +162,21 @@ def evaluation_inputs(
 def read_truth(path: str) -> dict[str, str | None]:
     """The truth TSV as ``url -> resource``; an unreadable or non-UTF-8 file is one line,
     ``error: FILE:LINE: …`` (the CLI's one decoder, ``cli/_input.py``)."""
-    from dustless.analysis._truth import parse_truth
+    from dustless.analysis import parse_truth
     from dustless.cli._input import text_lines
 
     return parse_truth(text_lines(path))
 
 
 def run(args: argparse.Namespace) -> int:
-    from dustless.analysis._evaltext import format_evaluation
-    from dustless.analysis._evaluate import (
+    from dustless.analysis import (
         build_factors,
         evaluate_crawl,
+        format_evaluation,
         load_observations,
+        to_jsonable,
         unfetched_forms,
     )
-    from dustless.analysis._jsonio import to_jsonable
     from dustless.cli._source import crawl_source, open_source
     from dustless.errors import InvalidOption
 
@@ -240,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
         )
     wrote = ""
     if args.rules_out:
-        from dustless.analysis._sitepolicy import write_site_policy
+        from dustless.analysis import write_site_policy
 
         n = write_site_policy(ev, args.rules_out)
         wrote = f"wrote {args.rules_out}: site rules for {n} hosts"

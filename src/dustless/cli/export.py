@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from dustless.cli._json import print_json
-from dustless.cli._text import plural
+from dustless.words import plural
 
 HELP = "export crawled documents as files with crawl-info XML, or the crawl as one WACZ"
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from dustless.cli._json import print_json, recrawl_summary
 from dustless.cli._log import open_log, say
-from dustless.cli._text import plural
+from dustless.words import plural
 
 if TYPE_CHECKING:
     from dustless.recrawl import RecrawlPlan
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     from dustless.crawl.progress import Progress
     from dustless.crawl.worker import WORKER_FILE
     from dustless.errors import InvalidOption
-    from dustless.recrawl._start import open_recrawl
+    from dustless.recrawl import open_recrawl
 
     source = crawl_source(args, dir_with_db=True)
     if source.directory is None:

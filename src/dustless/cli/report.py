@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from dustless.cli._source import add_source
-from dustless.cli._text import plural
 from dustless.cli.evaluate import add_evaluation_options
+from dustless.words import plural
 
 # Sections other commands add to the report (``dustless changes``' charts): "module:function"
 # names, imported only when a report is made; the function takes the open crawl (a
@@ -71,8 +71,7 @@ def _extra_sections(db: Any) -> list[Any]:
 def run(args: argparse.Namespace) -> int:
     import datetime as dt
 
-    from dustless.analysis._evaluate import evaluate_crawl
-    from dustless.analysis._stats import crawl_stats
+    from dustless.analysis import crawl_stats, evaluate_crawl
     from dustless.cli._progress import StepProgress, counting_reader
     from dustless.cli._source import crawl_source, open_source
     from dustless.cli.evaluate import evaluation_inputs, reading_of

@@ -1,6 +1,6 @@
 """``dustless rules``: learn URL rules from a crawl (DustBuster), show a rules file.
 
-``learn`` reads a crawl directory's fetches (``dustless.rules.read_observations``), runs the
+``learn`` reads a crawl directory's fetches (``dustless.analysis.read_observations``), runs the
 pure learner (``learn_rules``) and writes the accepted rules in the pattern-script format
 (``dump_script``), so ``--script``/the ``site-rules`` step reads them like a hand-written
 script. ``show`` prints a hand-written script or a learned file readably (``render``).
@@ -185,9 +185,7 @@ def _site_json(site: SiteScript) -> dict[str, Any]:
 
 def _show_crawl(directory: Path, *, as_json: bool) -> int:
     """The rules a crawl learned (``crawl --learn``), from its DB."""
-    from dustless.analysis._crawlreader import open_crawl
-    from dustless.analysis._jsonio import to_jsonable
-    from dustless.analysis._learnstats import learned_rules
+    from dustless.analysis import learned_rules, open_crawl, to_jsonable
     from dustless.crawl.learn import LEARNED_RULES
 
     with open_crawl(directory) as db:
@@ -231,8 +229,9 @@ def _show_crawl(directory: Path, *, as_json: bool) -> int:
 
 
 def _learn(args: argparse.Namespace) -> int:
+    from dustless.analysis import read_observations
     from dustless.cli._source import crawl_source
-    from dustless.rules import LearnOptions, dump_script, learn_rules, read_observations
+    from dustless.rules import LearnOptions, dump_script, learn_rules
 
     source = crawl_source(args, dest="crawl_dir")
     options = LearnOptions(

@@ -51,9 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dustless.analysis._jsonio import to_jsonable
-    from dustless.analysis._stats import crawl_stats
-    from dustless.analysis._text import format_stats
+    from dustless.analysis import crawl_stats, format_stats, to_jsonable
     from dustless.cli._progress import StepProgress, counting_reader
     from dustless.cli._source import crawl_source, open_source
     from dustless.errors import InvalidOption

@@ -150,7 +150,7 @@ class CrawlConfig:
     def resolve_map(self) -> dict[str, str]:
         """``--resolve`` as name → IP, read by the one parser (``fetch.parse_resolve``,
         which takes ``h.test:[::1]`` as well as ``h.test:::1``)."""
-        from dustless.fetch._dns import parse_resolve
+        from dustless.fetch import parse_resolve
 
         return dict(parse_resolve(spec) for spec in self.resolve)
 

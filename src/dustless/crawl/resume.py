@@ -103,7 +103,7 @@ def failed_first_crawl(out: Path) -> bool:
 def _clear_failed(out: Path) -> None:
     """What a failed first crawl wrote in ``out`` (``failed_first_crawl``), removed."""
     from dustless.crawl.learn import LEARNED_RULES
-    from dustless.store._index import INDEX_DIR
+    from dustless.store import INDEX_DIR
 
     for name in ("crawl.db", "crawl.db-wal", "crawl.db-shm", SEEDS_OUT, LEARNED_RULES):
         (out / name).unlink(missing_ok=True)

@@ -102,7 +102,7 @@ def _describe(
 def fetch_rows(db: CrawlReader) -> Iterator[FetchRow]:
     """Every fetch row of the crawl, in fetch order (the store's columns, through the
     reader: the same SQL on SQLite and PostgreSQL)."""
-    from dustless.store._rows import FETCH_COLS, fetch_row
+    from dustless.store import FETCH_COLS, fetch_row
 
     for r in db.iterate(
         f"SELECT {FETCH_COLS} FROM fetches f JOIN urls u ON u.id = f.url_id ORDER BY f.id"

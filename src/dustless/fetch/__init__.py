@@ -16,7 +16,7 @@ Public names::
 
 from dustless.fetch._address import AddressPolicy, is_special_address
 from dustless.fetch._client import Fetcher
-from dustless.fetch._decode import ACCEPT_ENCODING
+from dustless.fetch._decode import ACCEPT_ENCODING, DecodeError, decode_payload
 from dustless.fetch._dns import Resolver, normalize_host, parse_resolve
 from dustless.fetch._http import HttpPool, tls_context
 from dustless.fetch._result import DEFAULT_USER_AGENT, BodySink, FetchLimits, FetchResult
@@ -29,6 +29,7 @@ __all__ = [
     "STATE_TABLE",
     "AddressPolicy",
     "BodySink",
+    "DecodeError",
     "FetchLimits",
     "FetchResult",
     "Fetcher",
@@ -39,6 +40,7 @@ __all__ = [
     "Stage",
     "StateInfo",
     "advance",
+    "decode_payload",
     "fetch_robots",
     "is_special_address",
     "normalize_host",

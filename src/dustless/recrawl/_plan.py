@@ -33,11 +33,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from dustless.analysis._changes import summarize_changes
-from dustless.analysis._changes_db import PageHistory
-from dustless.analysis._estimate import RatePredictor, estimate_rate
-from dustless.analysis._lastmod import lastmod_moved
-from dustless.analysis._schedule import expected_freshness, pick_due, schedule
+from dustless.analysis import (
+    PageHistory,
+    RatePredictor,
+    estimate_rate,
+    expected_freshness,
+    lastmod_moved,
+    pick_due,
+    schedule,
+    summarize_changes,
+)
 from dustless.errors import InvalidOption
 
 __all__ = [

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dustless.analysis._changes_db import read_histories
-from dustless.analysis._crawlreader import open_crawl
+from dustless.analysis import open_crawl, read_histories
 from dustless.crawl.conditional import RECRAWL_KEY, batch_settings, recrawl_info
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dustless.analysis._evaluate import Evaluation
-from dustless.analysis._stats import CrawlStats
+from dustless.analysis import CrawlStats, Evaluation
+from dustless.report._changes_section import change_sections
 from dustless.report._hosts_section import host_sections
 from dustless.report._page import (
     Block,
@@ -39,6 +39,7 @@ __all__ = [
     "Section",
     "Series",
     "Table",
+    "change_sections",
     "content_security_policy",
     "render_bar_chart",
     "render_page",

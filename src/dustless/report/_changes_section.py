@@ -11,11 +11,10 @@ import math
 from itertools import pairwise
 from typing import Any
 
-from dustless.analysis._changes import ChangeGroup
-from dustless.analysis._changes_db import ChangeReport
-from dustless.cli._text import plural
+from dustless.analysis import ChangeGroup, ChangeReport
 from dustless.report._page import Block, Chart, Paragraph, Section, Table
 from dustless.report._svg import BarChart, Series
+from dustless.words import plural
 
 __all__ = ["change_sections"]
 

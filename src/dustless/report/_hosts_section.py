@@ -10,7 +10,7 @@ the content estimate and the truth disagree.
 
 from __future__ import annotations
 
-from dustless.analysis._evaltypes import Evaluation
+from dustless.analysis import Evaluation
 from dustless.report._page import Paragraph, Section, Table
 
 __all__ = ["host_sections"]

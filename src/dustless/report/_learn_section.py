@@ -10,7 +10,7 @@ before keeping the learned rules (docs/learning.md).
 
 from __future__ import annotations
 
-from dustless.analysis._stats import CrawlStats
+from dustless.analysis import CrawlStats
 from dustless.report._page import Paragraph, Section, Table
 
 __all__ = ["learning_sections"]

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from dustless.analysis._evaluate import Evaluation, paper_figures
-from dustless.analysis._stats import CrawlStats, StateCount, StatusCount, status_meaning
+from dustless.analysis import (
+    CrawlStats,
+    Evaluation,
+    StateCount,
+    StatusCount,
+    paper_figures,
+    status_meaning,
+)
 from dustless.report._learn_section import learning_sections
 from dustless.report._page import Chart, Paragraph, Section, Table
 from dustless.report._svg import BarChart, Series

@@ -1,13 +1,14 @@
 """Pattern scripts and learned rules: which links to follow, and which URLs are the same.
 
 Seed 002 (Chang & Jung 2007) describes per-site XML *URL pattern scripts* (§3.3, Fig. 6):
-the URL (or javascript call, Fig. 8) of each kind of page, with ``{0}``…``{n}`` placeholders,
-and the URL to fetch instead. A crawl follows only the links a site's script names (§3.4.1,
-Table 2), merges URLs that differ in parameters the script does not keep (Fig. 3), and
-fetches detail pages before list pages (§3.4.2). The same file format also carries rules
-learned from a crawl (seed 001's URL-list rules, DustBuster; redirects): see
-``docs/pattern-scripts.md``. Everything here is pure except ``load_script``, which reads a file,
-and ``read_observations``, which reads a crawl's fetches for ``learn_rules`` (DustBuster).
+the URL (or javascript call, Fig. 8) of each kind of page, with ``{0}``…``{n}``
+placeholders, and the URL to fetch instead. A crawl follows only the links a site's script
+names (§3.4.1, Table 2), merges URLs that differ in parameters the script does not keep
+(Fig. 3), and fetches detail pages before list pages (§3.4.2). The same file format also
+carries rules learned from a crawl (seed 001's URL-list rules, DustBuster; redirects): see
+``docs/pattern-scripts.md``. Everything here is pure except ``load_script``, which reads a
+file; a crawl's fetches reach ``learn_rules`` (DustBuster) through
+``dustless.analysis.read_observations``.
 
 ``SiteScript`` and ``RuleSet`` are site rules for the normalizer's ``site-rules`` step:
 ``apply(url) -> str``, the identity when nothing applies, idempotent, never raising.
@@ -25,7 +26,6 @@ from ._learn_live import (
     site_of_authority,
 )
 from ._learn_live_rules import LiveEvidence, LiveRules, rule_from_spec, rule_spec
-from ._learn_read import read_observations
 from ._learned import (
     AddSlash,
     DropParam,
@@ -100,7 +100,6 @@ __all__ = [
     "page_category",
     "parse_script",
     "priority",
-    "read_observations",
     "render",
     "rule_from_spec",
     "rule_spec",

@@ -16,7 +16,7 @@ the rules, and each stage learns on the URLs the earlier ones already rewrote:
 4. substring substitutions (``_learn_subst``): DustBuster's mining, ranking by support,
    redundancy elimination and validation against the fetched content (``max_fp``).
 
-The only I/O is ``read_observations`` (``_learn_read``), a thin reader over the store.
+The only I/O is ``dustless.analysis.read_observations``, a thin reader over the store.
 """
 
 from __future__ import annotations

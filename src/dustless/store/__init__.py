@@ -35,6 +35,7 @@ from dustless.store._recover import (
     read_record,
     recover_warc,
 )
+from dustless.store._rows import FETCH_COLS, fetch_row
 from dustless.store._schema import SCHEMA_VERSION
 from dustless.store._sqlite import LOCAL_WORKER, SQLiteStore, url_hash
 from dustless.store._surt import surt_key
@@ -87,6 +88,7 @@ __all__ = [
     "DB_NAME",
     "DECODED",
     "DEFAULT_MAX_SIZE",
+    "FETCH_COLS",
     "INDEX_DIR",
     "LOCAL_WORKER",
     "PROBE_KIND",
@@ -133,13 +135,17 @@ __all__ = [
     "WorkerRow",
     "WorkerStatus",
     "cdx_timestamp",
+    "display_dsn",
     "durable_commit",
     "entry_from_head",
+    "fetch_row",
     "iter_records",
+    "one_line",
     "read_record",
     "recover_warc",
     "scan_entries",
     "sha1_digest",
+    "sqlite_params",
     "surt_key",
     "truncation",
     "url_hash",
@@ -150,6 +156,7 @@ WARC_DIR = "warc"  # OUTDIR/warc holds the WARC files
 
 if TYPE_CHECKING:
     from dustless.store._pg import PostgresCrawlStore
+    from dustless.store._pg_conn import display_dsn, one_line, sqlite_params
     from dustless.store._pg_read import CrawlStatus, WorkerStatus
 
 # The PostgreSQL store is imported when first used (PEP 562): its driver takes 0.2 s to
@@ -158,6 +165,9 @@ _LAZY = {
     "PostgresCrawlStore": "dustless.store._pg",
     "CrawlStatus": "dustless.store._pg_read",
     "WorkerStatus": "dustless.store._pg_read",
+    "display_dsn": "dustless.store._pg_conn",
+    "one_line": "dustless.store._pg_conn",
+    "sqlite_params": "dustless.store._pg_conn",
 }
 
 

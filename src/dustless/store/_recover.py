@@ -162,7 +162,7 @@ class WarcRecord:
         coding = self.http_header("content-encoding") if self.type == "response" else None
         if not coding or coding.strip().lower() == "identity":
             return self.payload
-        from dustless.fetch._decode import DecodeError, decode_payload
+        from dustless.fetch import DecodeError, decode_payload
 
         limit = max(100 * len(self.payload), 64 * 1024) if max_bytes is None else max_bytes
         try:

@@ -1,7 +1,9 @@
-"""How the CLI writes counts for people: thousands separators and the right plural.
+"""How counts are written for people: thousands separators and the right plural.
 
-Machine output (``--json``) keeps plain numbers; only the human-readable lines go through
-here, so "1 page" and "12,345 pages" read the same in every command.
+A top-level module because every layer that writes for people uses it (the CLI's lines, the
+statistics text, the report's sections). Machine output (``--json``) keeps plain numbers;
+only the human-readable lines go through here, so "1 page" and "12,345 pages" read the same
+everywhere.
 """
 
 from __future__ import annotations

@@ -1,20 +1,23 @@
-"""The learner's only I/O: a crawl directory's fetches as ``Observation`` values.
+"""What ``rules learn`` reads: a crawl directory's fetches as the learner's ``Observation``
+values.
 
-A thin read-only reader over the crawl DB (``dustless.analysis`` opens it ``mode=ro``);
-everything else in the learner is pure. A document's content identity is its near-duplicate
-class by default (``content="near"``: pages whose visible text is the same are the same
-document, as a ``www`` twin whose links name its own host is), or its payload SHA-1
-(``"exact"``); a truncated or failed fetch has none.
-"""
+A thin read-only reader over the crawl DB (opened ``mode=ro``). It lives here, beside the
+other readers of a finished crawl, so that the learner in ``dustless.rules`` stays pure and
+``rules`` never imports ``analysis`` (``analysis`` reads rules, not the reverse). A
+document's content identity is its near-duplicate class by default (``content="near"``:
+pages whose visible text is the same are the same document, as a ``www`` twin whose links
+name its own host is), or its payload SHA-1 (``"exact"``); a truncated or failed fetch has
+none."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
 
+from dustless.analysis._content import CONTENT_MODES, document_classes
+from dustless.analysis._crawlreader import DB_NAME, open_crawl
 from dustless.errors import InvalidOption
-
-from ._learn_evidence import Observation
+from dustless.rules import Observation
 
 __all__ = ["read_observations"]
 
@@ -27,9 +30,6 @@ def read_observations(
 
     ``InvalidOption`` when the directory holds no crawl; the store's errors otherwise.
     """
-    from dustless.analysis._content import CONTENT_MODES, document_classes
-    from dustless.analysis._crawlreader import DB_NAME, open_crawl
-
     if content not in CONTENT_MODES:
         raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
     if db is None and (crawl_dir is None or not (Path(crawl_dir) / DB_NAME).is_file()):
