@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from dustless.words import plural
 
 if TYPE_CHECKING:
-    from dustless.analysis import ChangeGroup, ChangeReport, CrawlReader
+    from dustless.analysis import ChangeGroup, ChangeReport, CrawlReader, LastmodAgreement
     from dustless.report import Section
 
 HELP = "change statistics of a recrawled collection (seed 004 §4)"
@@ -210,46 +210,57 @@ def format_report(rep: ChangeReport, pages: int = 20) -> str:
         )
     lines.append("")
     if rep.lastmod is not None:
-        a = rep.lastmod
-        lines += _table(
-            f"Sitemap lastmod against the changes seen "
-            f"({plural(a.pairs, 'pair of downloads', 'pairs of downloads')}, "
-            f"{plural(a.pages, 'page')})",
-            ("lastmod", "changed", "unchanged"),
-            [
-                ["moved", f"{a.moved_changed:,}", f"{a.moved_unchanged:,}"],
-                ["did not move", f"{a.still_changed:,}", f"{a.still_unchanged:,}"],
-            ],
-        )
-        agreement = "-" if a.agreement is None else _pct(a.agreement)
-        precision = "-" if a.precision is None else _pct(a.precision)
-        recall = "-" if a.recall is None else _pct(a.recall)
-        lines += [
-            f"lastmod agreed with the content {agreement} of the time; when it moved the "
-            f"page had changed {precision}; it announced {recall} of the changes",
-            "",
-        ]
+        lines += _lastmod_lines(rep.lastmod)
+    lines += _rate_lines(rep, pages)
+    return "\n".join(lines)
+
+
+def _lastmod_lines(a: LastmodAgreement) -> list[str]:
+    """The sitemaps' lastmod against the changes seen: a table and a sentence."""
+    lines = _table(
+        f"Sitemap lastmod against the changes seen "
+        f"({plural(a.pairs, 'pair of downloads', 'pairs of downloads')}, "
+        f"{plural(a.pages, 'page')})",
+        ("lastmod", "changed", "unchanged"),
+        [
+            ["moved", f"{a.moved_changed:,}", f"{a.moved_unchanged:,}"],
+            ["did not move", f"{a.still_changed:,}", f"{a.still_unchanged:,}"],
+        ],
+    )
+    agreement = "-" if a.agreement is None else _pct(a.agreement)
+    precision = "-" if a.precision is None else _pct(a.precision)
+    recall = "-" if a.recall is None else _pct(a.recall)
+    lines += [
+        f"lastmod agreed with the content {agreement} of the time; when it moved the "
+        f"page had changed {precision}; it announced {recall} of the changes",
+        "",
+    ]
+    return lines
+
+
+def _rate_lines(rep: ChangeReport, pages: int) -> list[str]:
+    """The ``pages`` pages changing the fastest, with their estimated rates."""
     ranked = sorted(
         (r for r in rep.pages if r.poisson_rate is not None),
         key=lambda r: (-(r.poisson_rate or 0.0), r.url),
     )[: max(pages, 0)]
-    if ranked:
-        lines += _table(
-            "Estimated change rates per day (naive; Cho & Garcia-Molina bias-corrected)",
-            ("url", "downloads", "changes", "interval d", "naive", "corrected"),
+    if not ranked:
+        return []
+    return _table(
+        "Estimated change rates per day (naive; Cho & Garcia-Molina bias-corrected)",
+        ("url", "downloads", "changes", "interval d", "naive", "corrected"),
+        [
             [
-                [
-                    r.url,
-                    f"{r.downloads:,}",
-                    f"{r.changes:,}",
-                    _f(r.change_interval_days),
-                    _f(r.naive_rate, 3),
-                    _f(r.poisson_rate, 3),
-                ]
-                for r in ranked
-            ],
-        )
-    return "\n".join(lines)
+                r.url,
+                f"{r.downloads:,}",
+                f"{r.changes:,}",
+                _f(r.change_interval_days),
+                _f(r.naive_rate, 3),
+                _f(r.poisson_rate, 3),
+            ]
+            for r in ranked
+        ],
+    )
 
 
 def report_sections(db: CrawlReader) -> list[Section]:

@@ -100,6 +100,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default host)",
     )
     add_crawl_settings(parser, d)
+    _add_rules_and_learning(parser, d)
+    parser.add_argument(
+        "--script",
+        action="append",
+        default=[],
+        metavar="FILE.xml",
+        help="seed 002 pattern script: on its sites follow only the links its patterns name, "
+        "rewritten to targetAddr, javascript links too, detail pages first; repeatable",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the unfinished crawl in DIR with its own settings",
+    )
+    add_progress_options(parser, interval=PROGRESS_INTERVAL)
+    _add_many_machines(parser, d)
+
+
+def _add_rules_and_learning(parser: argparse.ArgumentParser, d: CrawlConfig) -> None:
+    """Rules given (``--rules``) and learned while crawling (``--learn`` and its bounds)."""
     parser.add_argument(
         "--rules",
         action="append",
@@ -132,20 +152,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"with --learn: independent equal-content pairs a rule needs (default "
         f"{d.min_support})",
     )
-    parser.add_argument(
-        "--script",
-        action="append",
-        default=[],
-        metavar="FILE.xml",
-        help="seed 002 pattern script: on its sites follow only the links its patterns name, "
-        "rewritten to targetAddr, javascript links too, detail pages first; repeatable",
-    )
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the unfinished crawl in DIR with its own settings",
-    )
-    add_progress_options(parser, interval=PROGRESS_INTERVAL)
+
+
+def _add_many_machines(parser: argparse.ArgumentParser, d: CrawlConfig) -> None:
+    """A crawl shared on PostgreSQL: the DB, this worker's name, its leases, the status."""
     many = parser.add_argument_group("many machines (a crawl shared on PostgreSQL)")
     many.add_argument(
         "--db",

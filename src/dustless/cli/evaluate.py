@@ -5,6 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dustless.analysis import Evaluation
+    from dustless.cli._source import CrawlSource
 
 HELP = "redundancy and coverage loss of each normalization step"
 
@@ -169,14 +174,8 @@ def read_truth(path: str) -> dict[str, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dustless.analysis import (
-        build_factors,
-        evaluate_crawl,
-        format_evaluation,
-        load_observations,
-        to_jsonable,
-        unfetched_forms,
-    )
+    from dustless.analysis import evaluate_crawl, format_evaluation
+    from dustless.cli._progress import StepProgress, counting_reader
     from dustless.cli._source import crawl_source, open_source
     from dustless.errors import InvalidOption
 
@@ -191,37 +190,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidOption(f"--fetch-limit must be >= 0, not {args.fetch_limit}")
     follow = not args.no_follow_redirects
     if args.fetch:
-        from dustless.crawl.probe import run_probe
-        from dustless.crawl.progress import Progress
-
-        with open_source(source) as db:
-            obs = load_observations(db, batch=args.batch, follow_redirects=follow)
-            forms = unfetched_forms(obs, build_factors(docs))
-        del obs
-        # The crawl's engine in its probe mode: politeness, robots.txt, progress (a long
-        # probe run on a terminal shows what it does; elsewhere a line every 10 s).
-        assert source.directory is not None
-        result = run_probe(
-            source.directory,
-            forms,
-            db=source.db,
-            limit=args.fetch_limit,
-            overrides={
-                "resolve": tuple(args.resolve) or None,
-                "delay": args.delay,
-                "allow_private": args.allow_private or None,
-                "user_agent": args.user_agent,
-            },
-            progress=Progress(enabled=not (args.json or args.quiet), interval=10.0),
-        )
-        states = ", ".join(f"{s} {n}" for s, n in result.states) or "none"
-        if not args.quiet:
-            print(
-                f"fetched {result.requested} normalized forms ({states})"
-                + (f"; {result.skipped} over --fetch-limit" if result.skipped else ""),
-                file=sys.stderr,
-            )
-    from dustless.cli._progress import StepProgress, counting_reader
+        _probe(args, source, docs, follow=follow)
 
     with open_source(source) as raw, StepProgress("evaluate", quiet=args.quiet) as progress:
         db = counting_reader(raw, progress)
@@ -245,33 +214,7 @@ def run(args: argparse.Namespace) -> int:
         n = write_site_policy(ev, args.rules_out)
         wrote = f"wrote {args.rules_out}: site rules for {n} hosts"
     if args.json:
-        data = {
-            "rows": to_jsonable(ev.rows),
-            "recommended_policy": ev.recommendation.policy,
-            "recommendation": to_jsonable(ev.recommendation),
-            "details": to_jsonable(ev.details),
-            "host_rows": to_jsonable(ev.host_rows),
-            "host_details": to_jsonable(ev.host_details),
-            "site_policy": to_jsonable(ev.site_policy),
-            "disagreements": to_jsonable(ev.disagreements),
-            # Each method against the pages' rel=canonical declarations (RFC 6596).
-            "canonical": [{**to_jsonable(r), "agreement": r.agreement} for r in ev.canonical],
-            "evaluation": {
-                k: v
-                for k, v in to_jsonable(ev).items()
-                if k
-                not in (
-                    "rows",
-                    "details",
-                    "recommendation",
-                    "host_rows",
-                    "host_details",
-                    "site_policy",
-                    "disagreements",
-                    "canonical",
-                )
-            },
-        }
+        data = _evaluation_json(ev)
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
@@ -279,6 +222,77 @@ def run(args: argparse.Namespace) -> int:
     if wrote and not args.quiet:
         print(wrote, file=sys.stderr)
     return 0
+
+
+def _probe(
+    args: argparse.Namespace, source: CrawlSource, docs: tuple[str, ...], *, follow: bool
+) -> None:
+    """``--fetch``: fetch the normalized forms the crawl never fetched (the paper's reading)."""
+    from dustless.analysis import build_factors, load_observations, unfetched_forms
+    from dustless.cli._source import open_source
+    from dustless.crawl.probe import run_probe
+    from dustless.crawl.progress import Progress
+
+    with open_source(source) as db:
+        obs = load_observations(db, batch=args.batch, follow_redirects=follow)
+        forms = unfetched_forms(obs, build_factors(docs))
+    del obs
+    # The crawl's engine in its probe mode: politeness, robots.txt, progress (a long
+    # probe run on a terminal shows what it does; elsewhere a line every 10 s).
+    assert source.directory is not None
+    result = run_probe(
+        source.directory,
+        forms,
+        db=source.db,
+        limit=args.fetch_limit,
+        overrides={
+            "resolve": tuple(args.resolve) or None,
+            "delay": args.delay,
+            "allow_private": args.allow_private or None,
+            "user_agent": args.user_agent,
+        },
+        progress=Progress(enabled=not (args.json or args.quiet), interval=10.0),
+    )
+    states = ", ".join(f"{s} {n}" for s, n in result.states) or "none"
+    if not args.quiet:
+        print(
+            f"fetched {result.requested} normalized forms ({states})"
+            + (f"; {result.skipped} over --fetch-limit" if result.skipped else ""),
+            file=sys.stderr,
+        )
+
+
+def _evaluation_json(ev: Evaluation) -> dict[str, Any]:
+    """``--json``'s document: the rows, the recommendation and every detail."""
+    from dustless.analysis import to_jsonable
+
+    return {
+        "rows": to_jsonable(ev.rows),
+        "recommended_policy": ev.recommendation.policy,
+        "recommendation": to_jsonable(ev.recommendation),
+        "details": to_jsonable(ev.details),
+        "host_rows": to_jsonable(ev.host_rows),
+        "host_details": to_jsonable(ev.host_details),
+        "site_policy": to_jsonable(ev.site_policy),
+        "disagreements": to_jsonable(ev.disagreements),
+        # Each method against the pages' rel=canonical declarations (RFC 6596).
+        "canonical": [{**to_jsonable(r), "agreement": r.agreement} for r in ev.canonical],
+        "evaluation": {
+            k: v
+            for k, v in to_jsonable(ev).items()
+            if k
+            not in (
+                "rows",
+                "details",
+                "recommendation",
+                "host_rows",
+                "host_details",
+                "site_policy",
+                "disagreements",
+                "canonical",
+            )
+        },
+    }
 
 
 def reading_of(args: argparse.Namespace) -> str:

@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from dustless.cli._json import print_json
 from dustless.words import plural
+
+if TYPE_CHECKING:
+    from dustless.cli._progress import StepProgress
+    from dustless.cli._source import CrawlSource
 
 HELP = "export crawled documents as files with crawl-info XML, or the crawl as one WACZ"
 
@@ -100,36 +105,7 @@ def run(args: argparse.Namespace) -> int:
     # in the middle would make it unreadable to jq.
     progress = StepProgress("export", quiet=args.quiet or (args.json and to_stdout))
     if args.format == "wacz":
-        from dustless.export import export_wacz
-
-        if args.script:
-            raise InvalidOption("--script applies to --format files only")
-        if to_stdout and sys.stdout.isatty():
-            # As gzip does: a ZIP on a terminal is noise, and likely a forgotten redirection.
-            raise InvalidOption("standard output is a terminal: redirect it (> crawl.wacz)")
-        out = sys.stdout.buffer if to_stdout else Path(args.output)
-        with progress:
-            w = export_wacz(
-                source.directory, out, db=source.db, dirs=source.worker_dirs, progress=progress.add
-            )
-        if args.json:
-            data = {
-                "format": "wacz",
-                "output": None if w.path is None else str(w.path),
-                "warcs": w.warcs,
-                "index_lines": w.index_lines,
-                "pages": w.pages,
-                "bytes": w.bytes,
-            }
-            print_json(data, say)
-        elif not args.quiet:
-            print(
-                f"wrote {w.path or 'the WACZ to standard output'}: "
-                f"{plural(w.warcs, 'WARC file')}, {plural(w.index_lines, 'index line')}, "
-                f"{plural(w.pages, 'page')}, {plural(w.bytes, 'byte')}",
-                file=say,
-            )
-        return 0
+        return _wacz(args, source, progress, say, to_stdout=to_stdout)
     if to_stdout:
         raise InvalidOption(
             "--format files writes a directory: -o - (standard output) is for --format wacz"
@@ -174,4 +150,46 @@ def run(args: argparse.Namespace) -> int:
             else ""
         )
     )
+    return 0
+
+
+def _wacz(
+    args: argparse.Namespace,
+    source: CrawlSource,
+    progress: StepProgress,
+    say: TextIO,
+    *,
+    to_stdout: bool,
+) -> int:
+    """``--format wacz``: one WACZ file (or a stream on standard output)."""
+    from dustless.errors import InvalidOption
+    from dustless.export import export_wacz
+
+    if args.script:
+        raise InvalidOption("--script applies to --format files only")
+    if to_stdout and sys.stdout.isatty():
+        # As gzip does: a ZIP on a terminal is noise, and likely a forgotten redirection.
+        raise InvalidOption("standard output is a terminal: redirect it (> crawl.wacz)")
+    out = sys.stdout.buffer if to_stdout else Path(args.output)
+    with progress:
+        w = export_wacz(
+            source.directory, out, db=source.db, dirs=source.worker_dirs, progress=progress.add
+        )
+    if args.json:
+        data = {
+            "format": "wacz",
+            "output": None if w.path is None else str(w.path),
+            "warcs": w.warcs,
+            "index_lines": w.index_lines,
+            "pages": w.pages,
+            "bytes": w.bytes,
+        }
+        print_json(data, say)
+    elif not args.quiet:
+        print(
+            f"wrote {w.path or 'the WACZ to standard output'}: "
+            f"{plural(w.warcs, 'WARC file')}, {plural(w.index_lines, 'index line')}, "
+            f"{plural(w.pages, 'page')}, {plural(w.bytes, 'byte')}",
+            file=say,
+        )
     return 0

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from dustless.errors import InvalidOption, UsageError
 
@@ -117,8 +117,14 @@ def _redirect_option(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+# What ``add_subparsers`` returns (a private class of argparse, named once here; not
+# subscriptable at run time, so for the annotations only).
+if TYPE_CHECKING:
+    _Actions = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
 def _action(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    sub: _Actions,
     name: str,
     help_text: str,
     description: str,
@@ -137,7 +143,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = _DESCRIPTION
     parser.epilog = _EPILOG
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    _configure_serve(sub)
+    _configure_add(sub)
+    _configure_stats(sub)
+    _configure_export(sub)
+    _configure_import(sub)
+    _configure_key(sub)
 
+
+def _configure_serve(sub: _Actions) -> None:
+    """The ``serve`` action's arguments."""
     serve = _action(
         sub,
         "serve",
@@ -162,6 +177,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     _redirect_option(serve, "default redirect of new links")
     _base_url_option(serve, None)
+    _serve_guards(serve)
+    serve.add_argument(
+        "--policy",
+        default="rfc3986",
+        metavar="POLICY",
+        help="normalization policy deciding when two long URLs are the same (default rfc3986)",
+    )
+    serve.add_argument(
+        "--click-interval",
+        type=_seconds,
+        default=1.0,
+        metavar="S",
+        help="seconds between two batches of click counts; a crash loses at most the last "
+        "(default 1)",
+    )
+    serve.add_argument(
+        "--log-level", default="info", metavar="LEVEL", help="uvicorn log level (default info)"
+    )
+
+
+def _serve_guards(serve: argparse.ArgumentParser) -> None:
+    """``serve``'s limits: who may create links and read statistics, how fast, to where."""
     serve.add_argument(
         "--blocklist", metavar="FILE", help="file of Safe Browsing expressions to refuse (403)"
     )
@@ -210,24 +247,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="accept long URLs to private addresses (10/8, 192.168/16 …; never loopback)",
     )
-    serve.add_argument(
-        "--policy",
-        default="rfc3986",
-        metavar="POLICY",
-        help="normalization policy deciding when two long URLs are the same (default rfc3986)",
-    )
-    serve.add_argument(
-        "--click-interval",
-        type=_seconds,
-        default=1.0,
-        metavar="S",
-        help="seconds between two batches of click counts; a crash loses at most the last "
-        "(default 1)",
-    )
-    serve.add_argument(
-        "--log-level", default="info", metavar="LEVEL", help="uvicorn log level (default info)"
-    )
 
+
+def _configure_add(sub: _Actions) -> None:
+    """The ``add`` action's arguments."""
     add = _action(
         sub,
         "add",
@@ -284,6 +307,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--json", action="store_true", help="print the link as JSON (the API's shape, + created)"
     )
 
+
+def _configure_stats(sub: _Actions) -> None:
+    """The ``stats`` action's arguments."""
     stats = _action(
         sub,
         "stats",
@@ -297,6 +323,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _base_url_option(stats, "http://127.0.0.1:8000")
     stats.add_argument("--json", action="store_true", help="print JSON (the API's shape)")
 
+
+def _configure_export(sub: _Actions) -> None:
+    """The ``export`` action's arguments."""
     export = _action(
         sub,
         "export",
@@ -317,6 +346,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="jsonl: everything (default); csv: links only, superseded",
     )
 
+
+def _configure_import(sub: _Actions) -> None:
+    """The ``import`` action's arguments."""
     imp = _action(
         sub,
         "import",
@@ -346,6 +378,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     imp.add_argument("--json", action="store_true", help="print what was imported as JSON")
 
+
+def _configure_key(sub: _Actions) -> None:
+    """The ``key`` action's arguments."""
     from ._cli_keys import configure_keys
 
     configure_keys(
