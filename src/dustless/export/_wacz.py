@@ -42,6 +42,7 @@ from dustless.errors import InvalidOption
 
 if TYPE_CHECKING:
     from dustless.analysis import CrawlReader
+    from dustless.store import CdxjIndex
 
 __all__ = ["INDEX_BLOCK_LINES", "WACZ_VERSION", "WaczSummary", "check_wacz", "export_wacz"]
 
@@ -180,7 +181,7 @@ def export_wacz(
     gzip blocks of this many lines with an ``index.idx``. ``progress(what, n)``: told of the
     WARC files copied, the index lines and the pages written (the CLI's progress line)."""
     from dustless.analysis import open_crawl
-    from dustless.store import DB_NAME, INDEX_DIR, WARC_DIR, CdxjIndex
+    from dustless.store import DB_NAME
 
     if db is None and (crawl_dir is None or not (crawl_dir / DB_NAME).exists()):
         raise InvalidOption(f"{crawl_dir} holds no crawl (no {DB_NAME})")
@@ -193,64 +194,14 @@ def export_wacz(
     resources: list[dict[str, object]] = []
     lines = pages = 0
     with open_crawl(crawl_dir, db=db, dirs=dirs) as reader, contextlib.ExitStack() as stack:
-        indexes: list[CdxjIndex] = []
-        warcs: list[tuple[Path, int]] = []
-        for d in reader.crawl_dirs():
-            warc_dir = d / WARC_DIR
-            if not warc_dir.is_dir():
-                raise InvalidOption(
-                    f"{warc_dir}: no such directory (a worker's directory elsewhere on this "
-                    "machine: --worker-dir NAME=DIR)"
-                )
-            index = CdxjIndex(d / INDEX_DIR, warc_dir)
-            # A crawl killed since its last commit: the index catches up first (synced).
-            stack.enter_context(index.synced())
-            indexes.append(index)
-            for p in sorted(warc_dir.iterdir()):
-                if p.name.endswith((".warc.gz", ".warc")):
-                    # Only the bytes the index covers: a crawl still writing may have more.
-                    warcs.append((p, index.ends.get(p.name, 0)))
-        warcs.sort(key=lambda w: w[0].name)
+        indexes, warcs = _archives(reader.crawl_dirs(), stack)
         target = tmp if tmp is not None else cast(BinaryIO, sink)
         with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
             tick = progress or _no_progress
             for p, end in warcs:
                 resources.append(_add(z, f"archive/{p.name}", _file_chunks(p, end), end))
                 tick("WARC files copied", 1)
-
-            merged = heapq.merge(*(index.lines() for index in indexes))
-            # The first block decides the form: a whole index in it is one plain file.
-            first = list(itertools.islice(merged, index_block_lines))
-            lines = len(first)
-            tick("index lines", lines)
-            if lines < index_block_lines:
-                data = "".join(first).encode("utf-8")
-                resources.append(_add(z, _INDEX, [data]))
-            else:
-                blocks: list[str] = []
-
-                def gz_blocks() -> Iterator[bytes]:
-                    nonlocal lines
-                    offset = 0
-                    block = first
-                    while block:
-                        data = gzip.compress("".join(block).encode("utf-8"), mtime=0)
-                        key_ts = block[0].split(" {", 1)[0]
-                        digest = "sha256:" + _sha256(data)
-                        blocks.append(
-                            f'{key_ts} {{"offset": {offset}, "length": {len(data)}, '
-                            f'"digest": "{digest}"}}\n'
-                        )
-                        offset += len(data)
-                        yield data
-                        block = list(itertools.islice(merged, index_block_lines))
-                        lines += len(block)
-                        tick("index lines", len(block))
-
-                resources.append(_add(z, _INDEX_GZ, gz_blocks()))
-                meta = json.dumps({"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"})
-                idx = f"!meta 0 {meta}\n" + "".join(blocks)
-                resources.append(_add(z, _INDEX_IDX, [idx.encode("utf-8")]))
+            lines = _write_index(z, indexes, index_block_lines, tick, resources)
 
             def page_bytes() -> Iterator[bytes]:
                 nonlocal pages
@@ -261,21 +212,8 @@ def export_wacz(
                     yield line
 
             resources.append(_add(z, _PAGES, page_bytes()))
-            now = _iso(_dt.datetime.now(_dt.UTC).timestamp())
             default_title = reader.source if crawl_dir is None else crawl_dir.resolve().name
-            package = {
-                "profile": "data-package",
-                "wacz_version": WACZ_VERSION,
-                "title": title or default_title,
-                "created": now,
-                "modified": now,
-                "software": "dustless/0.1",
-                "resources": resources,
-            }
-            data = json.dumps(package, indent=2, ensure_ascii=False).encode("utf-8")
-            _add(z, "datapackage.json", [data])
-            digest = {"path": "datapackage.json", "hash": "sha256:" + _sha256(data)}
-            _add(z, "datapackage-digest.json", [json.dumps(digest, indent=2).encode()])
+            _write_package(z, title or default_title, resources)
     if sink is not None:
         sink.flush()
         return WaczSummary(None, len(warcs), lines, pages, sink.size)
@@ -283,6 +221,94 @@ def export_wacz(
     assert isinstance(out, Path)
     os.replace(tmp, out)
     return WaczSummary(out, len(warcs), lines, pages, out.stat().st_size)
+
+
+def _archives(
+    crawl_dirs: Iterable[Path], stack: contextlib.ExitStack
+) -> tuple[list[CdxjIndex], list[tuple[Path, int]]]:
+    """Each crawl directory's index (synced, held open on ``stack``) and its WARC files, each
+    with the length its index covers (a crawl still writing may have more), by name."""
+    from dustless.store import INDEX_DIR, WARC_DIR, CdxjIndex
+
+    indexes: list[CdxjIndex] = []
+    warcs: list[tuple[Path, int]] = []
+    for d in crawl_dirs:
+        warc_dir = d / WARC_DIR
+        if not warc_dir.is_dir():
+            raise InvalidOption(
+                f"{warc_dir}: no such directory (a worker's directory elsewhere on this "
+                "machine: --worker-dir NAME=DIR)"
+            )
+        index = CdxjIndex(d / INDEX_DIR, warc_dir)
+        # A crawl killed since its last commit: the index catches up first (synced).
+        stack.enter_context(index.synced())
+        indexes.append(index)
+        for p in sorted(warc_dir.iterdir()):
+            if p.name.endswith((".warc.gz", ".warc")):
+                warcs.append((p, index.ends.get(p.name, 0)))
+    warcs.sort(key=lambda w: w[0].name)
+    return indexes, warcs
+
+
+def _write_index(
+    z: zipfile.ZipFile,
+    indexes: list[CdxjIndex],
+    block_lines: int,
+    tick: Callable[[str, int], None],
+    resources: list[dict[str, object]],
+) -> int:
+    """The indexes merged into one: a plain ``index.cdxj`` when it fits in one block, else
+    gzip blocks of ``block_lines`` lines with their ``index.idx``. Returns the lines."""
+    merged = heapq.merge(*(index.lines() for index in indexes))
+    # The first block decides the form: a whole index in it is one plain file.
+    first = list(itertools.islice(merged, block_lines))
+    lines = len(first)
+    tick("index lines", lines)
+    if lines < block_lines:
+        resources.append(_add(z, _INDEX, ["".join(first).encode("utf-8")]))
+        return lines
+    blocks: list[str] = []
+
+    def gz_blocks() -> Iterator[bytes]:
+        nonlocal lines
+        offset = 0
+        block = first
+        while block:
+            data = gzip.compress("".join(block).encode("utf-8"), mtime=0)
+            key_ts = block[0].split(" {", 1)[0]
+            digest = "sha256:" + _sha256(data)
+            blocks.append(
+                f'{key_ts} {{"offset": {offset}, "length": {len(data)}, "digest": "{digest}"}}\n'
+            )
+            offset += len(data)
+            yield data
+            block = list(itertools.islice(merged, block_lines))
+            lines += len(block)
+            tick("index lines", len(block))
+
+    resources.append(_add(z, _INDEX_GZ, gz_blocks()))
+    meta = json.dumps({"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"})
+    idx = f"!meta 0 {meta}\n" + "".join(blocks)
+    resources.append(_add(z, _INDEX_IDX, [idx.encode("utf-8")]))
+    return lines
+
+
+def _write_package(z: zipfile.ZipFile, title: str, resources: list[dict[str, object]]) -> None:
+    """``datapackage.json`` listing every resource, and its digest file (WACZ 1.1.1)."""
+    now = _iso(_dt.datetime.now(_dt.UTC).timestamp())
+    package = {
+        "profile": "data-package",
+        "wacz_version": WACZ_VERSION,
+        "title": title,
+        "created": now,
+        "modified": now,
+        "software": "dustless/0.1",
+        "resources": resources,
+    }
+    data = json.dumps(package, indent=2, ensure_ascii=False).encode("utf-8")
+    _add(z, "datapackage.json", [data])
+    digest = {"path": "datapackage.json", "hash": "sha256:" + _sha256(data)}
+    _add(z, "datapackage-digest.json", [json.dumps(digest, indent=2).encode()])
 
 
 def _no_progress(what: str, n: int) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dustless.analysis import open_crawl, read_histories
+from dustless.analysis import BatchInfo, CrawlReader, open_crawl, read_histories
 from dustless.crawl.conditional import RECRAWL_KEY, batch_settings, recrawl_info
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
@@ -53,6 +53,62 @@ class RecrawlStart:
 
 def _iso(t: float) -> str:
     return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="seconds")
+
+
+def _last_batch(
+    reader: CrawlReader, when: float, budget: int | None, schedule: ScheduleKind
+) -> tuple[BatchInfo, RecrawlPlan | None]:
+    """The crawl batch a recrawl at ``when`` follows, and with a ``budget`` the plan of what
+    to fetch again; InvalidOption when there is none or it is unfinished or not earlier."""
+    where = reader.source
+    crawl = [b for b in reader.batches if not b.probe]
+    if not crawl:
+        raise InvalidOption(f"{where} holds no finished crawl batch to recrawl")
+    last = reader.batches[-1]
+    if last.ended_at is None:
+        raise InvalidOption(
+            f"batch {last.number} in {where} is not finished: continue it with "
+            "dustless recrawl --resume (or dustless crawl --resume) first"
+        )
+    prev = crawl[-1]
+    if when <= prev.batch_time:
+        raise InvalidOption(
+            f"batch time {_iso(when)} is not after batch {prev.number}'s ({_iso(prev.batch_time)})"
+        )
+    if budget is None:
+        return prev, None
+    states = page_states(read_histories(reader))
+    period = (when - prev.batch_time) / DAY
+    return prev, plan_recrawl(states, budget, schedule, now=when, period_days=period)
+
+
+def _start_batch(
+    out: Path, db: str | None, plan: RecrawlPlan | None, config: str, *, now: float, when: float
+) -> tuple[int, int]:
+    """Write the batch row and queue its URLs; its number and how many were queued."""
+    # One transaction: the batch row and its queued URLs, or nothing (SQLite: the store's
+    # context manager rolls back on an exception, docs/storage.md "Crash safety" 4;
+    # PostgreSQL: the URL states wait, unsent, for the exchange that writes the batch row).
+    store: CrawlStore
+    if db is None:
+        store = SQLiteStore(out)
+    else:
+        from dustless.store import PostgresCrawlStore
+
+        store = PostgresCrawlStore(db, worker="recrawl")
+    with store:
+        if plan is not None:
+            # The budget is spent on documents; the URL sources come along, every batch.
+            sources = store.collection_ids([LinkKind.SITEMAP, LinkKind.FEED])
+            ids = list(plan.chosen) + sources
+        else:
+            # Every URL the collection holds, except those recorded never to be fetched and
+            # the normalized forms `evaluate --fetch` requested (probes measure the crawl;
+            # they are not part of the collection).
+            ids = store.collection_ids()
+        store.set_url_state(ids, URLState.QUEUED)
+        batch = store.start_batch(config, now, batch_time=when)
+    return batch.number, len(ids)
 
 
 def open_recrawl(
@@ -83,29 +139,9 @@ def open_recrawl(
     if not math.isfinite(when):
         raise InvalidOption("the batch time must be a finite time")
 
-    plan: RecrawlPlan | None = None
     with open_crawl(out, db=db) as reader:
         where = reader.source
-        crawl = [b for b in reader.batches if not b.probe]
-        if not crawl:
-            raise InvalidOption(f"{where} holds no finished crawl batch to recrawl")
-        last = reader.batches[-1]
-        if last.ended_at is None:
-            raise InvalidOption(
-                f"batch {last.number} in {where} is not finished: continue it with "
-                "dustless recrawl --resume (or dustless crawl --resume) first"
-            )
-        prev = crawl[-1]
-        if when <= prev.batch_time:
-            raise InvalidOption(
-                f"batch time {_iso(when)} is not after batch {prev.number}'s "
-                f"({_iso(prev.batch_time)})"
-            )
-        if budget is not None:
-            states = page_states(read_histories(reader))
-            plan = plan_recrawl(
-                states, budget, schedule, now=when, period_days=(when - prev.batch_time) / DAY
-            )
+        prev, plan = _last_batch(reader, when, budget, schedule)
         settings = {k: v for k, v in batch_settings(prev.config).items() if k != RECRAWL_KEY}
 
     if settings.get("kind") == PROBE_KIND:  # pragma: no cover - probes are filtered above
@@ -128,26 +164,5 @@ def open_recrawl(
     if validate is not None:
         validate(config)
 
-    # One transaction: the batch row and its queued URLs, or nothing (SQLite: the store's
-    # context manager rolls back on an exception, docs/storage.md "Crash safety" 4;
-    # PostgreSQL: the URL states wait, unsent, for the exchange that writes the batch row).
-    store: CrawlStore
-    if db is None:
-        store = SQLiteStore(out)
-    else:
-        from dustless.store import PostgresCrawlStore
-
-        store = PostgresCrawlStore(db, worker="recrawl")
-    with store:
-        if plan is not None:
-            # The budget is spent on documents; the URL sources come along, every batch.
-            sources = store.collection_ids([LinkKind.SITEMAP, LinkKind.FEED])
-            ids = list(plan.chosen) + sources
-        else:
-            # Every URL the collection holds, except those recorded never to be fetched and
-            # the normalized forms `evaluate --fetch` requested (probes measure the crawl;
-            # they are not part of the collection).
-            ids = store.collection_ids()
-        store.set_url_state(ids, URLState.QUEUED)
-        batch = store.start_batch(config, now, batch_time=when)
-    return RecrawlStart(batch.number, when, len(ids), config, plan)
+    number, queued = _start_batch(out, db, plan, config, now=now, when=when)
+    return RecrawlStart(number, when, queued, config, plan)
