@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 
@@ -279,95 +279,32 @@ def _text(node: LexborNode) -> str:
     return " ".join(text.split())[:_MAX_TEXT]
 
 
-def extract_links(
-    body: bytes,
-    url: str,
-    content_type: str | None = None,
+def _document_base(parser: LexborHTMLParser, url: str, encoding: str, resolve: ResolveFn) -> str:
+    """The base links resolve against: the first ``<base href>`` (HTML §2.4.1 "document base
+    URL": it sets the base for every link, even those before it), or ``url``. One that does
+    not resolve to http(s) is ignored: links then resolve against the document URL."""
+    first_base = next(iter(_select(parser.root, "base[href]")), None)
+    if first_base is None:
+        return url
+    base_href = (first_base.attrs.get("href") or "").strip(_SPACE)
+    try:
+        candidate = resolve(url, base_href, encoding)
+    except ValueError:
+        return url
+    return candidate if candidate.startswith(("http://", "https://")) else url
+
+
+def _walk(
+    nodes: Iterable[LexborNode],
+    add: Callable[[str, LinkKind, str, str], None],
+    links: list[Link],
+    canonicals: list[str],
     *,
-    max_tags: int | None = DEFAULT_MAX_TAGS,
-    with_text: bool = False,
-    anchor_text: bool = True,
-) -> Extraction:
-    """Every link of an HTML document, resolved against its base, with kinds and counts.
-
-    ``url`` is the document's own (final) URL; ``<base href>`` overrides it as the base
-    (HTML §4.2.3, the first ``base`` with an ``href``). Never raises for any ``body``.
-
-    The CPU a page costs is bounded by its size (see ``_guard``): markup nested too deep
-    for the parser is read without its structure (``flattened``), and past ``max_tags``
-    tags (None: no budget) only the page's first part is read (``over_budget``).
-
-    With ``with_text``, the extraction also carries the document's visible text, read from the
-    same tree (``Extraction.text``; equal to ``visible_text`` of the same body). Without
-    ``anchor_text``, links carry no anchor text (``Link.text`` is ""): a text walk per link
-    that only pattern scripts use.
-    """
-    resolve = _resolve_fn()
-    text, encoding = decode_document(body, content_type)
-    # The query of a link in a page that is not UTF-8 is encoded with the page's encoding
-    # (WHATWG URL "encoding-parse"): a non-ASCII reference resolves differently per encoding.
-    utf8 = encoding == "utf-8"
-    text, flattened, over_budget = prepare(text, max_tags)
-    parser = LexborHTMLParser(text)
-    nodes = _select(parser.root, _SELECTOR)
-    # A <base> element or an onclick attribute needs its name in the source, in some ASCII
-    # case (lower() never loses one; it may find extra, which only costs the query). Most
-    # pages have neither: skipping the two tree walks saves ~6 µs net of ~135 µs a page
-    # (measured on test-web pages).
-    lowered = text.lower()
-    has_base = "<base" in lowered
-    has_onclick = "onclick" in lowered
-
-    base = url
-    first_base = next(iter(_select(parser.root, "base[href]")), None) if has_base else None
-    if first_base is not None:
-        # The first <base href> sets the base for every link, even those before it (HTML
-        # §2.4.1 "document base URL"). One that does not resolve to http(s) is ignored:
-        # links then resolve against the document URL.
-        base_href = (first_base.attrs.get("href") or "").strip(_SPACE)
-        try:
-            candidate = resolve(url, base_href, encoding)
-        except ValueError:
-            candidate = ""
-        if candidate.startswith(("http://", "https://")):
-            base = candidate
-    links: list[Link] = []
-    scripts: list[str] = []
-    counts = {"f": 0, "a": 0, "h": 0}  # by kind value: enum hashing is slow in a hot loop
-    scope = _BaseScope(base)
-    cache = _CACHE
+    anchor_text: bool,
+) -> None:
+    """Hand every link-bearing element's reference to ``add`` (its kind, its letter, its
+    label), each element once; ``canonicals`` gets the ``rel=canonical`` links (RFC 6596)."""
     seen_nodes: set[int] = set()
-    canonicals: list[str] = []  # RFC 6596 declarations, for Extraction.canonical
-
-    def add(raw: str, kind: LinkKind, letter: str, label: str) -> None:
-        ref = raw.strip(_SPACE)
-        if ref[:1] in "jJ" and ref[:11].lower() == "javascript:":
-            scripts.append(ref)
-            for m in _JS_NAV.finditer(ref):
-                add(m.group(2), _H, "h", label)
-            return
-        key = scope.key(ref)
-        if not utf8 and not ref.isascii():
-            key = (f"{encoding}\0{key[0]}", ref)
-        try:
-            absolute = cache[key]
-        except KeyError:
-            absolute = _fast_resolve(resolve, scope, ref)
-            if absolute is None:
-                try:
-                    absolute = resolve(base, ref, encoding)
-                except ValueError:  # InvalidURL: a reference no browser would follow
-                    absolute = None
-            if absolute is not None and not absolute.startswith(("http://", "https://")):
-                absolute = None
-            if len(cache) >= _CACHE_SIZE:
-                cache.clear()
-            cache[key] = absolute
-        if absolute is None:
-            return
-        links.append(_link(absolute, kind, label, raw))
-        counts[letter] += 1
-
     for node in nodes:
         nid = node.mem_id
         if nid in seen_nodes:
@@ -409,6 +346,85 @@ def extract_links(
             value = parse_refresh(attrs.get("content") or "")
             if value is not None:
                 add(value, _H, "h", "")
+
+
+def extract_links(
+    body: bytes,
+    url: str,
+    content_type: str | None = None,
+    *,
+    max_tags: int | None = DEFAULT_MAX_TAGS,
+    with_text: bool = False,
+    anchor_text: bool = True,
+) -> Extraction:
+    """Every link of an HTML document, resolved against its base, with kinds and counts.
+
+    ``url`` is the document's own (final) URL; ``<base href>`` overrides it as the base
+    (HTML §4.2.3, the first ``base`` with an ``href``). Never raises for any ``body``.
+
+    The CPU a page costs is bounded by its size (see ``_guard``): markup nested too deep
+    for the parser is read without its structure (``flattened``), and past ``max_tags``
+    tags (None: no budget) only the page's first part is read (``over_budget``).
+
+    With ``with_text``, the extraction also carries the document's visible text, read from the
+    same tree (``Extraction.text``; equal to ``visible_text`` of the same body). Without
+    ``anchor_text``, links carry no anchor text (``Link.text`` is ""): a text walk per link
+    that only pattern scripts use.
+    """
+    resolve = _resolve_fn()
+    text, encoding = decode_document(body, content_type)
+    # The query of a link in a page that is not UTF-8 is encoded with the page's encoding
+    # (WHATWG URL "encoding-parse"): a non-ASCII reference resolves differently per encoding.
+    utf8 = encoding == "utf-8"
+    text, flattened, over_budget = prepare(text, max_tags)
+    parser = LexborHTMLParser(text)
+    nodes = _select(parser.root, _SELECTOR)
+    # A <base> element or an onclick attribute needs its name in the source, in some ASCII
+    # case (lower() never loses one; it may find extra, which only costs the query). Most
+    # pages have neither: skipping the two tree walks saves ~6 µs net of ~135 µs a page
+    # (measured on test-web pages).
+    lowered = text.lower()
+    has_base = "<base" in lowered
+    has_onclick = "onclick" in lowered
+
+    base = _document_base(parser, url, encoding, resolve) if has_base else url
+    links: list[Link] = []
+    scripts: list[str] = []
+    counts = {"f": 0, "a": 0, "h": 0}  # by kind value: enum hashing is slow in a hot loop
+    scope = _BaseScope(base)
+    cache = _CACHE
+    canonicals: list[str] = []  # RFC 6596 declarations, for Extraction.canonical
+
+    def add(raw: str, kind: LinkKind, letter: str, label: str) -> None:
+        ref = raw.strip(_SPACE)
+        if ref[:1] in "jJ" and ref[:11].lower() == "javascript:":
+            scripts.append(ref)
+            for m in _JS_NAV.finditer(ref):
+                add(m.group(2), _H, "h", label)
+            return
+        key = scope.key(ref)
+        if not utf8 and not ref.isascii():
+            key = (f"{encoding}\0{key[0]}", ref)
+        try:
+            absolute = cache[key]
+        except KeyError:
+            absolute = _fast_resolve(resolve, scope, ref)
+            if absolute is None:
+                try:
+                    absolute = resolve(base, ref, encoding)
+                except ValueError:  # InvalidURL: a reference no browser would follow
+                    absolute = None
+            if absolute is not None and not absolute.startswith(("http://", "https://")):
+                absolute = None
+            if len(cache) >= _CACHE_SIZE:
+                cache.clear()
+            cache[key] = absolute
+        if absolute is None:
+            return
+        links.append(_link(absolute, kind, label, raw))
+        counts[letter] += 1
+
+    _walk(nodes, add, links, canonicals, anchor_text=anchor_text)
     for node in _select(parser.root, "[onclick]") if has_onclick else ():
         onclick = node.attrs.get("onclick")
         if onclick:
