@@ -279,6 +279,25 @@ def _text(node: LexborNode) -> str:
     return " ".join(text.split())[:_MAX_TEXT]
 
 
+def _resolve_new(
+    key: tuple[str, str], ref: str, scope: _BaseScope, resolve: ResolveFn, encoding: str
+) -> str | None:
+    """The absolute http(s) URL of ``ref`` (None: none a browser would follow), kept in the
+    cache under ``key`` (cleared whole when full: pages of one site share most links)."""
+    absolute = _fast_resolve(resolve, scope, ref)
+    if absolute is None:
+        try:
+            absolute = resolve(scope.base, ref, encoding)
+        except ValueError:  # InvalidURL: a reference no browser would follow
+            absolute = None
+    if absolute is not None and not absolute.startswith(("http://", "https://")):
+        absolute = None
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    _CACHE[key] = absolute
+    return absolute
+
+
 def _document_base(parser: LexborHTMLParser, url: str, encoding: str, resolve: ResolveFn) -> str:
     """The base links resolve against: the first ``<base href>`` (HTML §2.4.1 "document base
     URL": it sets the base for every link, even those before it), or ``url``. One that does
@@ -348,6 +367,19 @@ def _walk(
                 add(value, _H, "h", "")
 
 
+def _onclick(
+    parser: LexborHTMLParser, add: Callable[[str, LinkKind, str, str], None], scripts: list[str]
+) -> None:
+    """The navigations written in ``onclick`` attributes (004 §4: URLs found in scripts are
+    h-URLs); each attribute's code joins ``scripts``."""
+    for node in _select(parser.root, "[onclick]"):
+        onclick = node.attrs.get("onclick")
+        if onclick:
+            scripts.append(onclick)
+            for m in _JS_NAV.finditer(onclick):
+                add(m.group(2), _H, "h", "")
+
+
 def extract_links(
     body: bytes,
     url: str,
@@ -408,29 +440,15 @@ def extract_links(
         try:
             absolute = cache[key]
         except KeyError:
-            absolute = _fast_resolve(resolve, scope, ref)
-            if absolute is None:
-                try:
-                    absolute = resolve(base, ref, encoding)
-                except ValueError:  # InvalidURL: a reference no browser would follow
-                    absolute = None
-            if absolute is not None and not absolute.startswith(("http://", "https://")):
-                absolute = None
-            if len(cache) >= _CACHE_SIZE:
-                cache.clear()
-            cache[key] = absolute
+            absolute = _resolve_new(key, ref, scope, resolve, encoding)
         if absolute is None:
             return
         links.append(_link(absolute, kind, label, raw))
         counts[letter] += 1
 
     _walk(nodes, add, links, canonicals, anchor_text=anchor_text)
-    for node in _select(parser.root, "[onclick]") if has_onclick else ():
-        onclick = node.attrs.get("onclick")
-        if onclick:
-            scripts.append(onclick)
-            for m in _JS_NAV.finditer(onclick):
-                add(m.group(2), _H, "h", "")
+    if has_onclick:
+        _onclick(parser, add, scripts)
 
     return Extraction(
         tuple(links),
