@@ -234,22 +234,15 @@ class Hostile:
         return Outcome(200, rid, body=body, content_type="text/plain", resource=False)
 
     def _fixed_outcomes(self) -> dict[str, Outcome]:
+        return self._fixed_moves() | self._fixed_documents()
+
+    def _fixed_moves(self) -> dict[str, Outcome]:
+        """Redirects (chains, loops, raw bytes, to private addresses), links to private
+        addresses, and connections reset before or in the middle of an answer."""
         n = self.name
         o = self.origin
         # Every body names its site: different resources never share bytes.
         sig = f"<!-- {n} -->\n".encode()
-        pdf = _PDF + f"% {n}\n".encode()
-        png = _PNG + n.encode()  # bytes after IEND are ignored by decoders
-        euc = "<html><head><title>한국어</title></head><body><p>안녕하세요</p>".encode("euc-kr")
-        euc_meta = (
-            '<html><head><meta charset="euc-kr"><title>한국어</title></head><body><p>안녕하세요</p>'
-        ).encode("euc-kr")
-        end = sig + b'<a href="/landing.html">landing</a></body></html>\n'
-        broken = (
-            b"<html><head><title>broken<body><table><tr><td><a href=/landing.html>unquoted"
-            b"<td><a href='/private/open-1.html' <b>no close</b><div></span></p></p>"
-            b'<a href="/gone/x.html">x</a>' + sig + b'<!-- unterminated <a href="/no.html">'
-        )
         redirect = "redirect"
         return {
             "/r/chain/0": Outcome(301, redirect, location=o + "/landing.html", resource=False),
@@ -283,6 +276,25 @@ class Hostile:
             "/reset/mid.html": Outcome(
                 200, f"{n}:/reset/mid.html", body=_huge_html()[:65536], action=Action.RESET_MID
             ),
+        }
+
+    def _fixed_documents(self) -> dict[str, Outcome]:
+        """Documents of every type and encoding a crawler must read right or leave alone."""
+        n = self.name
+        sig = f"<!-- {n} -->\n".encode()
+        pdf = _PDF + f"% {n}\n".encode()
+        png = _PNG + n.encode()  # bytes after IEND are ignored by decoders
+        euc = "<html><head><title>한국어</title></head><body><p>안녕하세요</p>".encode("euc-kr")
+        euc_meta = (
+            '<html><head><meta charset="euc-kr"><title>한국어</title></head><body><p>안녕하세요</p>'
+        ).encode("euc-kr")
+        end = sig + b'<a href="/landing.html">landing</a></body></html>\n'
+        broken = (
+            b"<html><head><title>broken<body><table><tr><td><a href=/landing.html>unquoted"
+            b"<td><a href='/private/open-1.html' <b>no close</b><div></span></p></p>"
+            b'<a href="/gone/x.html">x</a>' + sig + b'<!-- unterminated <a href="/no.html">'
+        )
+        return {
             "/files/report.pdf": Outcome(
                 200, f"{n}:/files/report.pdf", body=pdf, content_type="application/pdf"
             ),
