@@ -9,11 +9,12 @@
    with ``pg_ctl stop -m fast`` once 200 pages are in, started again 10 s later: the pages
    the test web served meanwhile (a worker fetches the URLs it holds while the DB is away).
 
-Run: ``.venv/bin/python bench/loop_stall.py [--pages N] [--db DSN [--outage PGDATA
+Run: ``.venv/bin/python bench/loop_stall.py [--pages N] [--runs N] [--db DSN [--outage PGDATA
 --pg-options OPTS --pg-ctl-prefix 'runuser -u postgres --']]`` (``--pg-options``: the
-server's own, as ``pg_ctl -o`` takes them, to start it again); ``PYTHONPATH=OTHER/src`` runs
-another tree's code for a side-by-side figure. A figure is one run's, on the machine's load
-of the moment: compare runs made side by side.
+server's own, as ``pg_ctl -o`` takes them, to start it again; ``--runs``: that many crawls,
+each in a fresh database of the server); ``PYTHONPATH=OTHER/src`` runs another tree's code
+for a side-by-side figure. A figure is one run's, on the machine's load of the moment:
+compare runs made side by side.
 """
 
 from __future__ import annotations
@@ -88,7 +89,30 @@ def main() -> None:
     ap.add_argument("--outage", metavar="PGDATA", help="stop this server 10 s mid-crawl")
     ap.add_argument("--pg-ctl-prefix", default="", help="e.g. 'runuser -u postgres --'")
     ap.add_argument("--pg-options", default="", help="the server's options (pg_ctl -o)")
+    ap.add_argument("--runs", type=int, default=1, help="crawls, each in a fresh database")
     args = ap.parse_args()
+    served: list[int] = []
+    for run in range(args.runs):
+        if args.runs > 1:
+            print(f"run {run + 1} of {args.runs}:")
+        db = args.db
+        if db and args.runs > 1:
+            db = _fresh_database(db, run)
+        _run(args, db, served)
+    if len(served) > 1:
+        print(f"requests served while PostgreSQL was stopped, per run: {served}")
+
+
+def _fresh_database(dsn: str, run: int) -> str:
+    import psycopg
+
+    name = f"loop_stall_{run}_{time.monotonic_ns()}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return dsn.rsplit("/", 1)[0] + "/" + name
+
+
+def _run(args: argparse.Namespace, db: str | None, served_during: list[int]) -> None:
     web, seeds, port = _serve(args.sites, args.pages // args.sites)
     ticker = Ticker()
     real: Callable[[], Callable[[], asyncio.AbstractEventLoop] | None] = crawl_run._loop_factory
@@ -106,14 +130,15 @@ def main() -> None:
             out = Path(tmp) / "crawl"
             argv = ["crawl", str(out), *seeds, "--resolve", "*.test:127.0.0.1", "--delay", "0",
                     "--quiet", "--max-depth", "100"]  # fmt: skip
-            if args.db:
-                argv += ["--db", args.db, "--worker", "bench", "--lease-ttl", "60"]
+            if db:
+                argv += ["--db", db, "--worker", "bench", "--lease-ttl", "60"]
             if args.outage:
                 threading.Thread(target=_outage, args=(args, port, during), daemon=True).start()
             t0 = time.monotonic()
             status = dustless_main(argv)
             took = time.monotonic() - t0
     finally:
+        crawl_run._loop_factory = real  # the next run starts its own ticker
         served = _served(port)
         web.terminate()
         web.wait()
@@ -125,6 +150,7 @@ def main() -> None:
     )
     if during:
         print(f"requests served while PostgreSQL was stopped (10 s): {during[0]:,}")
+        served_during.append(during[0])
 
 
 def _outage(args: argparse.Namespace, port: str, during: list[int]) -> None:

@@ -16,7 +16,9 @@ separates *the caller misused us* from *the remote misbehaved*::
     │   └── FetchError           a fetch failed; carries the network state (004 Fig. 3)
     ├── StoreError               the crawl store or a WARC file is unusable
     │   ├── StoreCorrupt         data on disk does not match what the DB says
-    │   └── StoreLocked          another process owns what we wanted to write
+    │   ├── StoreLocked          another process owns what we wanted to write
+    │   └── DatabaseAway         the DB across the network is away, and the caller asked
+    │                            not to wait for it (the engine's loop): nothing applied
     └── InternalError            a bug of dustless (an illegal state transition, …): never
                                  the user's or the server's fault
 
@@ -29,6 +31,7 @@ summary; under ``DUSTLESS_STRICT=1`` (the tests) it propagates and fails loudly.
 from __future__ import annotations
 
 __all__ = [
+    "DatabaseAway",
     "DustlessError",
     "FetchError",
     "InternalError",
@@ -105,6 +108,18 @@ class StoreCorrupt(StoreError):
 
 class StoreLocked(StoreError):
     """Another process owns the resource we wanted to write."""
+
+
+class DatabaseAway(StoreError):
+    """The DB across the network went away (a restart, a failover) and the call was made
+    where nothing may wait for it (the engine's loop: ``PgConnection.impatient``). Nothing
+    of the call was applied here: the caller keeps what it meant to do and does it again
+    once the DB is reached. ``sent``: the call went out before the connection was lost, so
+    the server may have committed it (its answer lost)."""
+
+    def __init__(self, message: str, *, sent: bool) -> None:
+        super().__init__(message)
+        self.sent = sent
 
 
 class InternalError(DustlessError, RuntimeError):

@@ -34,6 +34,7 @@ from dustless.crawl.scripted import URGENT, Label, ScriptedPages, urgent_hosts
 if TYPE_CHECKING:
     from dustless.crawl.learn import Learning
     from dustless.crawl.spellings import Spellings
+from dustless.errors import DatabaseAway
 from dustless.frontier import QueuedURL
 from dustless.kinds import LinkKind
 from dustless.store import PROBE_PREFIX, AdmitURL, CrawlStore, NewURL, URLLabel, Verdict
@@ -188,9 +189,17 @@ class Admission:
         pending = self._pending
         if not pending:
             return 0
+        ids, seeds = self._pending_ids, self._pending_seeds
         self._pending, self._pending_ids, self._pending_seeds = [], set(), set()
         labels, self._labels = self._labels, {}
-        result = self.store.admit(pending, self.discovery.limits, self.batch)
+        try:
+            result = self.store.admit(pending, self.discovery.limits, self.batch)
+        except DatabaseAway:
+            # Nothing admitted (the engine's loop does not wait for the DB): all of it
+            # stays pending, for the next flush once the DB is reached.
+            self._pending, self._pending_ids, self._pending_seeds = pending, ids, seeds
+            self._labels = labels
+            raise
         stats, d, hosts = self.stats, self.discovery, self.hosts
         stats.seeds_added += result.seeds_added
         queued = 0

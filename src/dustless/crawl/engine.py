@@ -61,7 +61,7 @@ from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
 from dustless.crawl.soft404 import Soft404Hosts, probe_url
 from dustless.crawl.sources import SourceReader, Sources, SourceSwitch, site_switch
 from dustless.crawl.spellings import Spellings
-from dustless.errors import InternalError, StoreError
+from dustless.errors import DatabaseAway, InternalError, StoreError
 from dustless.extract import content_fingerprint
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
@@ -523,22 +523,39 @@ class Crawler:
         workers (seconds), or end (``None``, when no host anywhere has work)."""
         wall = self.wall()
         hosts = self.hosts
-        if self.admission.flush():
-            return 0.0
-        if hosts.refill(force=True):
+        # The DB away (``DatabaseAway``): 0.0, and the loop waits for the thread's reach.
+        try:
+            with self.store.impatient():
+                if self.admission.flush() or hosts.refill(force=True):
+                    return 0.0
+        except DatabaseAway:
+            self._db_lost()
             return 0.0
         # Many machines: the fetch rows in the DB before hosts are released. Whether the
         # crawl is over is read after every write of this worker (``ride=False``).
-        self._commit(now, ride=False)
-        await self._settle()
-        hosts.release_idle(now, wall)
-        hosts.last_left = None
-        if hosts.lease(now, wall) or hosts.refill(force=True):
+        if not self._commit(now, ride=False):
             return 0.0
-        self._commit(now, ride=False)  # what this worker admitted and released is visible to all
         await self._settle()
-        # A shared store: the lease round just asked (after this worker's releases).
-        left = hosts.last_left or self.store.work_left(wall)
+        try:
+            with self.store.impatient():
+                hosts.release_idle(now, wall)
+                hosts.last_left = None
+                if hosts.lease(now, wall) or hosts.refill(force=True):
+                    return 0.0
+        except DatabaseAway:
+            self._db_lost()
+            return 0.0
+        # What this worker admitted and released is visible to all.
+        if not self._commit(now, ride=False):
+            return 0.0
+        await self._settle()
+        try:
+            with self.store.impatient():
+                # A shared store: the lease round just asked (after this worker's releases).
+                left = hosts.last_left or self.store.work_left(wall)
+        except DatabaseAway:
+            self._db_lost()
+            return 0.0
         if left.queued_hosts == 0 and left.leased_elsewhere == 0 and not hosts.held():
             return None
         if self._stuck_check(left):
@@ -576,7 +593,12 @@ class Crawler:
         wall = self.wall()
         self._hold = _HOLD_SECONDS
         while len(self._tasks) < concurrency:
-            r = hosts.next(now, wall)
+            try:
+                with self.store.impatient():
+                    r = hosts.next(now, wall)
+            except DatabaseAway:
+                self._db_lost()  # claims pause: the URLs held are served meanwhile
+                continue
             if r is None or isinstance(r, float):
                 if self._eager_flush(now):
                     continue  # the links just admitted may be what the idle slots need
@@ -626,7 +648,12 @@ class Crawler:
         if not self.admission.pending or now < self._next_eager or self._committing is not None:
             return False
         self._next_eager = now + _EAGER_FLUSH
-        return self.admission.flush() > 0
+        try:
+            with self.store.impatient():
+                return self.admission.flush() > 0
+        except DatabaseAway:
+            self._db_lost()
+            return False
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -1035,33 +1062,44 @@ class Crawler:
 
     def _commit(
         self, now: float, *, ride: bool = True, prefetch: list[asyncio.Task[Any]] | None = None
-    ) -> None:
+    ) -> bool:
         """Start a commit: on the loop, the pending links admitted, the lease round when due
         and the fetch rows handed to the store; in a thread (``_launch``), the WARC fsync and
         then the DB commit. ``prefetch``: pages to ask the content-seen query for, after the
         commit's writes (a shared store sends both in one exchange). ``ride=False``: a
         shared store's lease round reads the work left with an exchange of its own, after
-        this worker's writes (``_idle``: whether the crawl is over)."""
+        this worker's writes (``_idle``: whether the crawl is over).
+
+        False: the DB went away under the admission or the lease round (``DatabaseAway``:
+        nothing of them applied); no commit starts, the thread waits for the DB instead
+        (``_db_lost``, asking about ``prefetch`` once it is back), and the next commit
+        takes what this one would have."""
         assert self._committing is None, "one commit at a time"
         if self.learning is not None:
             self.learning.commit()  # new rules first: the pending links get them
         lease_round = now >= self._next_maintain
         shared = self.store.shared
-        if lease_round and shared and ride:
-            # Many machines: the round's reading of the work left rides at the end of the
-            # admission's exchange, in a transaction of its own after the admission's
-            # (``expect_work_left``), and costs no round trip of its own (0.015 a page of
-            # 0.067 with 4 workers: bench/crawl_scale.py --trips).
-            self.store.expect_work_left(self.wall(), alive_within=self.hosts.lease_ttl)
-        self.admission.flush()
-        self.sources.write()
-        self._record_leftovers()
-        if lease_round:
-            # Hosts whose fetches are not all in the DB (``_open``, this commit's too) are
-            # not given away by the round.
-            self._maintain(now)
-        taken = self.record.begin_commit()  # written by the thread, after the fsync
         results = None if prefetch is None else _pages_of(prefetch)
+        try:
+            with self.store.impatient():
+                if lease_round and shared and ride:
+                    # Many machines: the round's reading of the work left rides at the end
+                    # of the admission's exchange, in a transaction of its own after the
+                    # admission's (``expect_work_left``), and costs no round trip of its own
+                    # (0.015 a page of 0.067 with 4 workers: bench/crawl_scale.py --trips).
+                    self.store.expect_work_left(self.wall(), alive_within=self.hosts.lease_ttl)
+                self.admission.flush()
+            self.sources.write()
+            self._record_leftovers()
+            if lease_round:
+                with self.store.impatient():
+                    # Hosts whose fetches are not all in the DB (``_open``, this commit's
+                    # too) are not given away by the round.
+                    self._maintain(now)
+        except DatabaseAway:
+            self._db_lost(results)
+            return False
+        taken = self.record.begin_commit()  # written by the thread, after the fsync
         handled, self._handled = self._handled, []
         self.stats.commits += 1
         self._last_commit = now
@@ -1075,6 +1113,7 @@ class Crawler:
                     del open_[host]
 
         self._launch(lambda: self.record.durable(taken, results if shared else None), then)
+        return True
 
     def _launch(self, durable: Callable[[], None], then: Callable[[], None] | None) -> None:
         """Run ``durable`` (a commit's fsync and DB commit, or the wait for a DB that went
@@ -1117,16 +1156,37 @@ class Crawler:
 
     def _maintain(self, now: float) -> None:
         """Lease renewals and a lease round (a shared store: the fair share of hosts)."""
-        self._next_maintain = now + _MAINTAIN_EVERY
-        self.hosts.maintain(now, self.wall())
-        # Hosts whose fetches are not all in the DB (``_open``) are not given away.
-        self.hosts.lease(now, self.wall(), keep=self._open)
+        due, self._next_maintain = self._next_maintain, now + _MAINTAIN_EVERY
+        try:
+            self.hosts.maintain(now, self.wall())
+            # Hosts whose fetches are not all in the DB (``_open``) are not given away.
+            self.hosts.lease(now, self.wall(), keep=self._open)
+        except DatabaseAway:
+            self._next_maintain = due  # due again once the DB is reached
+            raise
+
+    def _db_lost(self, prefetch: list[FetchResult] | None = None) -> None:
+        """One of the loop's own store calls met a DB that went away (``DatabaseAway``: it
+        never waits, and nothing of it was applied — its caller keeps it to do again). The
+        wait is the commit thread's, as when ``_store_free`` sees the DB gone: the loop goes
+        on fetching what it holds, claims paused, and calls the store again once it is back.
+        ``prefetch``: the pages a commit meant to ask about, asked once the DB answers."""
+        if self._committing is not None:
+            return  # the thread already waits for it
+        store, record = self.store, self.record
+
+        def reach() -> None:
+            store.reach()
+            if prefetch:
+                record.prefetch(prefetch)
+
+        self._launch(reach, None)
 
     def _db_away(self, seconds: float | None) -> None:
         """The store waits for its DB (``seconds`` so far), or it is back (``None``). Called
         by the commit thread, while the loop goes on and shows it (``_show``); only values
-        are set here. Called on the loop (an exchange of the loop's own met the outage: the
-        loop waits), the line is shown at once."""
+        are set here. Called on the loop (one of the few calls of the loop's own that still
+        wait: a page's own, ``_handle``), the line is shown at once."""
         self._away_since = None if seconds is None else self.clock() - seconds
         if self.progress is not None and threading.get_ident() == self._loop_thread:
             self._show(self.clock())

@@ -31,6 +31,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from dustless.crawl.conditional import Validator, validators_for
+from dustless.errors import DatabaseAway
 from dustless.frontier import Frontier, HostState, Politeness, QueuedURL, Ready
 from dustless.robots import (
     RobotsCache,
@@ -213,10 +214,16 @@ class HostTable:
             self.refill()
         if wall < self._next_renew or not self._held:
             return
-        self._next_renew = wall + self.lease_ttl / 4
+        due, self._next_renew = self._next_renew, wall + self.lease_ttl / 4
         # ``mono`` is from before the renewal was sent: the lease runs from no earlier.
         sure = mono + self._sure_for
-        kept = self.store.renew_leases(list(self._held), now=wall, ttl=self.lease_ttl)
+        try:
+            kept = self.store.renew_leases(list(self._held), now=wall, ttl=self.lease_ttl)
+        except DatabaseAway:
+            # Not renewed as far as we know (``sure_until`` stands: the fence holds); due
+            # again as soon as the DB is reached.
+            self._next_renew = due
+            raise
         for host, held in list(self._held.items()):
             if host in kept:
                 held.sure_until = sure
@@ -360,7 +367,11 @@ class HostTable:
         self._low.clear()
         if not want:
             return False
-        claimed = self.store.claim_queued(len(want) * WINDOW, hosts=want, per_host=WINDOW)
+        try:
+            claimed = self.store.claim_queued(len(want) * WINDOW, hosts=want, per_host=WINDOW)
+        except DatabaseAway:
+            self._low.update(want)  # still low: claimed once the DB is reached
+            raise
         self.take(claimed)
         if force:
             got = {u.host for u in claimed}

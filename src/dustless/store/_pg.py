@@ -16,6 +16,7 @@ leases, robots.txt, WARC marks and workers are in ``_pg_work.py``; the reads in
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -23,7 +24,7 @@ from typing import Any
 
 import psycopg
 
-from dustless.errors import StoreError
+from dustless.errors import DatabaseAway, StoreError
 from dustless.store._pg_conn import (
     Conn,
     PgConnection,
@@ -140,6 +141,14 @@ _CLAIM_HOSTS_REPLAY = _CLAIM_HOSTS.replace(
     "u.state = 'queued'",
     "(u.state = 'queued' OR (u.state = 'in-flight' AND NOT u.id = ANY(%(mine)s::bigint[])))",
 )
+# The URLs a claim whose answer was lost took (a ``DatabaseAway`` after it was sent: the
+# engine's loop does not wait for the server, ``_pg_conn``): in flight, of hosts this worker
+# still leases, yet unknown to it. Read before the next claim's own (which would add more).
+_CLAIMED_LOST = (
+    f"SELECT {URL_COLS} FROM urls WHERE state = 'in-flight' AND host = ANY(%(lost)s::text[]) "
+    "AND NOT id = ANY(%(mine)s::bigint[]) "
+    "AND host IN (SELECT host FROM host_work WHERE owner = %(me)s)"
+)
 _CLAIM_ANY = (
     "UPDATE urls SET state = 'in-flight' WHERE id IN (SELECT id FROM urls "
     "WHERE state = 'queued' ORDER BY priority DESC, depth, id LIMIT %s FOR UPDATE SKIP LOCKED) "
@@ -176,6 +185,10 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         self._epochs: dict[str, int] = {}
         self._claims: dict[int, tuple[str, int | None]] = {}
         self._left: WorkLeft | None = None
+        # Hosts a claim was sent for whose answer was lost (``claim_queued``); whether a lease
+        # round's was (``PgWork.lease_hosts``).
+        self._lost_claims: set[str] = set()
+        self._lost_lease = False
         try:
             # ``read_only`` (``--status``): the schema as it is, never migrated (0: none).
             self.schema_version = (
@@ -215,6 +228,9 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
 
     def reach(self) -> None:
         self._db.reach()
+
+    def impatient(self) -> contextlib.AbstractContextManager[None]:
+        return self._db.impatient()
 
     def commit(self) -> None:
         self._db.commit()
@@ -342,18 +358,34 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
         each = limit if per_host is None else per_host
         params = {"hosts": list(order), "each": each, "limit": limit}
         claims = self._claims
+        lost = sorted(self._lost_claims)
 
         def send(conn: Conn) -> Read[list[tuple[Any, ...]]]:
+            found: Read[list[tuple[Any, ...]]] = list
+            if lost:
+                mine = [i for i, (h, _) in claims.items() if h in self._lost_claims]
+                found = reader(
+                    conn.execute(_CLAIMED_LOST, {"lost": lost, "mine": mine, "me": self._worker})
+                )
             # One statement for every host: a LATERAL index scan per host, the rows locked
             # (SKIP LOCKED) as they are read, so two claims never take the same URL.
             if not self._db.replaying:
-                return reader(conn.execute(_CLAIM_HOSTS, params))
-            mine = [i for i, (h, _) in claims.items() if h in order]
-            return reader(conn.execute(_CLAIM_HOSTS_REPLAY, {**params, "mine": mine}))
+                claimed = reader(conn.execute(_CLAIM_HOSTS, params))
+            else:
+                mine = [i for i, (h, _) in claims.items() if h in order]
+                claimed = reader(conn.execute(_CLAIM_HOSTS_REPLAY, {**params, "mine": mine}))
+            return lambda: found() + claimed()
 
-        got = [url_row(r) for r in self._db.exchange(send)]
+        try:
+            got = [url_row(r) for r in self._db.exchange(send)]
+        except DatabaseAway as exc:
+            if exc.sent:  # it may have been committed: the next claim reads what it took
+                self._lost_claims.update(order)
+            raise
+        self._lost_claims.clear()
         for u in got:
             claims[u.id] = (u.host, self._epochs.get(u.host))
+            order.setdefault(u.host, len(order))  # a lost claim's host, after the asked
         return sorted(got, key=lambda u: (order[u.host], *claim_order(u)))
 
     def queued(self, after_id: int = 0, limit: int = 1000) -> list[StoredURL]:

@@ -25,6 +25,18 @@ to 2 s) for up to ``outage`` seconds, and the exchange replayed, so a worker rid
 ``pg_ctl restart`` instead of exiting. ``on_outage`` hears of it (the seconds the server has
 been away; ``None`` once it is back), for the progress line.
 
+An exchange made ``impatient`` (the engine's event loop: it must go on fetching what it holds)
+never waits: the server gone, it raises ``DatabaseAway`` at once — without even trying to
+open a connection again, which may take ``connect_timeout`` — and the engine makes its commit
+thread wait instead (``reach``). The invariant that makes this safe: ``_pending`` (and the
+rider) are dropped only once the exchange that carried them has come back, Sync answered. An
+exchange that fails leaves them pending, so they are never lost; they go again with the next
+exchange (the thread's ``reach``), and a copy the server did commit before its answer was
+lost is applied again harmlessly (idempotent, above), never as a second row. What the
+impatient exchange itself sent is not replayed here: its caller still holds it and asks
+again later; a read that may have changed rows (a claim, a lease) is told ``sent`` and makes
+its next call ask for what the lost answer held (``_pg.py``, ``_pg_work.py``).
+
 A replay after a lost connection may follow a commit whose answer was lost (the Sync went
 out, its reply did not come back). The writes are idempotent (above), and every exchange
 that reads what it changed must give the same answer when replayed after its own commit:
@@ -46,13 +58,13 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
 
-from dustless.errors import StoreError, StoreLocked
+from dustless.errors import DatabaseAway, StoreError, StoreLocked
 
 __all__ = ["PgConnection", "Read", "columns", "display_dsn", "one_line", "reader", "sqlite_params"]
 
@@ -146,6 +158,8 @@ class PgConnection:
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.RLock()
+        # The thread whose exchanges never wait for a server that went away (``impatient``).
+        self._impatient: int | None = None
         self._pending: list[tuple[str, Params]] = []
         # ``ride``: statements for the tail of the next exchange, and who hears their answer.
         self._tail: tuple[Callable[[Conn], Read[Any]], Callable[[Any], None]] | None = None
@@ -180,6 +194,25 @@ class PgConnection:
         with self._lock:
             self._pending.append((sql, params))
 
+    @contextlib.contextmanager
+    def impatient(self) -> Iterator[None]:
+        """Exchanges made by this thread in the block never wait for a server that went
+        away: ``DatabaseAway`` at once (the module docstring). Other threads' still wait."""
+        before, self._impatient = self._impatient, threading.get_ident()
+        try:
+            yield
+        finally:
+            self._impatient = before
+
+    def _away(self, why: str, *, sent: bool) -> DatabaseAway:
+        """An impatient exchange met the outage: the connection is let go (the waiting
+        exchange, ``reach``, opens a fresh one) and nothing of it counts as done."""
+        if self._conn is not None and not self._conn.closed:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+        self._conn = None
+        return DatabaseAway(f"the crawl DB on {display_dsn(self.dsn)} is away: {why}", sent=sent)
+
     def exchange(self, send: Callable[[Conn], Read[R]], *, writes_last: bool = False) -> R:
         """The pending writes (and the rider: ``ride``), then ``send``'s statements, in one
         transaction and one Sync; ``send``'s reader is called after it. ``writes_last``:
@@ -191,6 +224,9 @@ class PgConnection:
         with self._lock:
             if self.gave_up is not None:
                 raise StoreError(self.gave_up)
+            impatient = self._impatient == threading.get_ident()
+            if impatient and (self._conn is None or self._conn.closed or self._conn.broken):
+                raise self._away("not connected", sent=False)
             locked = False
             down_since: float | None = None
             tries = 0
@@ -228,6 +264,11 @@ class PgConnection:
                     except psycopg.Error as exc:
                         if not _server_gone(exc, self._conn):
                             raise self.translate(exc) from None
+                        if impatient:
+                            # Nothing waits here (the module docstring): ``_pending`` and the
+                            # rider stay for the next exchange; ``sent`` tells the caller.
+                            self.replaying = False
+                            raise self._away(one_line(exc), sent=sent) from None
                         now = self._clock()
                         if down_since is None:
                             down_since = now

@@ -30,6 +30,7 @@ import socket
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from dustless.errors import DatabaseAway
 from dustless.store._admit import Site, decide
 from dustless.store._pg_conn import Conn, PgConnection, Read, columns, reader
 from dustless.store._pg_schema import LOCK_CLASS, LOCK_MANY, LOCK_SITES, LOCK_TOTALS, lock_key
@@ -120,6 +121,7 @@ class PgWork:
     _epochs: dict[str, int]
     _claims: dict[int, tuple[str, int | None]]
     _left: WorkLeft | None  # what the last rider read (``expect_work_left``)
+    _lost_lease: bool  # a lease round's answer was lost (``lease_hosts``)
 
     # -- admission ---------------------------------------------------------------------------
     def admit(self, urls: Sequence[AdmitURL], limits: Limits, batch: int) -> AdmitResult:
@@ -285,7 +287,10 @@ class PgWork:
 
         def send(conn: Conn) -> Read[Rows]:
             conn.execute(_HEARTBEAT, (now, me))
-            held = list(epochs) if self._db.replaying else None
+            # A replay, or a lease round whose answer was lost (``DatabaseAway``): the hosts
+            # leased to this worker it does not know of are those the lost answer held.
+            lost = self._db.replaying or self._lost_lease
+            held = list(epochs) if lost else None
             return reader(
                 conn.execute(
                     _LEASE,
@@ -293,7 +298,12 @@ class PgWork:
                 )
             )
 
-        rows = self._db.exchange(send)
+        try:
+            rows = self._db.exchange(send)
+        except DatabaseAway as exc:
+            self._lost_lease = self._lost_lease or exc.sent
+            raise
+        self._lost_lease = False
         for h, _q, _r, epoch in rows:
             epochs[h] = int(epoch)
         return [HostLease(h, int(q), float(r)) for h, q, r, _e in rows]

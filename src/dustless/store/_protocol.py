@@ -16,6 +16,7 @@ implements the same contract for many machines.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
@@ -82,6 +83,12 @@ class CrawlStore(Protocol):
     def reach(self) -> None:
         """Wait (up to the store's outage limit) until the DB answers, sending what is
         pending. SQLite: nothing to do."""
+
+    def impatient(self) -> contextlib.AbstractContextManager[None]:
+        """In the ``with`` block, this thread's calls never wait for a DB across the network
+        that went away: they raise ``DatabaseAway`` at once, nothing applied (the engine's
+        loop, which goes on fetching while its commit thread waits: ``reach``). SQLite:
+        nothing changes."""
 
     # -- batches (crawls table) ------------------------------------------------------------
     def start_batch(self, config: str, now: float, batch_time: float | None = None) -> Batch:

@@ -14,6 +14,7 @@ queries (URLs by id, fetches, contents, WARC ends) live in ``_sqlite_read.py``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sqlite3
@@ -143,6 +144,9 @@ class SQLiteStore(SQLiteReads, SQLiteWork, SQLiteLearn):
 
     def reach(self) -> None:
         """A file on this machine is always there."""
+
+    def impatient(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
 
     @property
     def schema_version(self) -> int:
