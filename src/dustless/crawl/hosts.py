@@ -42,8 +42,9 @@ from dustless.robots import (
 )
 from dustless.states import NetState
 from dustless.store import CrawlStore, HostInfo, RobotsRow, StoredURL, URLState, WorkLeft
+from dustless.url import origin_of
 
-__all__ = ["LOW", "WINDOW", "Block", "Denied", "HostTable", "RobotsItem", "origin_of"]
+__all__ = ["LOW", "WINDOW", "Block", "Denied", "HostTable", "RobotsItem"]
 
 WINDOW = 40  # URLs of one host held in memory; refilled below LOW
 LOW = 8
@@ -51,17 +52,6 @@ LEASE_TTL = 60.0  # seconds a lease lasts without renewal (a dead worker's hosts
 _MAX_HOSTS = 20_000  # hosts leased at once: bounds the memory of windows and robots rules
 _LEASE_BATCH = 1000
 _RECHECK = 0.1  # seconds a host whose lease may have run out waits for its renewal
-
-
-def origin_of(url: str) -> str:
-    """``scheme://authority`` of an absolute URL: the scope of one robots.txt."""
-    start = url.find("://")
-    end = len(url)
-    for sep in "/?#":
-        pos = url.find(sep, start + 3)
-        if 0 <= pos < end:
-            end = pos
-    return url[:end]
 
 
 @dataclass(frozen=True, slots=True)
