@@ -22,10 +22,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-from dustless.analysis import open_crawl
 from dustless.crawl import run_crawl
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.progress import Progress
+from dustless.store import open_crawl
 
 __all__ = ["main"]
 

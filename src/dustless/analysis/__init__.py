@@ -39,15 +39,6 @@ from dustless.analysis._changes_db import (
     read_histories,
 )
 from dustless.analysis._content import CONTENT_MODES, document_classes
-from dustless.analysis._crawlreader import (
-    DB_NAME,
-    PROBE_KIND,
-    BatchInfo,
-    CrawlDB,
-    CrawlReader,
-    open_crawl,
-    worker_dir_message,
-)
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -119,22 +110,17 @@ from dustless.analysis._truth import TruthEntry, TruthRates, parse_truth, parse_
 
 __all__ = [
     "CONTENT_MODES",
-    "DB_NAME",
     "FACTOR_METHODS",
     "LINK_KIND_CLASSES",
     "PAPER_DEFAULT_DOCUMENTS",
     "PAPER_TABLE_1",
-    "PROBE_KIND",
     "READINGS",
-    "BatchInfo",
     "BatchSummary",
     "CandidateSet",
     "ChangeGroup",
     "ChangeReport",
     "ChangeSummary",
-    "CrawlDB",
     "CrawlIndex",
-    "CrawlReader",
     "CrawlStats",
     "Disagreement",
     "Evaluation",
@@ -184,7 +170,6 @@ __all__ = [
     "load_observations",
     "naive_rate",
     "near_classes",
-    "open_crawl",
     "optimal_schedule",
     "paper_figures",
     "parse_truth",
@@ -204,6 +189,5 @@ __all__ = [
     "to_jsonable",
     "unfetched_forms",
     "uniform_schedule",
-    "worker_dir_message",
     "write_site_policy",
 ]

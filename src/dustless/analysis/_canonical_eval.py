@@ -23,9 +23,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._metrics import Factor
 from dustless.errors import InvalidURL
+from dustless.store import CrawlReader
 
 __all__ = ["CanonicalRow", "canonical_rows"]
 

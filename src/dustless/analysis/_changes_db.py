@@ -40,7 +40,6 @@ from dustless.analysis._changes import (
     summarize_batches,
     summarize_changes,
 )
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -51,6 +50,7 @@ from dustless.analysis._estimate import (
     holdout_split,
 )
 from dustless.analysis._lastmod import LastmodAgreement, lastmod_agreement
+from dustless.store import CrawlReader
 
 __all__ = [
     "BatchRow",

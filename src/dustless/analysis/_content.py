@@ -10,8 +10,8 @@ crawler's own "content seen?" test. A crawl recorded before fingerprints existed
 
 from __future__ import annotations
 
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._near import near_classes
+from dustless.store import CrawlReader
 
 __all__ = ["CONTENT_MODES", "document_classes", "has_fingerprints"]
 

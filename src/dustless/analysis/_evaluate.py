@@ -32,7 +32,6 @@ from dataclasses import dataclass
 
 from dustless.analysis._canonical_eval import canonical_rows
 from dustless.analysis._content import CONTENT_MODES, document_classes
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._evaltypes import (
     Disagreement,
     Evaluation,
@@ -66,6 +65,7 @@ from dustless.analysis._stats import GATE_STATES, soft404_count
 from dustless.analysis._unexplained import unexplained, without_soft404
 from dustless.errors import InvalidOption, InvalidURL
 from dustless.states import NetState
+from dustless.store import CrawlReader
 from dustless.url import authority_of
 
 __all__ = [

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dustless.analysis._content import CONTENT_MODES, document_classes
-from dustless.analysis._crawlreader import DB_NAME, open_crawl
 from dustless.errors import InvalidOption
 from dustless.rules import Observation
+from dustless.store import DB_NAME, open_crawl
 
 __all__ = ["read_observations"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dustless.analysis._crawlreader import CrawlReader
+from dustless.store import CrawlReader
 from dustless.url import authority_of
 
 __all__ = ["CanonicalCounts", "LearnedRow", "canonical_counts", "learned_rules"]

@@ -25,7 +25,6 @@ import json
 from dataclasses import dataclass
 
 from dustless.analysis._changes import LINK_KIND_CLASSES
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._learnstats import (
     CanonicalCounts,
     LearnedRow,
@@ -33,7 +32,7 @@ from dustless.analysis._learnstats import (
     learned_rules,
 )
 from dustless.errors import InvalidOption
-from dustless.store import TRUNCATIONS, truncation
+from dustless.store import TRUNCATIONS, CrawlReader, truncation
 
 __all__ = [
     "GATE_STATES",

@@ -39,7 +39,7 @@ def _describe(state: str) -> str:
 def crawl_outcome(out: Path, batch: int) -> CrawlOutcome:
     """The seeds of ``batch`` in the crawl in ``out``: how many a server answered, and if
     none, one line saying why (the state and the recorded error of each kind of failure)."""
-    from dustless.analysis import open_crawl
+    from dustless.store import open_crawl
 
     with open_crawl(out) as db:
         rows = db.query(

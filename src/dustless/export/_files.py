@@ -1,6 +1,6 @@
 """``export_files``: a crawl's documents as numbered gzip files with crawl-info XML (I/O).
 
-Reads the crawl DB through its reader (``dustless.analysis.CrawlReader``: a crawl directory,
+Reads the crawl DB through its reader (``dustless.store.CrawlReader``: a crawl directory,
 or a crawl shared on PostgreSQL) and each payload from the WARC record the DB points to (a
 ``revisit`` record's payload from the response it refers to; on PostgreSQL, in the directory
 of the worker that wrote it). One document per URL: its last 2xx fetch with a payload.
@@ -26,9 +26,8 @@ from dustless.errors import InvalidOption, StoreError
 from ._info import DocInfo, crawl_info_xml, doc_paths, java_date
 
 if TYPE_CHECKING:
-    from dustless.analysis import CrawlReader
     from dustless.rules import RuleSet
-    from dustless.store import FetchRow, WarcRef
+    from dustless.store import CrawlReader, FetchRow, WarcRef
 
 __all__ = ["ExportSummary", "export_files", "fetch_rows"]
 
@@ -125,8 +124,7 @@ def export_files(
     directory of the worker that wrote its WARC file (``dirs``: worker name -> its
     directory on this machine, when not where it crawled). ``progress(what, n)``: told of
     the fetch rows read and the documents written (the CLI's progress line)."""
-    from dustless.analysis import open_crawl
-    from dustless.store import DB_NAME, read_record
+    from dustless.store import DB_NAME, open_crawl, read_record
 
     dst = Path(out)
     if db is None and (crawl_dir is None or not (Path(crawl_dir) / DB_NAME).is_file()):

@@ -28,6 +28,14 @@ from dustless.store._cdxj import CdxjEntry, cdx_timestamp, entry_from_head, scan
 from dustless.store._index import INDEX_DIR, CdxjIndex
 from dustless.store._learn_types import LearnedRuleRow, MergeRow
 from dustless.store._protocol import CrawlStore
+from dustless.store._reader import (
+    WARC_DIR,
+    BatchInfo,
+    CrawlDB,
+    CrawlReader,
+    open_crawl,
+    worker_dir_message,
+)
 from dustless.store._recover import (
     RecoveryResult,
     WarcRecord,
@@ -102,9 +110,12 @@ __all__ = [
     "AdmitURL",
     "Admitted",
     "Batch",
+    "BatchInfo",
     "CdxjEntry",
     "CdxjIndex",
     "ContentRef",
+    "CrawlDB",
+    "CrawlReader",
     "CrawlStatus",
     "CrawlStore",
     "FetchRecord",
@@ -141,6 +152,7 @@ __all__ = [
     "fetch_row",
     "iter_records",
     "one_line",
+    "open_crawl",
     "read_record",
     "recover_warc",
     "scan_entries",
@@ -150,9 +162,8 @@ __all__ = [
     "truncation",
     "url_hash",
     "warc_date",
+    "worker_dir_message",
 ]
-
-WARC_DIR = "warc"  # OUTDIR/warc holds the WARC files
 
 if TYPE_CHECKING:
     from dustless.store._pg import PostgresCrawlStore
