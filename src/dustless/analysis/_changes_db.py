@@ -50,7 +50,7 @@ from dustless.analysis._estimate import (
     holdout_split,
 )
 from dustless.analysis._lastmod import LastmodAgreement, lastmod_agreement
-from dustless.store import CrawlReader
+from dustless.store import CrawlReader, history_rows, latest_lastmods
 
 __all__ = [
     "BatchRow",
@@ -173,28 +173,9 @@ def read_histories(db: CrawlReader, batches: Sequence[int] | None = None) -> lis
     if not numbers:
         return []
     times = {b.number: b.batch_time for b in db.batches}
-    marks = ",".join("?" * len(numbers))
-    dated = "url_dates" in db.tables  # a crawl DB written before sitemaps has none
-    lastmod = "d.lastmod" if dated else "NULL"
-    join = "LEFT JOIN url_dates d ON d.url_id = f.url_id AND d.batch = f.batch " if dated else ""
-    rows = db.iterate(
-        "SELECT u.id, u.url, u.host, u.depth, f.batch, f.state, f.status, f.content_sha1, "
-        f"f.links_h, f.links_a, f.links_f, f.revisit_of IS NOT NULL, {lastmod} "
-        f"FROM fetches f JOIN urls u ON u.id = f.url_id {join}"
-        f"WHERE f.batch IN ({marks}) AND u.kind NOT IN ('m', 'n') "
-        "ORDER BY u.id, f.batch, f.id",
-        numbers,
-    )
-    latest: dict[int, tuple[int, float]] = {}
-    if dated:
-        # The latest reading per URL over the batches asked for ((url_id, batch) is unique).
-        for uid, batch, value in db.iterate(
-            "SELECT url_id, batch, lastmod FROM (SELECT url_id, batch, lastmod, "
-            "row_number() OVER (PARTITION BY url_id ORDER BY batch DESC) AS n FROM url_dates "
-            f"WHERE lastmod IS NOT NULL AND batch IN ({marks})) d WHERE n = 1",
-            numbers,
-        ):
-            latest[int(uid)] = (int(batch), float(value))
+    rows = history_rows(db, numbers)
+    # The latest reading per URL over the batches asked for (none before sitemaps were read).
+    latest = {int(u): (int(b), float(v)) for u, b, v in latest_lastmods(db, numbers)}
     out: list[PageHistory] = []
     current: int | None = None
     head: tuple[str, str, int] = ("", "", 0)

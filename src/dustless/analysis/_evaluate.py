@@ -61,11 +61,11 @@ from dustless.analysis._metrics import (
 from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
 from dustless.analysis._sitepolicy import variant_rules
-from dustless.analysis._stats import GATE_STATES, soft404_count
+from dustless.analysis._stats import GATE_STATES
 from dustless.analysis._unexplained import unexplained, without_soft404
 from dustless.errors import InvalidOption, InvalidURL
 from dustless.states import NetState
-from dustless.store import CrawlReader
+from dustless.store import CrawlReader, evaluation_rows, soft404_count
 from dustless.url import authority_of
 
 __all__ = [
@@ -125,7 +125,8 @@ def load_observations(
     follow_redirects: bool = True,
     content: str = "near",
 ) -> Observations:
-    """Read every counted fetch once (one SQL scan) into ``URL -> content id``.
+    """Read every counted fetch once (the store's ``evaluation_rows``: one scan) into
+    ``URL -> content id``.
 
     SQL does the per-row tests (is it a probe, a gate, a download, a redirect), so the
     Python loop only fills a dict: at 1,000,000 fetches that loop is the cost. A download is
@@ -140,20 +141,7 @@ def load_observations(
         raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
     crawl = db.crawl_batches(batch)
     probes = db.probe_batches()
-    wanted = (*crawl, *probes)
     gates = tuple(sorted(GATE_STATES))
-    # "+f.batch": scan fetches in id order rather than through the batch index and a sort.
-    sql = (
-        "SELECT u.url, f.batch IN ({p}) , f.state IN ({g}), "
-        "CASE WHEN f.content_sha1 IS NOT NULL AND f.status BETWEEN 200 AND 299 "
-        "AND f.state IN ('OK', 'code', 'pBig', 'pFlat') THEN f.content_sha1 END, "
-        "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END, f.state = ? "
-        "FROM fetches f JOIN urls u ON u.id = f.url_id WHERE +f.batch IN ({w}) ORDER BY f.id"
-    ).format(
-        p=",".join("?" * len(probes)) or "NULL",
-        g=",".join("?" * len(gates)),
-        w=",".join("?" * len(wanted)) or "NULL",
-    )
     outcome: dict[str, str | None] = {}
     member_urls: set[str] | None = set() if probes else None
     locations: dict[str, str] = {}
@@ -161,8 +149,8 @@ def load_observations(
     probe_fetches = 0
     get = outcome.get
     soft404: set[str] = set()
-    params = (*probes, *gates, _SOFT404_STATE or "", *wanted)
-    for url, probe, gate, sha, location, soft in db.iterate(sql, params):
+    rows = evaluation_rows(db, crawl, probes, gates, _SOFT404_STATE or "")
+    for url, probe, gate, sha, location, soft in rows:
         if soft and not probe:
             soft404.add(url)
         if probe:
