@@ -1,7 +1,11 @@
 """What normalization costs and saves, and how pages change: the pure analysis core.
 
-Values in, values out — no clock, no I/O, no database (CONVENTIONS "Pure core"). The
-``evaluate`` and ``changes`` commands read the crawl store and call these functions.
+Values in, values out — no clock, no I/O, no SQL (CONVENTIONS "Pure core"): the rows come
+from the store's named reads (``dustless.store``: ``stat_reads``, ``evaluation_rows``,
+``history_rows`` …), which the few entry points taking a ``CrawlReader`` (``crawl_stats``,
+``load_observations``, ``read_histories``) ask before computing over the rows. The statistics
+are one table model (``stat_tables``: :class:`Table`) that ``stats`` renders as text and
+``report`` as HTML.
 
 * Seed 000 §3: candidate sets, redundancy rate (formula 1), coverage loss rate
   (formula 2), Table 1-shaped rows per host and overall, on near-duplicate content classes
@@ -105,16 +109,29 @@ from dustless.analysis._stats import (
     crawl_stats,
     status_meaning,
 )
+from dustless.analysis._stattables import (
+    HTML_STYLE,
+    STATE_MEANINGS,
+    TEXT_STYLE,
+    StatTables,
+    Table,
+    TableStyle,
+    render_text,
+    stat_tables,
+)
 from dustless.analysis._text import format_stats
 from dustless.analysis._truth import TruthEntry, TruthRates, parse_truth, parse_truth_line
 
 __all__ = [
     "CONTENT_MODES",
     "FACTOR_METHODS",
+    "HTML_STYLE",
     "LINK_KIND_CLASSES",
     "PAPER_DEFAULT_DOCUMENTS",
     "PAPER_TABLE_1",
     "READINGS",
+    "STATE_MEANINGS",
+    "TEXT_STYLE",
     "BatchSummary",
     "CandidateSet",
     "ChangeGroup",
@@ -137,8 +154,11 @@ __all__ = [
     "PredictionError",
     "RatePredictor",
     "Recommendation",
+    "StatTables",
     "StateCount",
     "StatusCount",
+    "Table",
+    "TableStyle",
     "TruthEntry",
     "TruthRates",
     "Visit",
@@ -181,8 +201,10 @@ __all__ = [
     "read_observations",
     "recommend",
     "redundancy_rate",
+    "render_text",
     "schedule",
     "ss",
+    "stat_tables",
     "status_meaning",
     "summarize_batches",
     "summarize_changes",
