@@ -1,11 +1,11 @@
 """What normalization costs and saves, and how pages change: the pure analysis core.
 
-Values in, values out — no clock, no I/O, no SQL (CONVENTIONS "Pure core"): the rows come
-from the store's named reads (``dustless.store``: ``stat_reads``, ``evaluation_rows``,
-``history_rows`` …), which the few entry points taking a ``CrawlReader`` (``crawl_stats``,
-``load_observations``, ``read_histories``) ask before computing over the rows. The statistics
-are one table model (``stat_tables``: :class:`Table`) that ``stats`` renders as text and
-``report`` as HTML.
+Values in, values out — no clock, no SQL (CONVENTIONS "Pure core"): the rows come from the
+store's named reads (``dustless.store``: ``stat_reads``, ``evaluation_rows``, ``history_rows``
+…); the few entry points that take a ``CrawlReader`` (``crawl_stats``, ``load_observations``,
+``read_histories``; ``read_observations`` opens the crawl itself) ask them, then compute over
+the rows with pure functions (``stats_from_reads`` …). The statistics are one table model
+(``stat_tables``: :class:`Table`) that ``stats`` renders as text and ``report`` as HTML.
 
 * Seed 000 §3: candidate sets, redundancy rate (formula 1), coverage loss rate
   (formula 2), Table 1-shaped rows per host and overall, on near-duplicate content classes

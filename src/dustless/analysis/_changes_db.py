@@ -268,27 +268,7 @@ def change_report(
     seeds = [(p, s) for p, s in zip(pages, summaries, strict=True) if p.is_seed]
     seed_summaries = [summarize_changes(p.visits, max(n_batches, len(p.visits))) for p, _ in seeds]
 
-    table7 = {
-        b.batch: b
-        for b in summarize_batches((v.batch, p.is_seed, v.success) for p in pages for v in p.visits)
-    }
-    batches = tuple(
-        BatchRow(
-            number,
-            time,
-            *(
-                (
-                    t.seeds_requested,
-                    t.seeds_downloaded,
-                    t.documents_requested,
-                    t.documents_downloaded,
-                )
-                if (t := table7.get(number)) is not None
-                else (0, 0, 0, 0)
-            ),
-        )
-        for number, time in sorted(batch_times)
-    )
+    batches = _batch_rows(pages, batch_times)
 
     # Table 8 and formulas (1)-(2): N is the number of batches, as in the paper.
     hist = download_histogram(seed_summaries)
@@ -303,28 +283,7 @@ def change_report(
         (n, c, c / downloaded if downloaded else 0.0) for n, c in sorted(doc_hist.items()) if n >= 1
     )
 
-    # Per-page rates; the feature model for pages with little history (004 §5).
-    training = [
-        (p.url, p.features, r)
-        for p, s in zip(pages, summaries, strict=True)
-        if s.downloads >= 3 and (r := estimate_rate(s, "poisson")) is not None
-    ]
-    prediction: PredictionError | None = None
-    predictor: RatePredictor | None = None
-    if training:
-        predictor = fit_rate_predictor((f, r) for _, f, r in training)
-        train, held = holdout_split(training, lambda item: item[0], holdout)
-        if train and held:
-            fitted = fit_rate_predictor((f, r) for _, f, r in train)
-            prediction = evaluate_rate_predictor(fitted, ((f, r) for _, f, r in held))
-    rates = tuple(
-        _rate(
-            p,
-            s,
-            predictor.predict(p.features) if predictor is not None and s.downloads < 2 else None,
-        )
-        for p, s in zip(pages, summaries, strict=True)
-    )
+    rates, prediction = _page_rates(pages, summaries, holdout)
     changed = [s for s in summaries if s.changed]
     return ChangeReport(
         directory=directory,
@@ -358,6 +317,62 @@ def change_report(
         prediction=prediction,
         lastmod=lastmod_agreement(p.visits for p in pages),
     )
+
+
+def _batch_rows(
+    pages: Sequence[PageHistory], batch_times: Sequence[tuple[int, float]]
+) -> tuple[BatchRow, ...]:
+    """Table 7: seeds and documents requested and downloaded, per batch."""
+    table7 = {
+        b.batch: b
+        for b in summarize_batches((v.batch, p.is_seed, v.success) for p in pages for v in p.visits)
+    }
+    return tuple(
+        BatchRow(
+            number,
+            time,
+            *(
+                (
+                    t.seeds_requested,
+                    t.seeds_downloaded,
+                    t.documents_requested,
+                    t.documents_downloaded,
+                )
+                if (t := table7.get(number)) is not None
+                else (0, 0, 0, 0)
+            ),
+        )
+        for number, time in sorted(batch_times)
+    )
+
+
+def _page_rates(
+    pages: Sequence[PageHistory], summaries: Sequence[ChangeSummary], holdout: float
+) -> tuple[tuple[PageRate, ...], PredictionError | None]:
+    """Per-page rates; the feature model for pages with little history (004 §5), and how
+    well it predicted the held-out pages."""
+    training = [
+        (p.url, p.features, r)
+        for p, s in zip(pages, summaries, strict=True)
+        if s.downloads >= 3 and (r := estimate_rate(s, "poisson")) is not None
+    ]
+    prediction: PredictionError | None = None
+    predictor: RatePredictor | None = None
+    if training:
+        predictor = fit_rate_predictor((f, r) for _, f, r in training)
+        train, held = holdout_split(training, lambda item: item[0], holdout)
+        if train and held:
+            fitted = fit_rate_predictor((f, r) for _, f, r in train)
+            prediction = evaluate_rate_predictor(fitted, ((f, r) for _, f, r in held))
+    rates = tuple(
+        _rate(
+            p,
+            s,
+            predictor.predict(p.features) if predictor is not None and s.downloads < 2 else None,
+        )
+        for p, s in zip(pages, summaries, strict=True)
+    )
+    return rates, prediction
 
 
 def crawl_change_report(db: CrawlReader) -> ChangeReport:

@@ -135,7 +135,6 @@ def load_observations(
     (``"near"``, :func:`~dustless.analysis._near.near_classes`). The dict keeps the order in
     which the crawl first fetched each URL: the order the crawler's reading tries spellings.
     """
-    from dustless.url import Normalizer
 
     if content not in CONTENT_MODES:
         raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
@@ -145,7 +144,6 @@ def load_observations(
     outcome: dict[str, str | None] = {}
     member_urls: set[str] | None = set() if probes else None
     locations: dict[str, str] = {}
-    finals: dict[str, str] = {}
     probe_fetches = 0
     get = outcome.get
     soft404: set[str] = set()
@@ -173,26 +171,57 @@ def load_observations(
             if h is not None and h in classes:
                 outcome[url] = classes[h]
     # A redirect counts with its target's download, as the paper's robot followed them.
-    if locations:
-        rfc = Normalizer("rfc3986").normalize
-        redirects: dict[str, str] = {}
-        for url, location in locations.items():
-            with contextlib.suppress(InvalidURL):
-                redirects[url] = rfc(location)
-        for url, target in redirects.items():
-            if outcome.get(url) is not None:
-                continue
-            seen = {url}
-            hop = 0
-            while target in redirects and target not in seen and hop < MAX_REDIRECTS:
-                seen.add(target)
-                target = redirects[target]
-                hop += 1
-            if target not in redirects:
-                finals[strip_fragment(url)] = strip_fragment(target)
-                if outcome.get(target) is not None:
-                    outcome[url] = outcome[target]
+    finals = _follow_redirects(outcome, locations) if locations else {}
+    std, members, fragment_outcome, fragment_members = _strip_fragments(outcome, member_urls)
+    downloaded = sum(
+        1 for u, h in std.items() if h is not None and (members is None or u in members)
+    )
+    return Observations(
+        outcome=std,
+        members=members,
+        fragment_outcome=fragment_outcome,
+        fragment_members=fragment_members,
+        downloaded=downloaded,
+        probe_fetches=probe_fetches,
+        redirects=finals,
+        soft404=frozenset(soft404),
+    )
 
+
+def _follow_redirects(outcome: dict[str, str | None], locations: dict[str, str]) -> dict[str, str]:
+    """Give each redirect without a download of its own its final target's content id (in
+    ``outcome``); answer ``redirect -> final target`` (fragments stripped)."""
+    from dustless.url import Normalizer
+
+    rfc = Normalizer("rfc3986").normalize
+    finals: dict[str, str] = {}
+    redirects: dict[str, str] = {}
+    for url, location in locations.items():
+        with contextlib.suppress(InvalidURL):
+            redirects[url] = rfc(location)
+    for url, target in redirects.items():
+        if outcome.get(url) is not None:
+            continue
+        seen = {url}
+        hop = 0
+        while target in redirects and target not in seen and hop < MAX_REDIRECTS:
+            seen.add(target)
+            target = redirects[target]
+            hop += 1
+        if target not in redirects:
+            finals[strip_fragment(url)] = strip_fragment(target)
+            if outcome.get(target) is not None:
+                outcome[url] = outcome[target]
+    return finals
+
+
+def _strip_fragments(
+    outcome: dict[str, str | None], member_urls: set[str] | None
+) -> tuple[
+    dict[str, str | None], frozenset[str] | None, dict[str, str | None], frozenset[str] | None
+]:
+    """The outcome and members by URL without its fragment (the first download of a
+    fragment's base wins), and the URLs with a fragment and their bases as fetched."""
     with_fragment = [u for u in outcome if "#" in u]
     std = outcome
     members = None if member_urls is None else frozenset(member_urls)
@@ -210,19 +239,7 @@ def load_observations(
     fragment_members = (
         None if member_urls is None else frozenset(u for u in fragment_outcome if u in member_urls)
     )
-    downloaded = sum(
-        1 for u, h in std.items() if h is not None and (members is None or u in members)
-    )
-    return Observations(
-        outcome=std,
-        members=members,
-        fragment_outcome=fragment_outcome,
-        fragment_members=fragment_members,
-        downloaded=downloaded,
-        probe_fetches=probe_fetches,
-        redirects=finals,
-        soft404=frozenset(soft404),
-    )
+    return std, members, fragment_outcome, fragment_members
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,48 @@ def _when(t: float | None) -> str:
 
 
 def evaluation_sections(ev: Evaluation) -> list[Section]:
+    blocks: list[Paragraph | Table | Chart] = [
+        Paragraph(
+            f"{_n(ev.urls)} distinct URLs requested (after standard normalization), "
+            f"{_n(ev.downloaded)} with a document. Default documents: "
+            f"{', '.join(ev.default_documents)}. Redirects "
+            f"{'followed' if ev.follow_redirects else 'not followed'}."
+        ),
+        _methods_table(ev),
+        Paragraph(
+            # Without the truth these columns are dashes; with it, say what they count (the
+            # terms of docs/evaluation.md), for "FP" alone reads as a rate of the whole crawl.
+            "true FP: of the pairs of URLs of different resources inside the method's "
+            "candidate sets, the share it merges; true FN: of the pairs of URLs of one "
+            "resource, the share it keeps apart; wrong / merged: of the pairs it merges, the "
+            "share that are different resources. All three are measured against the truth "
+            "(--truth FILE, e.g. the test web's truth.tsv); '–' without it.",
+            note=True,
+        ),
+    ]
+    if ev.estimated:
+        blocks.append(
+            Paragraph(
+                "(est.): some normalized forms were never requested by the crawl and count as "
+                "lost — an upper bound. Run `dustless evaluate --fetch` to measure them.",
+                note=True,
+            )
+        )
+    rec = ev.recommendation
+    choices = ", ".join(f"{f}: {m}" for f, m in rec.choices) or "none"
+    blocks.append(
+        Paragraph(
+            f"Recommended policy for a coverage-loss budget of {rec.max_loss:g}: "
+            f"{rec.policy} (methods {choices}; largest loss {rec.coverage_loss:.3f}; "
+            f"{_n(rec.duplicates_removed)} duplicate downloads removed)."
+        )
+    )
+    blocks += _method_charts(ev)
+    return [Section("evaluation", "Normalization: what each method costs and saves", tuple(blocks))]
+
+
+def _methods_table(ev: Evaluation) -> Table:
+    """Seed 000 Table 1's shape: each method's rates and counts, the paper's beside them."""
     paper = paper_figures()
     detail = {(d.factor, d.method): d for d in ev.details}
     table_rows = []
@@ -80,71 +122,39 @@ def evaluation_sections(ev: Evaluation) -> list[Section]:
                 "–" if d is None or not d.merged_pairs else _rate(d.wrong_merge_share, 3),
             )
         )
-    blocks: list[Paragraph | Table | Chart] = [
-        Paragraph(
-            f"{_n(ev.urls)} distinct URLs requested (after standard normalization), "
-            f"{_n(ev.downloaded)} with a document. Default documents: "
-            f"{', '.join(ev.default_documents)}. Redirects "
-            f"{'followed' if ev.follow_redirects else 'not followed'}."
+    return Table(
+        "Redundancy and coverage loss of each method (shaped like seed 000 Table 1)",
+        (
+            "factor",
+            "method",
+            "redundancy",
+            "coverage loss",
+            "paper R / L",
+            "candidate URLs",
+            "sets",
+            "requests",
+            "downloads",
+            "unique docs",
+            "duplicates removed",
+            "true FP",
+            "true FN",
+            "wrong / merged",
         ),
-        Table(
-            "Redundancy and coverage loss of each method (shaped like seed 000 Table 1)",
-            (
-                "factor",
-                "method",
-                "redundancy",
-                "coverage loss",
-                "paper R / L",
-                "candidate URLs",
-                "sets",
-                "requests",
-                "downloads",
-                "unique docs",
-                "duplicates removed",
-                "true FP",
-                "true FN",
-                "wrong / merged",
-            ),
-            tuple(table_rows),
-            (False, False, *([True] * 12)),
-        ),
-    ]
-    blocks.append(
-        Paragraph(
-            # Without the truth these columns are dashes; with it, say what they count (the
-            # terms of docs/evaluation.md), for "FP" alone reads as a rate of the whole crawl.
-            "true FP: of the pairs of URLs of different resources inside the method's "
-            "candidate sets, the share it merges; true FN: of the pairs of URLs of one "
-            "resource, the share it keeps apart; wrong / merged: of the pairs it merges, the "
-            "share that are different resources. All three are measured against the truth "
-            "(--truth FILE, e.g. the test web's truth.tsv); '–' without it.",
-            note=True,
-        )
+        tuple(table_rows),
+        (False, False, *([True] * 12)),
     )
-    if ev.estimated:
-        blocks.append(
-            Paragraph(
-                "(est.): some normalized forms were never requested by the crawl and count as "
-                "lost — an upper bound. Run `dustless evaluate --fetch` to measure them.",
-                note=True,
-            )
-        )
-    rec = ev.recommendation
-    choices = ", ".join(f"{f}: {m}" for f, m in rec.choices) or "none"
-    blocks.append(
-        Paragraph(
-            f"Recommended policy for a coverage-loss budget of {rec.max_loss:g}: "
-            f"{rec.policy} (methods {choices}; largest loss {rec.coverage_loss:.3f}; "
-            f"{_n(rec.duplicates_removed)} duplicate downloads removed)."
-        )
-    )
+
+
+def _method_charts(ev: Evaluation) -> list[Paragraph | Table | Chart]:
+    """Per factor, requests, downloads and unique documents per method (seed 000 Figs. 2–5)."""
+    charts: list[Paragraph | Table | Chart] = []
     figures = []
     for factor in dict.fromkeys(r.factor for r in ev.rows):
         rows = [r for r in ev.rows if r.factor == factor]
         if not rows or rows[0].sets == 0:
             figures.append(factor)
             continue
-        blocks.append(
+        charts.append(
             Chart(
                 BarChart(
                     f"{factor}: requests, downloads and unique documents per method",
@@ -161,10 +171,10 @@ def evaluation_sections(ev: Evaluation) -> list[Section]:
             )
         )
     if figures:
-        blocks.append(
+        charts.append(
             Paragraph(f"No candidate sets in this crawl for: {', '.join(figures)}.", note=True)
         )
-    return [Section("evaluation", "Normalization: what each method costs and saves", tuple(blocks))]
+    return charts
 
 
 # ---- seed 004 §3 --------------------------------------------------------------------------------
