@@ -68,7 +68,8 @@ def _write(store: CrawlStore) -> None:
             fetch("/", 1001.0, "OK", status=200, size_raw=1000, content_sha1=A, links_a=3,
                   links_internal=3, content_fp=b"\x01" * 8, canonical="http://b.test/x"),
             fetch("/p", 1002.0, "hTim", error="timed out"),
-            fetch("/p", 1003.0, "OK", status=200, size_raw=300_000, content_sha1=B, links_h=1),
+            fetch("/p", 1003.0, "OK", status=200, size_raw=300_000, content_sha1=B, links_h=1,
+                  links_before=10, links_after=4),
             fetch("/r", 1004.0, "code", status=301, location="http://a.test/p"),
             fetch("/s", 1005.0, "soft404", status=200, content_sha1="cc" * 20),
             fetch("/g", 1006.0, "robots"),
@@ -166,6 +167,8 @@ def test_stat_reads_count_each_urls_last_fetch(reader: CrawlReader) -> None:
     again = _stats(reader, (1,), classes={B: A})
     assert (again.documents, again.distinct_documents) == (2, 1)
     assert _stats(reader, (1, 2)).totals.fetches == 6
+    # Seed 002 Table 2's rows, by the page type a pattern script gave the URL.
+    assert _stats(reader, (1,), filtering=True).filtering == (("detail", 1, 10, 4),)
 
 
 def test_reads_for_evaluate_and_learning(reader: CrawlReader) -> None:
