@@ -191,9 +191,9 @@ def generate(out: Path, fetches: int, seed: int = 5) -> int:
 
 
 def measure(directory: str) -> dict[str, float]:
-    from dustless.analysis._crawlreader import open_crawl
     from dustless.analysis._evaluate import evaluate_crawl
     from dustless.analysis._stats import crawl_stats
+    from dustless.store import open_crawl
 
     out: dict[str, float] = {}
     with open_crawl(directory) as db:

@@ -22,10 +22,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-from dustless.analysis import open_crawl
 from dustless.crawl import run_crawl
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.progress import Progress
+from dustless.store import max_depth, open_crawl
 
 __all__ = ["main"]
 
@@ -109,7 +109,7 @@ def main() -> int:
     polite = all(h["max_concurrent"] <= 1 for h in server["hosts"].values())
     print(f"  never two requests at once to one host: {polite}")
     with open_crawl(out) as db:
-        [(depth,)] = db.query("SELECT max(depth) FROM urls")
+        depth = max_depth(db)
     print(f"  deepest URL: depth {depth} (limit {config.max_depth})")
     truth = str(work / "truth.tsv")
     report = work / "report.html"

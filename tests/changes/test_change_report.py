@@ -12,10 +12,10 @@ import pytest
 
 from changes.history_builder import Fetch, build_batches
 from dustless.analysis._changes_db import crawl_change_report
-from dustless.analysis._crawlreader import open_crawl
 from dustless.cli.main import main
 from dustless.report import render_report
 from dustless.report._changes_section import change_sections
+from dustless.store import open_crawl
 from report.test_report import _open, browser  # noqa: F401  (browser is a fixture)
 
 

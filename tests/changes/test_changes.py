@@ -10,8 +10,8 @@ import pytest
 
 from changes.history_builder import DAY, T0, Fetch, build_batches
 from dustless.analysis._changes_db import crawl_change_report, read_histories
-from dustless.analysis._crawlreader import open_crawl
 from dustless.cli.main import main
+from dustless.store import open_crawl
 
 # Seed 004 Table 8: seeds by number of successful downloads in 9 batches.
 TABLE_8 = {9: 953, 8: 93, 7: 12, 6: 9, 5: 7, 4: 6, 3: 3, 2: 7, 1: 6, 0: 328}

@@ -52,8 +52,8 @@ def test_reading_commands_name_the_db_of_a_worker_directory(worker_dir, pg_db, c
 
 
 def test_the_library_reader_says_the_same(worker_dir, pg_db):
-    from dustless.analysis import open_crawl
     from dustless.errors import InvalidOption
+    from dustless.store import open_crawl
 
     with pytest.raises(InvalidOption, match=r"worker 'w1' .* read it with --db postgresql://"):
         open_crawl(worker_dir)

@@ -25,11 +25,11 @@ from typing import Any
 import pytest
 from tests.support import require
 
-from dustless.analysis._crawlreader import open_crawl
 from dustless.analysis._evaluate import evaluate_crawl
 from dustless.analysis._truth import parse_truth
 from dustless.crawl import run_crawl
 from dustless.crawl.config import CrawlConfig
+from dustless.store import open_crawl
 from dustless.testweb._corpus import load_corpus
 from testweb_fixture import start_testweb
 

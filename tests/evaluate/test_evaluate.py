@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dustless.analysis._crawlreader import open_crawl
 from dustless.analysis._evaluate import (
     FACTOR_ORDER,
     Evaluation,
@@ -28,6 +27,7 @@ from dustless.analysis._evaluate import (
 from dustless.analysis._factors import _factor_key, _step_method
 from dustless.analysis._jsonio import from_jsonable, to_jsonable
 from dustless.cli.main import main
+from dustless.store import open_crawl
 from dustless.url import normalize
 from stats.crawl_builder import Page, build_crawl
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from dustless.analysis._crawlreader import open_crawl
 from dustless.cli.main import main
 from dustless.crawl import run_crawl
 from dustless.crawl.config import CrawlConfig
+from dustless.store import open_crawl
 
 
 def _resolve(web: Any) -> tuple[str, ...]:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from dustless.analysis import parse_truth, parse_truth_line
-from dustless.analysis._crawlreader import open_crawl
 from dustless.analysis._evaluate import evaluate_crawl
+from dustless.store import open_crawl
 from stats.crawl_builder import Page, build_crawl
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dustless.analysis._crawlreader import open_crawl
 from dustless.cli.main import main
+from dustless.store import open_crawl
 
 _ETAG = '"v1"'
 _DATE = "Mon, 02 Nov 2026 10:00:00 GMT"

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from dustless.analysis._changes_db import crawl_change_report
-from dustless.analysis._crawlreader import open_crawl
 from dustless.cli.main import main
+from dustless.store import open_crawl
 from dustless.testweb._core import Profile, WebConfig
 from dustless.testweb._sitemaps import LIARS, SITEMAP_HOST, SitemapSite, declared_lastmod
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from dustless.analysis._changes_db import crawl_change_report
-from dustless.analysis._crawlreader import open_crawl
 from dustless.cli.main import main
 from dustless.recrawl import SCHEDULES
+from dustless.store import open_crawl
 from recrawl.webharness import fetch, true_pages
 
 WEB = {"profile": "clean", "sites": 6, "pages_per_site": 40, "seed": 8}

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from dustless.analysis._crawlreader import open_crawl
 from dustless.cli.main import main
+from dustless.store import open_crawl
 
 WEB = {"profile": "clean", "sites": 3, "pages_per_site": 20, "seed": 5}
 

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 import support
-from dustless.analysis._crawlreader import open_crawl
 from dustless.analysis._stats import CrawlStats, crawl_stats
 from dustless.fetch import NetState
 from dustless.report import BarChart, Chart, Section, Series, render_page, render_report
 from dustless.report._sections import STATE_MEANINGS
 from dustless.report._svg import format_bytes, render_bar_chart
+from dustless.store import open_crawl
 from stats.crawl_builder import Page, build_crawl
 
 PAGES = [

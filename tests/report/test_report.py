@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 import support
-from dustless.analysis._crawlreader import open_crawl
 from dustless.analysis._evaluate import Evaluation, evaluate_crawl
 from dustless.analysis._jsonio import from_jsonable, to_jsonable
 from dustless.analysis._stats import CrawlStats, crawl_stats
@@ -31,6 +30,7 @@ from dustless.report import (
     content_security_policy,
     render_report,
 )
+from dustless.store import open_crawl
 from stats.crawl_builder import Page, build_crawl
 
 # A host name no DNS would hold, but a DB can: it reaches the report's host table.

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from crawl.conftest import crawl
-from dustless.analysis import crawl_stats, open_crawl
-from dustless.store import SQLiteStore
+from dustless.analysis import crawl_stats
+from dustless.store import SQLiteStore, open_crawl
 from dustless.testweb._sitemaps import (
     CHILDREN,
     HOSTILE_SITEMAP_HOST,

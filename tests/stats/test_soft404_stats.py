@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dustless.analysis._crawlreader import open_crawl
 from dustless.analysis._stats import crawl_stats
 from dustless.analysis._text import format_stats
+from dustless.store import open_crawl
 from stats.crawl_builder import Page, build_crawl
 
 PAGES = [

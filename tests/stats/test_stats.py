@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from dustless.analysis._crawlreader import open_crawl
 from dustless.analysis._jsonio import from_jsonable, to_jsonable
 from dustless.analysis._stats import (
     CrawlStats,
@@ -20,6 +19,7 @@ from dustless.analysis._stats import (
 from dustless.analysis._text import format_stats
 from dustless.cli.main import main
 from dustless.errors import InvalidOption
+from dustless.store import open_crawl
 from stats.crawl_builder import Page, build_crawl
 
 KIB = 1024

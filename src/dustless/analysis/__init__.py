@@ -1,7 +1,11 @@
 """What normalization costs and saves, and how pages change: the pure analysis core.
 
-Values in, values out — no clock, no I/O, no database (CONVENTIONS "Pure core"). The
-``evaluate`` and ``changes`` commands read the crawl store and call these functions.
+Values in, values out — no clock, no SQL (CONVENTIONS "Pure core"): the rows come from the
+store's named reads (``dustless.store``: ``stat_reads``, ``evaluation_rows``, ``history_rows``
+…); the few entry points that take a ``CrawlReader`` (``crawl_stats``, ``load_observations``,
+``read_histories``; ``read_observations`` opens the crawl itself) ask them, then compute over
+the rows with pure functions (``stats_from_reads`` …). The statistics are one table model
+(``stat_tables``: :class:`Table`) that ``stats`` renders as text and ``report`` as HTML.
 
 * Seed 000 §3: candidate sets, redundancy rate (formula 1), coverage loss rate
   (formula 2), Table 1-shaped rows per host and overall, on near-duplicate content classes
@@ -39,15 +43,6 @@ from dustless.analysis._changes_db import (
     read_histories,
 )
 from dustless.analysis._content import CONTENT_MODES, document_classes
-from dustless.analysis._crawlreader import (
-    DB_NAME,
-    PROBE_KIND,
-    BatchInfo,
-    CrawlDB,
-    CrawlReader,
-    open_crawl,
-    worker_dir_message,
-)
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -114,27 +109,35 @@ from dustless.analysis._stats import (
     crawl_stats,
     status_meaning,
 )
+from dustless.analysis._stattables import (
+    HTML_STYLE,
+    STATE_MEANINGS,
+    TEXT_STYLE,
+    StatTables,
+    Table,
+    TableStyle,
+    render_text,
+    stat_tables,
+)
 from dustless.analysis._text import format_stats
 from dustless.analysis._truth import TruthEntry, TruthRates, parse_truth, parse_truth_line
 
 __all__ = [
     "CONTENT_MODES",
-    "DB_NAME",
     "FACTOR_METHODS",
+    "HTML_STYLE",
     "LINK_KIND_CLASSES",
     "PAPER_DEFAULT_DOCUMENTS",
     "PAPER_TABLE_1",
-    "PROBE_KIND",
     "READINGS",
-    "BatchInfo",
+    "STATE_MEANINGS",
+    "TEXT_STYLE",
     "BatchSummary",
     "CandidateSet",
     "ChangeGroup",
     "ChangeReport",
     "ChangeSummary",
-    "CrawlDB",
     "CrawlIndex",
-    "CrawlReader",
     "CrawlStats",
     "Disagreement",
     "Evaluation",
@@ -151,8 +154,11 @@ __all__ = [
     "PredictionError",
     "RatePredictor",
     "Recommendation",
+    "StatTables",
     "StateCount",
     "StatusCount",
+    "Table",
+    "TableStyle",
     "TruthEntry",
     "TruthRates",
     "Visit",
@@ -184,7 +190,6 @@ __all__ = [
     "load_observations",
     "naive_rate",
     "near_classes",
-    "open_crawl",
     "optimal_schedule",
     "paper_figures",
     "parse_truth",
@@ -196,14 +201,15 @@ __all__ = [
     "read_observations",
     "recommend",
     "redundancy_rate",
+    "render_text",
     "schedule",
     "ss",
+    "stat_tables",
     "status_meaning",
     "summarize_batches",
     "summarize_changes",
     "to_jsonable",
     "unfetched_forms",
     "uniform_schedule",
-    "worker_dir_message",
     "write_site_policy",
 ]

@@ -23,9 +23,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._metrics import Factor
 from dustless.errors import InvalidURL
+from dustless.store import CrawlReader, canonical_declarations
 
 __all__ = ["CanonicalRow", "canonical_rows"]
 
@@ -69,17 +69,9 @@ def canonical_rows(
     last document with a declaration, both URLs in their standard form)."""
     from dustless.url import Normalizer
 
-    if not batches or "canonical" not in db.columns("fetches"):
-        return ()
     std = Normalizer("standard").normalize
-    marks = ",".join("?" * len(batches))
     declared: dict[str, str] = {}
-    for url, canonical in db.iterate(
-        "SELECT u.url, f.canonical FROM fetches f JOIN urls u ON u.id = f.url_id "
-        f"WHERE f.canonical IS NOT NULL AND f.batch IN ({marks}) AND f.status BETWEEN 200 AND "
-        "299 ORDER BY f.id",
-        batches,
-    ):
+    for url, canonical in canonical_declarations(db, batches):
         try:
             declared[std(url)] = std(canonical)
         except InvalidURL:

@@ -40,7 +40,6 @@ from dustless.analysis._changes import (
     summarize_batches,
     summarize_changes,
 )
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._estimate import (
     PageFeatures,
     PredictionError,
@@ -51,6 +50,7 @@ from dustless.analysis._estimate import (
     holdout_split,
 )
 from dustless.analysis._lastmod import LastmodAgreement, lastmod_agreement
+from dustless.store import CrawlReader, history_rows, latest_lastmods
 
 __all__ = [
     "BatchRow",
@@ -173,28 +173,9 @@ def read_histories(db: CrawlReader, batches: Sequence[int] | None = None) -> lis
     if not numbers:
         return []
     times = {b.number: b.batch_time for b in db.batches}
-    marks = ",".join("?" * len(numbers))
-    dated = "url_dates" in db.tables  # a crawl DB written before sitemaps has none
-    lastmod = "d.lastmod" if dated else "NULL"
-    join = "LEFT JOIN url_dates d ON d.url_id = f.url_id AND d.batch = f.batch " if dated else ""
-    rows = db.iterate(
-        "SELECT u.id, u.url, u.host, u.depth, f.batch, f.state, f.status, f.content_sha1, "
-        f"f.links_h, f.links_a, f.links_f, f.revisit_of IS NOT NULL, {lastmod} "
-        f"FROM fetches f JOIN urls u ON u.id = f.url_id {join}"
-        f"WHERE f.batch IN ({marks}) AND u.kind NOT IN ('m', 'n') "
-        "ORDER BY u.id, f.batch, f.id",
-        numbers,
-    )
-    latest: dict[int, tuple[int, float]] = {}
-    if dated:
-        # The latest reading per URL over the batches asked for ((url_id, batch) is unique).
-        for uid, batch, value in db.iterate(
-            "SELECT url_id, batch, lastmod FROM (SELECT url_id, batch, lastmod, "
-            "row_number() OVER (PARTITION BY url_id ORDER BY batch DESC) AS n FROM url_dates "
-            f"WHERE lastmod IS NOT NULL AND batch IN ({marks})) d WHERE n = 1",
-            numbers,
-        ):
-            latest[int(uid)] = (int(batch), float(value))
+    rows = history_rows(db, numbers)
+    # The latest reading per URL over the batches asked for (none before sitemaps were read).
+    latest = {int(u): (int(b), float(v)) for u, b, v in latest_lastmods(db, numbers)}
     out: list[PageHistory] = []
     current: int | None = None
     head: tuple[str, str, int] = ("", "", 0)
@@ -287,27 +268,7 @@ def change_report(
     seeds = [(p, s) for p, s in zip(pages, summaries, strict=True) if p.is_seed]
     seed_summaries = [summarize_changes(p.visits, max(n_batches, len(p.visits))) for p, _ in seeds]
 
-    table7 = {
-        b.batch: b
-        for b in summarize_batches((v.batch, p.is_seed, v.success) for p in pages for v in p.visits)
-    }
-    batches = tuple(
-        BatchRow(
-            number,
-            time,
-            *(
-                (
-                    t.seeds_requested,
-                    t.seeds_downloaded,
-                    t.documents_requested,
-                    t.documents_downloaded,
-                )
-                if (t := table7.get(number)) is not None
-                else (0, 0, 0, 0)
-            ),
-        )
-        for number, time in sorted(batch_times)
-    )
+    batches = _batch_rows(pages, batch_times)
 
     # Table 8 and formulas (1)-(2): N is the number of batches, as in the paper.
     hist = download_histogram(seed_summaries)
@@ -322,28 +283,7 @@ def change_report(
         (n, c, c / downloaded if downloaded else 0.0) for n, c in sorted(doc_hist.items()) if n >= 1
     )
 
-    # Per-page rates; the feature model for pages with little history (004 §5).
-    training = [
-        (p.url, p.features, r)
-        for p, s in zip(pages, summaries, strict=True)
-        if s.downloads >= 3 and (r := estimate_rate(s, "poisson")) is not None
-    ]
-    prediction: PredictionError | None = None
-    predictor: RatePredictor | None = None
-    if training:
-        predictor = fit_rate_predictor((f, r) for _, f, r in training)
-        train, held = holdout_split(training, lambda item: item[0], holdout)
-        if train and held:
-            fitted = fit_rate_predictor((f, r) for _, f, r in train)
-            prediction = evaluate_rate_predictor(fitted, ((f, r) for _, f, r in held))
-    rates = tuple(
-        _rate(
-            p,
-            s,
-            predictor.predict(p.features) if predictor is not None and s.downloads < 2 else None,
-        )
-        for p, s in zip(pages, summaries, strict=True)
-    )
+    rates, prediction = _page_rates(pages, summaries, holdout)
     changed = [s for s in summaries if s.changed]
     return ChangeReport(
         directory=directory,
@@ -377,6 +317,62 @@ def change_report(
         prediction=prediction,
         lastmod=lastmod_agreement(p.visits for p in pages),
     )
+
+
+def _batch_rows(
+    pages: Sequence[PageHistory], batch_times: Sequence[tuple[int, float]]
+) -> tuple[BatchRow, ...]:
+    """Table 7: seeds and documents requested and downloaded, per batch."""
+    table7 = {
+        b.batch: b
+        for b in summarize_batches((v.batch, p.is_seed, v.success) for p in pages for v in p.visits)
+    }
+    return tuple(
+        BatchRow(
+            number,
+            time,
+            *(
+                (
+                    t.seeds_requested,
+                    t.seeds_downloaded,
+                    t.documents_requested,
+                    t.documents_downloaded,
+                )
+                if (t := table7.get(number)) is not None
+                else (0, 0, 0, 0)
+            ),
+        )
+        for number, time in sorted(batch_times)
+    )
+
+
+def _page_rates(
+    pages: Sequence[PageHistory], summaries: Sequence[ChangeSummary], holdout: float
+) -> tuple[tuple[PageRate, ...], PredictionError | None]:
+    """Per-page rates; the feature model for pages with little history (004 §5), and how
+    well it predicted the held-out pages."""
+    training = [
+        (p.url, p.features, r)
+        for p, s in zip(pages, summaries, strict=True)
+        if s.downloads >= 3 and (r := estimate_rate(s, "poisson")) is not None
+    ]
+    prediction: PredictionError | None = None
+    predictor: RatePredictor | None = None
+    if training:
+        predictor = fit_rate_predictor((f, r) for _, f, r in training)
+        train, held = holdout_split(training, lambda item: item[0], holdout)
+        if train and held:
+            fitted = fit_rate_predictor((f, r) for _, f, r in train)
+            prediction = evaluate_rate_predictor(fitted, ((f, r) for _, f, r in held))
+    rates = tuple(
+        _rate(
+            p,
+            s,
+            predictor.predict(p.features) if predictor is not None and s.downloads < 2 else None,
+        )
+        for p, s in zip(pages, summaries, strict=True)
+    )
+    return rates, prediction
 
 
 def crawl_change_report(db: CrawlReader) -> ChangeReport:

@@ -10,8 +10,8 @@ crawler's own "content seen?" test. A crawl recorded before fingerprints existed
 
 from __future__ import annotations
 
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._near import near_classes
+from dustless.store import CrawlReader, fetch_tally, payload_fingerprints
 
 __all__ = ["CONTENT_MODES", "document_classes", "has_fingerprints"]
 
@@ -37,18 +37,15 @@ def document_classes(db: CrawlReader, content: str) -> dict[str, str]:
     """
     if content != "near" or not has_fingerprints(db):
         return {}
-    count, last = db.query("SELECT count(*), coalesce(max(id), 0) FROM fetches")[0]
-    key = (str(db.path.resolve()), int(count), int(last))
+    count, last = fetch_tally(db)
+    key = (str(db.path.resolve()), count, last)
     got = _MEMO.get(key)
     if got is None:
         # One fingerprint per payload, the first stored (a revisit stores none). A plain
         # scan and a dict: a GROUP BY over a million fetches took several times as long.
         first: dict[str, bytes] = {}
         keep = first.setdefault
-        for sha, fp in db.iterate(
-            "SELECT content_sha1, content_fp FROM fetches "
-            "WHERE content_fp IS NOT NULL AND content_sha1 IS NOT NULL ORDER BY id"
-        ):
+        for sha, fp in payload_fingerprints(db):
             keep(sha, fp)
         rows = first
         got = near_classes(rows)

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 
 from dustless.analysis._canonical_eval import canonical_rows
 from dustless.analysis._content import CONTENT_MODES, document_classes
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._evaltypes import (
     Disagreement,
     Evaluation,
@@ -62,10 +61,11 @@ from dustless.analysis._metrics import (
 from dustless.analysis._metrics import evaluate as evaluate_rows
 from dustless.analysis._recommend import PAPER_TABLE_1, recommend
 from dustless.analysis._sitepolicy import variant_rules
-from dustless.analysis._stats import GATE_STATES, soft404_count
+from dustless.analysis._stats import GATE_STATES
 from dustless.analysis._unexplained import unexplained, without_soft404
 from dustless.errors import InvalidOption, InvalidURL
 from dustless.states import NetState
+from dustless.store import CrawlReader, evaluation_rows, soft404_count
 from dustless.url import authority_of
 
 __all__ = [
@@ -125,7 +125,8 @@ def load_observations(
     follow_redirects: bool = True,
     content: str = "near",
 ) -> Observations:
-    """Read every counted fetch once (one SQL scan) into ``URL -> content id``.
+    """Read every counted fetch once (the store's ``evaluation_rows``: one scan) into
+    ``URL -> content id``.
 
     SQL does the per-row tests (is it a probe, a gate, a download, a redirect), so the
     Python loop only fills a dict: at 1,000,000 fetches that loop is the cost. A download is
@@ -134,35 +135,20 @@ def load_observations(
     (``"near"``, :func:`~dustless.analysis._near.near_classes`). The dict keeps the order in
     which the crawl first fetched each URL: the order the crawler's reading tries spellings.
     """
-    from dustless.url import Normalizer
 
     if content not in CONTENT_MODES:
         raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
     crawl = db.crawl_batches(batch)
     probes = db.probe_batches()
-    wanted = (*crawl, *probes)
     gates = tuple(sorted(GATE_STATES))
-    # "+f.batch": scan fetches in id order rather than through the batch index and a sort.
-    sql = (
-        "SELECT u.url, f.batch IN ({p}) , f.state IN ({g}), "
-        "CASE WHEN f.content_sha1 IS NOT NULL AND f.status BETWEEN 200 AND 299 "
-        "AND f.state IN ('OK', 'code', 'pBig', 'pFlat') THEN f.content_sha1 END, "
-        "CASE WHEN f.status BETWEEN 300 AND 399 THEN f.location END, f.state = ? "
-        "FROM fetches f JOIN urls u ON u.id = f.url_id WHERE +f.batch IN ({w}) ORDER BY f.id"
-    ).format(
-        p=",".join("?" * len(probes)) or "NULL",
-        g=",".join("?" * len(gates)),
-        w=",".join("?" * len(wanted)) or "NULL",
-    )
     outcome: dict[str, str | None] = {}
     member_urls: set[str] | None = set() if probes else None
     locations: dict[str, str] = {}
-    finals: dict[str, str] = {}
     probe_fetches = 0
     get = outcome.get
     soft404: set[str] = set()
-    params = (*probes, *gates, _SOFT404_STATE or "", *wanted)
-    for url, probe, gate, sha, location, soft in db.iterate(sql, params):
+    rows = evaluation_rows(db, crawl, probes, gates, _SOFT404_STATE or "")
+    for url, probe, gate, sha, location, soft in rows:
         if soft and not probe:
             soft404.add(url)
         if probe:
@@ -185,26 +171,57 @@ def load_observations(
             if h is not None and h in classes:
                 outcome[url] = classes[h]
     # A redirect counts with its target's download, as the paper's robot followed them.
-    if locations:
-        rfc = Normalizer("rfc3986").normalize
-        redirects: dict[str, str] = {}
-        for url, location in locations.items():
-            with contextlib.suppress(InvalidURL):
-                redirects[url] = rfc(location)
-        for url, target in redirects.items():
-            if outcome.get(url) is not None:
-                continue
-            seen = {url}
-            hop = 0
-            while target in redirects and target not in seen and hop < MAX_REDIRECTS:
-                seen.add(target)
-                target = redirects[target]
-                hop += 1
-            if target not in redirects:
-                finals[strip_fragment(url)] = strip_fragment(target)
-                if outcome.get(target) is not None:
-                    outcome[url] = outcome[target]
+    finals = _follow_redirects(outcome, locations) if locations else {}
+    std, members, fragment_outcome, fragment_members = _strip_fragments(outcome, member_urls)
+    downloaded = sum(
+        1 for u, h in std.items() if h is not None and (members is None or u in members)
+    )
+    return Observations(
+        outcome=std,
+        members=members,
+        fragment_outcome=fragment_outcome,
+        fragment_members=fragment_members,
+        downloaded=downloaded,
+        probe_fetches=probe_fetches,
+        redirects=finals,
+        soft404=frozenset(soft404),
+    )
 
+
+def _follow_redirects(outcome: dict[str, str | None], locations: dict[str, str]) -> dict[str, str]:
+    """Give each redirect without a download of its own its final target's content id (in
+    ``outcome``); answer ``redirect -> final target`` (fragments stripped)."""
+    from dustless.url import Normalizer
+
+    rfc = Normalizer("rfc3986").normalize
+    finals: dict[str, str] = {}
+    redirects: dict[str, str] = {}
+    for url, location in locations.items():
+        with contextlib.suppress(InvalidURL):
+            redirects[url] = rfc(location)
+    for url, target in redirects.items():
+        if outcome.get(url) is not None:
+            continue
+        seen = {url}
+        hop = 0
+        while target in redirects and target not in seen and hop < MAX_REDIRECTS:
+            seen.add(target)
+            target = redirects[target]
+            hop += 1
+        if target not in redirects:
+            finals[strip_fragment(url)] = strip_fragment(target)
+            if outcome.get(target) is not None:
+                outcome[url] = outcome[target]
+    return finals
+
+
+def _strip_fragments(
+    outcome: dict[str, str | None], member_urls: set[str] | None
+) -> tuple[
+    dict[str, str | None], frozenset[str] | None, dict[str, str | None], frozenset[str] | None
+]:
+    """The outcome and members by URL without its fragment (the first download of a
+    fragment's base wins), and the URLs with a fragment and their bases as fetched."""
     with_fragment = [u for u in outcome if "#" in u]
     std = outcome
     members = None if member_urls is None else frozenset(member_urls)
@@ -222,19 +239,7 @@ def load_observations(
     fragment_members = (
         None if member_urls is None else frozenset(u for u in fragment_outcome if u in member_urls)
     )
-    downloaded = sum(
-        1 for u, h in std.items() if h is not None and (members is None or u in members)
-    )
-    return Observations(
-        outcome=std,
-        members=members,
-        fragment_outcome=fragment_outcome,
-        fragment_members=fragment_members,
-        downloaded=downloaded,
-        probe_fetches=probe_fetches,
-        redirects=finals,
-        soft404=frozenset(soft404),
-    )
+    return std, members, fragment_outcome, fragment_members
 
 
 @dataclass(frozen=True, slots=True)

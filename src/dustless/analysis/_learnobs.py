@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dustless.analysis._content import CONTENT_MODES, document_classes
-from dustless.analysis._crawlreader import DB_NAME, open_crawl
 from dustless.errors import InvalidOption
 from dustless.rules import Observation
+from dustless.store import DB_NAME, observation_rows, open_crawl
 
 __all__ = ["read_observations"]
 
@@ -36,9 +36,5 @@ def read_observations(
         raise InvalidOption(f"{crawl_dir} holds no crawl (no {DB_NAME})")
     with open_crawl(crawl_dir, db=db) as reader:
         classes = document_classes(reader, content)
-        for url, status, sha, location in reader.iterate(
-            "SELECT u.url, f.status, CASE WHEN f.state IN ('OK', 'code', 'pBig', 'pFlat') "
-            "THEN f.content_sha1 END, f.location "
-            "FROM fetches f JOIN urls u ON u.id = f.url_id ORDER BY f.id"
-        ):
+        for url, status, sha, location in observation_rows(reader):
             yield Observation(url, status, classes.get(sha, sha) if sha else None, location)

@@ -1,6 +1,6 @@
 """What a crawl learned, and what its pages declared canonical (``dustless stats``, report).
 
-Two readers over the crawl DB (read-only), used by ``crawl_stats``:
+Made of the store's rows (``dustless.store``'s named reads), used by ``crawl_stats``:
 
 * :func:`learned_rules` — the rules ``crawl --learn`` learned per host (``learned_rules``):
   each with its support and measured false-positive rate when it was accepted, where the
@@ -19,10 +19,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dustless.analysis._crawlreader import CrawlReader
+from dustless.store import (
+    CanonicalReads,
+    CrawlReader,
+    LearnedRead,
+    learned_rule_reads,
+    merge_counts,
+)
 from dustless.url import authority_of
 
-__all__ = ["CanonicalCounts", "LearnedRow", "canonical_counts", "learned_rules"]
+__all__ = [
+    "CanonicalCounts",
+    "LearnedRow",
+    "canonical_counts",
+    "learned_rows",
+    "learned_rules",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,100 +74,58 @@ class CanonicalCounts:
 
 def learned_rules(db: CrawlReader) -> tuple[LearnedRow, ...]:
     """Every rule the crawl learned, by host and in the order learned."""
+    return learned_rows(
+        learned_rule_reads(db),
+        merge_counts(db),
+        min((b.started_at for b in db.batches), default=0.0),
+    )
+
+
+def learned_rows(
+    reads: tuple[LearnedRead, ...], merges: dict[int, tuple[int, int]], t0: float
+) -> tuple[LearnedRow, ...]:
+    """The store's rows of learned rules as :class:`LearnedRow` (pure); ``merges``: rule id
+    -> (URLs merged, of which checked); ``t0``: when the crawl started."""
     from dustless.errors import ScriptError
     from dustless.rules import rule_from_spec
 
-    if "learned_rules" not in db.tables:
-        return ()
-    starts = [b.started_at for b in db.batches]
-    t0 = min(starts, default=0.0)
-    merged: dict[int, int] = {}
-    checked: dict[int, int] = {}
-    has_checked = "checked" in db.columns("learned_merges")
-    for rid, n, c in db.query(
-        "SELECT rule_id, count(*), "
-        + ("sum(checked)" if has_checked else "0")
-        + " FROM learned_merges GROUP BY rule_id"
-    ):
-        merged[rid] = int(n) - int(c)
-        checked[rid] = int(c)
     rows = []
-    for (
-        rid,
-        host,
-        spec,
-        support,
-        pairs,
-        differ,
-        evidence,
-        learned_at,
-        fetches,
-        retracted_at,
-        reason,
-    ) in db.query(
-        "SELECT id, host, spec, support, pairs, differ, evidence, learned_at, learned_fetches, "
-        "retracted_at, reason FROM learned_rules ORDER BY host, id"
-    ):
+    for r in reads:
         try:
-            rule = rule_from_spec(spec).describe()
+            rule = rule_from_spec(r.spec).describe()
         except ScriptError:
-            rule = spec  # a rule kind of a newer dustless: shown as stored
+            rule = r.spec  # a rule kind of a newer dustless: shown as stored
+        n, checked = merges.get(r.id, (0, 0))
         rows.append(
             LearnedRow(
-                str(host),
+                str(r.host),
                 rule,
-                str(spec),
-                int(support),
-                int(differ) / int(pairs) if pairs else 0.0,
-                str(evidence),
-                float(learned_at) - t0,
-                int(fetches),
-                int(merged.get(rid, 0)),
-                int(checked.get(rid, 0)),
-                None if retracted_at is None else float(retracted_at) - t0,
-                reason,
+                str(r.spec),
+                int(r.support),
+                int(r.differ) / int(r.pairs) if r.pairs else 0.0,
+                str(r.evidence),
+                float(r.learned_at) - t0,
+                int(r.learned_fetches),
+                n - checked,
+                checked,
+                None if r.retracted_at is None else float(r.retracted_at) - t0,
+                r.reason,
             )
         )
     return tuple(rows)
 
 
-def canonical_counts(db: CrawlReader, counted: str = "temp.t") -> CanonicalCounts | None:
-    """The canonical declarations of the counted fetches (``crawl_stats``' temporary table of
-    each URL's last fetch per batch); ``None`` for a crawl stored before they were kept."""
-    if "canonical" not in db.columns("fetches"):
+def canonical_counts(reads: CanonicalReads | None) -> CanonicalCounts | None:
+    """The canonical declarations of the counted fetches (the store's ``stat_reads``);
+    ``None`` for a crawl stored before they were kept."""
+    if reads is None:
         return None
-    db.script("DROP TABLE IF EXISTS temp.cn")
-    db.script(
-        "CREATE TEMP TABLE cn AS SELECT u.url AS url, u.host AS host, f.canonical AS canonical "
-        f"FROM {counted} c JOIN fetches f ON f.id = c.id JOIN urls u ON u.id = c.url_id "
-        "WHERE c.doc IS NOT NULL"
-    )
-    documents, declaring, own = db.query(
-        "SELECT count(*), count(canonical), "
-        "coalesce(sum(CASE WHEN canonical = url THEN 1 ELSE 0 END), 0) FROM temp.cn"
-    )[0]
-    other = 0
-    for url, canonical in db.query(
-        "SELECT url, canonical FROM temp.cn WHERE canonical IS NOT NULL AND canonical != url"
-    ):
-        other += authority_of(str(url)) != authority_of(str(canonical))
-    # The declared URLs the crawl fetched, and their last answer.
-    db.script("DROP TABLE IF EXISTS temp.ct")
-    db.script(
-        "CREATE TEMP TABLE ct AS SELECT DISTINCT canonical AS url FROM temp.cn "
-        "WHERE canonical IS NOT NULL AND canonical != url"
-    )
-    statuses = db.query(
-        "SELECT (SELECT f.status FROM fetches f WHERE f.url_id = u.id ORDER BY f.id DESC "
-        "LIMIT 1) FROM urls u JOIN temp.ct ON ct.url = u.url"
-    )
-    db.script("DROP TABLE IF EXISTS temp.ct")
-    db.script("DROP TABLE IF EXISTS temp.cn")
-    answered = [s for (s,) in statuses if s is not None]
+    other = sum(authority_of(u) != authority_of(c) for u, c in reads.elsewhere)
+    answered = [s for s in reads.statuses if s is not None]
     return CanonicalCounts(
-        documents=int(documents),
-        declaring=int(declaring),
-        own=int(own),
+        documents=reads.documents,
+        declaring=reads.declaring,
+        own=reads.own,
         other_host=other,
         fetched=len(answered),
         non_200=sum(1 for s in answered if s != 200),

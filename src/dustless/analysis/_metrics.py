@@ -381,37 +381,11 @@ def evaluate_factor(
                 h = by_host[host] = [_Sums(truth is not None) for _ in specs]
             sums.append(h)
         for m, spec in enumerate(specs):
-            if spec.apply is None:
-                forms: list[str] = list(us)
-            elif spec.apply is key:
-                forms = [k] * len(us)
-            else:
-                forms = [spec.apply(u) for u in us]
-            requests = n_i = 0
-            docs: set[str] = set()
-            unknown = False
+            forms = _forms(spec.apply, key, k, us)
             if crawler:
-                # The crawler's reading: per merged group, spellings in crawl order.
-                groups: dict[str, list[str]] = {}
-                for u, form in zip(us, forms, strict=True):
-                    groups.setdefault(form, []).append(u)
-                for members in groups.values():
-                    for u in members[:tries]:
-                        requests += 1
-                        state = states.get(u, False)
-                        if isinstance(state, str):
-                            n_i += 1
-                            docs.add(state)
-                            break
+                requests, n_i, docs, unknown = _crawler_requests(us, forms, states, tries)
             else:
-                for form in dict.fromkeys(forms):
-                    requests += 1
-                    state = states.get(form, False)
-                    if isinstance(state, str):
-                        n_i += 1
-                        docs.add(state)
-                    elif state is False:
-                        unknown = True
+                requests, n_i, docs, unknown = _paper_requests(forms, states)
             un_norm = len(docs)
             for acc in sums:
                 a = acc[m]
@@ -437,6 +411,58 @@ def evaluate_factor(
     for host in sorted(by_host):
         rows += [a.row(factor.name, s, host) for a, s in zip(by_host[host], specs, strict=True)]
     return tuple(rows)
+
+
+def _forms(apply: Method | None, key: Method, k: str, us: Sequence[str]) -> list[str]:
+    """The forms a method gives the URLs of the set of key ``k`` (the key method's are
+    ``k`` itself: not computed again)."""
+    if apply is None:
+        return list(us)
+    if apply is key:
+        return [k] * len(us)
+    return [apply(u) for u in us]
+
+
+# What a method's requests for one candidate set found: requests made, downloads among
+# them (N_i), the distinct documents they gave, and whether a form was never fetched.
+_Found = tuple[int, int, set[str], bool]
+
+
+def _crawler_requests(
+    us: Sequence[str], forms: Sequence[str], states: Mapping[str, _State], tries: int
+) -> _Found:
+    """The crawler's reading: per merged group, its spellings in crawl order until one gives
+    a document, at most ``tries`` of them (always measured: the crawl requested each)."""
+    groups: dict[str, list[str]] = {}
+    for u, form in zip(us, forms, strict=True):
+        groups.setdefault(form, []).append(u)
+    requests = n_i = 0
+    docs: set[str] = set()
+    for members in groups.values():
+        for u in members[:tries]:
+            requests += 1
+            state = states.get(u, False)
+            if isinstance(state, str):
+                n_i += 1
+                docs.add(state)
+                break
+    return requests, n_i, docs, False
+
+
+def _paper_requests(forms: Sequence[str], states: Mapping[str, _State]) -> _Found:
+    """The paper's reading: each distinct normalized form, requested once."""
+    requests = n_i = 0
+    docs: set[str] = set()
+    unknown = False
+    for form in dict.fromkeys(forms):
+        requests += 1
+        state = states.get(form, False)
+        if isinstance(state, str):
+            n_i += 1
+            docs.add(state)
+        elif state is False:
+            unknown = True
+    return requests, n_i, docs, unknown
 
 
 def _candidate_groups(urls: Iterable[str], key: Method) -> dict[str, list[str]]:

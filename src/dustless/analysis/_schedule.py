@@ -21,7 +21,7 @@ Rates and frequencies use the same time unit (per day, say).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from dustless.errors import InvalidOption
@@ -162,23 +162,7 @@ def optimal_schedule(rates: Sequence[float], budget: float) -> tuple[float, ...]
                 freqs[r] = r / x
         return math.fsum(count[r] * f for r, f in freqs.items()), freqs
 
-    # Bracket: at μ = 1/λ_max the fastest page just gets nothing; walk ln μ by 1 until
-    # spent(lo) ≥ budget > spent(hi).
-    lo = hi = min(max(-math.log(distinct[-1]), _LN_MU_MIN), _LN_MU_MAX)
-    s_lo, f_lo = spend(lo)
-    s_hi, f_hi = s_lo, f_lo
-    while s_lo < budget:
-        if lo <= _LN_MU_MIN:
-            raise InvalidOption(f"budget {budget} is too large for rates this small")
-        hi, s_hi, f_hi = lo, s_lo, f_lo
-        lo = max(lo - 1.0, _LN_MU_MIN)
-        s_lo, f_lo = spend(lo)
-    while hi == lo or s_hi >= budget:
-        if hi >= _LN_MU_MAX:
-            break
-        lo, s_lo, f_lo = hi, s_hi, f_hi
-        hi = min(hi + 1.0, _LN_MU_MAX)
-        s_hi, f_hi = spend(hi)
+    lo, s_lo, f_lo, hi, s_hi, f_hi = _bracket(spend, distinct[-1], budget)
     h_lo, h_hi = s_lo - budget, s_hi - budget
     side = 0
     for step in range(300):
@@ -206,6 +190,34 @@ def optimal_schedule(rates: Sequence[float], budget: float) -> tuple[float, ...]
     # Rounding at subnormal scales can leave a hair below 0: a frequency never is.
     best = {r: max(0.0, f_hi[r] + w * (f_lo[r] - f_hi[r])) for r in distinct}
     return tuple(best[r] if r > 0 else 0.0 for r in rates)
+
+
+_Spent = tuple[float, dict[float, float]]  # Σ f for a ln μ, and each rate's frequency
+
+
+def _bracket(
+    spend: Callable[[float], _Spent], fastest: float, budget: float
+) -> tuple[float, float, dict[float, float], float, float, dict[float, float]]:
+    """``(lo, Σf(lo), f(lo), hi, Σf(hi), f(hi))`` around the ln μ that spends ``budget``.
+
+    At μ = 1/λ_max the fastest page just gets nothing; walk ln μ by 1 until
+    spent(lo) ≥ budget > spent(hi)."""
+    lo = hi = min(max(-math.log(fastest), _LN_MU_MIN), _LN_MU_MAX)
+    s_lo, f_lo = spend(lo)
+    s_hi, f_hi = s_lo, f_lo
+    while s_lo < budget:
+        if lo <= _LN_MU_MIN:
+            raise InvalidOption(f"budget {budget} is too large for rates this small")
+        hi, s_hi, f_hi = lo, s_lo, f_lo
+        lo = max(lo - 1.0, _LN_MU_MIN)
+        s_lo, f_lo = spend(lo)
+    while hi == lo or s_hi >= budget:
+        if hi >= _LN_MU_MAX:
+            break
+        lo, s_lo, f_lo = hi, s_hi, f_hi
+        hi = min(hi + 1.0, _LN_MU_MAX)
+        s_hi, f_hi = spend(hi)
+    return lo, s_lo, f_lo, hi, s_hi, f_hi
 
 
 def pick_due(frequencies: Sequence[float], elapsed: Sequence[float], n: int) -> tuple[int, ...]:

@@ -8,8 +8,9 @@ depth (Table 6); §4 Table 13 classifies documents by the kinds of links they ho
 For a crawl with ``--script``, seed 002 Table 2 compares the links of the scripted sites'
 pages before and after pattern filtering (§3.4.1), here per page type (list, detail).
 :func:`crawl_stats` computes the same figures for one crawl, plus pages/s over time and the
-top hosts, grouping in SQL (one temporary table of the counted fetches, then one aggregate
-query per table).
+top hosts: the store groups in SQL (``dustless.store.stat_reads``: one temporary table of the
+counted fetches, then one aggregate query per table) and :func:`stats_from_reads` makes the
+figures of its rows, without I/O.
 
 What is counted: every URL's *last* fetch in each batch (a retried fetch counts once, as it
 ended), in the crawl's own batches (not ``evaluate --fetch`` probes). A fetch stopped before
@@ -25,7 +26,6 @@ import json
 from dataclasses import dataclass
 
 from dustless.analysis._changes import LINK_KIND_CLASSES
-from dustless.analysis._crawlreader import CrawlReader
 from dustless.analysis._learnstats import (
     CanonicalCounts,
     LearnedRow,
@@ -33,7 +33,14 @@ from dustless.analysis._learnstats import (
     learned_rules,
 )
 from dustless.errors import InvalidOption
-from dustless.store import TRUNCATIONS, truncation
+from dustless.store import (
+    TRUNCATIONS,
+    BatchInfo,
+    CrawlReader,
+    StatReads,
+    stat_reads,
+    truncation,
+)
 
 __all__ = [
     "GATE_STATES",
@@ -54,7 +61,7 @@ __all__ = [
     "TruncatedCount",
     "crawl_stats",
     "size_histogram",
-    "soft404_count",
+    "stats_from_reads",
     "status_meaning",
 ]
 
@@ -83,7 +90,6 @@ STATE_ORDER: tuple[str, ...] = (
     "iErr",
     "NULL",
 )
-_OK_SUM = "coalesce(sum(CASE WHEN state = 'OK' THEN 1 ELSE 0 END), 0)"  # portable SQL
 GATE_STATES: frozenset[str] = frozenset({"robots", "filtered", "iErr", "NULL"})  # never requested
 SIZE_BUCKET = 256 * 1024  # Table 5's bucket width: ~256K, ~512K, … ~2048K
 _SIZE_BUCKETS = 8  # up to the 2 MiB limit of 004 §3; larger sizes share one last bucket
@@ -293,8 +299,8 @@ def _state_rows(counts: dict[str, int]) -> tuple[StateCount, ...]:
     return tuple(StateCount(s, counts[s], _share(counts[s], total)) for s in order)
 
 
-def _status_rows(rows: list[tuple[int, int]], total: int) -> tuple[StatusCount, ...]:
-    return tuple(StatusCount(int(s), int(c), _share(int(c), total)) for s, c in sorted(rows))
+def _status_rows(rows: tuple[tuple[int, int], ...], total: int) -> tuple[StatusCount, ...]:
+    return tuple(StatusCount(s, c, _share(c, total)) for s, c in sorted(rows))
 
 
 def _nice_step(raw: float) -> int:
@@ -381,134 +387,128 @@ def _bucket_seconds(span: float) -> float:
 def crawl_stats(
     db: CrawlReader, *, batch: int | None = None, top_hosts: int = 20, content: str = "near"
 ) -> CrawlStats:
-    """The statistics of seed 004 §3 for the crawl in ``db`` (all crawl batches, or one)."""
+    """The statistics of seed 004 §3 for the crawl in ``db`` (all crawl batches, or one):
+    the store's reads (``stat_reads``), then :func:`stats_from_reads` over their rows."""
     from dustless.analysis._content import CONTENT_MODES, document_classes
 
     if content not in CONTENT_MODES:
         raise InvalidOption(f"content must be one of {', '.join(CONTENT_MODES)}, not {content!r}")
     batches = db.crawl_batches(batch)
-    marks = ",".join("?" * len(batches)) or "NULL"
-    db.script("DROP TABLE IF EXISTS temp.t")
-    # The counted fetches: each URL's last fetch in each batch, joined with its URL once.
-    # Sitemaps and feeds (link kinds m, n) are URL sources, not documents: left out (a
-    # sitemap robots.txt lists sits at depth 0 and would count as a seed).
-    db.script(
-        "CREATE TEMP TABLE t AS SELECT f.id, f.batch, f.fetched_at, f.state, f.status, f.size_raw, "
-        "f.size_stored, f.links_h, f.links_a, f.links_f, f.links_internal, f.warc_file, "
-        "f.url_id, u.host, u.depth, u.seed_id, f.links_before, f.links_after, u.page_type, "
-        "CASE WHEN f.status BETWEEN 200 AND 299 AND f.state IN ('OK', 'code', 'pBig', 'pFlat') "
-        "THEN f.content_sha1 END AS doc "
-        "FROM fetches f JOIN urls u ON u.id = f.url_id "
-        "WHERE f.id IN (SELECT max(id) FROM fetches WHERE batch IN "
-        f"({marks}) GROUP BY url_id, batch) AND u.kind NOT IN ('m', 'n')",
+    infos = tuple(b for b in db.batches if b.number in batches)
+    reads = stat_reads(
+        db,
         batches,
+        gates=tuple(sorted(GATE_STATES)),
+        classes=document_classes(db, content),
+        seed_prefix=seed_string,
+        size_bucket=SIZE_BUCKET,
+        size_buckets=_SIZE_BUCKETS,
+        bucket_seconds=_bucket_seconds,
+        filtering=any(_used_script(b.config) for b in infos),
+        top_hosts=top_hosts,
     )
-    gates = tuple(sorted(GATE_STATES))
-    gate_marks = ",".join("?" * len(gates))
-    requested_sql = f"state NOT IN ({gate_marks})"
-    # A sum of a condition, in CASE form: PostgreSQL has no sum(boolean).
-    requested_sum = f"coalesce(sum(CASE WHEN {requested_sql} THEN 1 ELSE 0 END), 0)"
+    return stats_from_reads(reads, db.source, infos, content=content, learned=learned_rules(db))
 
-    (urls_known,) = db.query("SELECT count(*) FROM urls WHERE substr(identity, 1, 6) != 'probe '")[
-        0
-    ]
-    (seeds_known,) = db.query("SELECT count(*) FROM seeds")[0]
-    fetches, requested, downloaded, t0, t1, hosts = db.query(
-        f"SELECT count(*), {requested_sum}, "
-        f"{_OK_SUM}, "
-        "min(fetched_at), max(fetched_at), count(DISTINCT host) FROM t",
-        gates,
-    )[0]
 
-    # Tables 1 and 2: responses by network state, for seed documents and for all documents.
-    seed_counts = dict(db.query("SELECT state, count(*) FROM t WHERE depth = 0 GROUP BY state"))
-    doc_counts = dict(db.query("SELECT state, count(*) FROM t GROUP BY state"))
-    seed_codes = _status_rows(
-        db.query(
-            "SELECT status, count(*) FROM t WHERE depth = 0 AND state = 'code' "
-            "AND status IS NOT NULL GROUP BY status"
+def stats_from_reads(
+    reads: StatReads,
+    source: str,
+    batches: tuple[BatchInfo, ...],
+    *,
+    content: str = "near",
+    learned: tuple[LearnedRow, ...] = (),
+) -> CrawlStats:
+    """The statistics made of the store's rows (pure): ``batches`` are the counted ones."""
+    t = reads.totals
+    storage = tuple(StorageRow(*row) for row in reads.storage)
+    ends = [b.ended_at for b in batches if b.ended_at is not None]
+    timeline, width = _timeline(reads), reads.bucket_seconds
+    duration = (t.last - t.first) if t.first is not None and t.last is not None else 0.0
+    return CrawlStats(
+        directory=source,
+        batches=tuple(b.number for b in batches),
+        started_at=min((b.started_at for b in batches), default=None),
+        ended_at=max(ends, default=None),
+        urls_known=t.urls_known,
+        hosts=t.hosts,
+        seeds_known=t.seeds_known,
+        fetches=t.fetches,
+        requested=t.requested,
+        downloaded=t.downloaded,
+        seed_states=_state_rows(reads.seed_states),
+        document_states=_state_rows(reads.document_states),
+        url_lengths=_lengths(reads),
+        seed_forms=_forms(reads.seeds),
+        sizes=_sizes(reads.size_buckets),
+        mean_size=reads.mean_size,
+        max_size=reads.max_size,
+        storage=storage,
+        raw_bytes=sum(r.raw_bytes for r in storage),
+        stored_bytes=sum(r.stored_bytes for r in storage),
+        depths=tuple(DepthRow(d, r, k, n, _share(n, k)) for d, r, k, n in reads.depths),
+        link_kinds=_link_kinds(reads.link_kinds, t.downloaded),
+        scripted=any(_used_script(b.config) for b in batches),
+        link_filtering=_link_filtering(reads.filtering) if reads.filtering else (),
+        timeline=timeline,
+        bucket_seconds=width,
+        pages_per_second=t.downloaded / max(duration, width) if t.first is not None else 0.0,
+        top_hosts=tuple(
+            HostRow(h, r, k, b, reads.documents_by_host.get(h, 0)) for h, r, k, b in reads.top_hosts
         ),
-        sum(seed_counts.values()),
-    )
-    document_codes = _status_rows(
-        db.query(
-            "SELECT status, count(*) FROM t WHERE state = 'code' AND status IS NOT NULL "
-            "GROUP BY status"
-        ),
-        sum(doc_counts.values()),
+        seed_codes=_status_rows(reads.seed_codes, sum(reads.seed_states.values())),
+        document_codes=_status_rows(reads.document_codes, sum(reads.document_states.values())),
+        size_histogram=size_histogram(list(reads.download_sizes)),
+        content=content,
+        documents=reads.documents,
+        distinct_documents=reads.distinct_documents,
+        soft404s=reads.document_states.get("soft404", 0),
+        learned=learned,
+        canonicals=canonical_counts(reads.canonicals),
+        truncated=_truncated(reads.truncations),
     )
 
-    # Truncated captures: the reason is the WARC writer's, from the same state and error.
+
+def _truncated(rows: tuple[tuple[str, str | None, int], ...]) -> tuple[TruncatedCount, ...]:
+    """Truncated captures by reason: the WARC writer's, from the same state and error."""
     cut = dict.fromkeys(TRUNCATIONS, 0)
-    for state, error, c in db.query(
-        "SELECT t.state, f.error, count(*) FROM t JOIN fetches f ON f.id = t.id "
-        "WHERE t.state IN ('tooBig', 'dTim', 'dErr') AND t.warc_file IS NOT NULL "
-        "GROUP BY 1, 2"
-    ):
-        reason = truncation(str(state), error)
+    for state, error, c in rows:
+        reason = truncation(state, error)
         if reason is not None:
-            cut[reason] += int(c)
-    truncated = tuple(TruncatedCount(reason, n) for reason, n in cut.items())
+            cut[reason] += c
+    return tuple(TruncatedCount(reason, n) for reason, n in cut.items())
 
-    # Table 3: URL string lengths of successfully downloaded seeds and documents.
-    seed_rows = db.query(
-        f"SELECT u.url, t.state FROM t JOIN urls u ON u.id = t.url_id WHERE t.depth = 0 "
-        f"AND t.{requested_sql} ORDER BY t.id",
-        gates,
-    )
-    seed_lengths = [len(seed_string(u)) for u, s in seed_rows if s == "OK"]
-    lengths = [
+
+def _lengths(reads: StatReads) -> tuple[LengthStats, ...]:
+    """Table 3: URL string lengths of successfully downloaded seeds and documents."""
+    seed_lengths = [len(seed_string(u)) for u, s in reads.seeds if s == "OK"]
+    n, lo, hi, mean = reads.document_lengths
+    return (
         LengthStats(
             "seed",
             len(seed_lengths),
             min(seed_lengths, default=0),
             max(seed_lengths, default=0),
             _share(sum(seed_lengths), len(seed_lengths)),
-        )
-    ]
-    db.script("DROP TABLE IF EXISTS temp.sp")
-    db.script("CREATE TEMP TABLE sp (id INTEGER PRIMARY KEY, prefix TEXT NOT NULL)")
-    prefixes = [(i, seed_string(u)) for i, u in db.query("SELECT id, url FROM seeds")]
-    db.script_many("INSERT INTO temp.sp (id, prefix) VALUES (?, ?)", prefixes)
-    slash = db.instr("r", "'/'")
-    after_scheme = db.instr("u.url", "'://'")
-    n, lo, hi, mean = db.query(
-        "SELECT count(*), min(l), max(l), avg(l) FROM (SELECT CASE "
-        "WHEN sp.prefix IS NOT NULL AND substr(r, 1, length(sp.prefix)) = sp.prefix THEN "
-        + db.greatest(
-            "0",
-            "length(r) - length(sp.prefix) "
-            "- CASE WHEN substr(r, length(sp.prefix) + 1, 1) = '/' THEN 1 ELSE 0 END",
-        )
-        + f" WHEN {slash} > 0 THEN length(r) - {slash} ELSE 0 END AS l "
-        f"FROM (SELECT substr(u.url, {after_scheme} + 3) AS r, t.seed_id FROM t "
-        "JOIN urls u ON u.id = t.url_id "
-        "WHERE t.state = 'OK') x LEFT JOIN temp.sp ON sp.id = x.seed_id) y"
-    )[0]
-    lengths.append(LengthStats("document", int(n), int(lo or 0), int(hi or 0), float(mean or 0)))
+        ),
+        LengthStats("document", n, lo, hi, mean),
+    )
 
-    # Table 4: forms of the requested seeds.
+
+def _forms(seeds: tuple[tuple[str, str], ...]) -> tuple[FormCount, ...]:
+    """Table 4: forms of the requested seeds."""
     form_counts: dict[str, int] = {}
-    for url, _state in seed_rows:
+    for url, _state in seeds:
         f = seed_form(url)
         form_counts[f] = form_counts.get(f, 0) + 1
     form_order = [".".join(["xxx"] * k) for k in range(1, 6)] + ["other"]
-    seed_total = len(seed_rows)
-    forms = tuple(
-        FormCount(f, form_counts.get(f, 0), _share(form_counts.get(f, 0), seed_total))
+    return tuple(
+        FormCount(f, form_counts.get(f, 0), _share(form_counts.get(f, 0), len(seeds)))
         for f in form_order
     )
 
-    # Table 5: sizes of downloaded documents in 256 KiB buckets, and the mean.
-    size_rows = dict(
-        db.query(
-            # Bucket min((max(size, 1) - 1) // SIZE_BUCKET, _SIZE_BUCKETS), in integer
-            # division (our own constants inline: a bound parameter may not be an integer).
-            f"SELECT CASE WHEN s > {_SIZE_BUCKETS * SIZE_BUCKET} THEN {_SIZE_BUCKETS} "
-            f"WHEN s > 0 THEN (s - 1) / {SIZE_BUCKET} ELSE 0 END, count(*) "
-            "FROM (SELECT coalesce(size_raw, 0) AS s FROM t WHERE state = 'OK') z GROUP BY 1"
-        )
-    )
+
+def _sizes(size_rows: dict[int, int]) -> tuple[SizeBucket, ...]:
+    """Table 5: sizes of downloaded documents in 256 KiB buckets, the last one open."""
     sizes = [
         SizeBucket(
             f"~{(i + 1) * 256}K", i * SIZE_BUCKET, (i + 1) * SIZE_BUCKET, size_rows.get(i, 0)
@@ -520,157 +520,38 @@ def crawl_stats(
         sizes.append(
             SizeBucket(f"{top}K~", _SIZE_BUCKETS * SIZE_BUCKET, None, size_rows[_SIZE_BUCKETS])
         )
-    histogram = size_histogram(
-        [int(v) for (v,) in db.query("SELECT coalesce(size_raw, 0) FROM t WHERE state = 'OK'")]
-    )
-    mean_size, max_size = db.query(
-        "SELECT coalesce(avg(coalesce(size_raw, 0)), 0), coalesce(max(size_raw), 0) FROM t "
-        "WHERE state = 'OK'"
-    )[0]
+    return tuple(sizes)
 
-    # Fig. 4: storage per WARC file, compressed as stored vs the payloads uncompressed.
-    storage = tuple(
-        StorageRow(str(f), int(c), int(r), int(s))
-        for f, c, r, s in db.query(
-            "SELECT warc_file, count(*), coalesce(sum(size_raw), 0), "
-            "coalesce(sum(size_stored), 0) FROM t WHERE warc_file IS NOT NULL "
-            "GROUP BY warc_file ORDER BY warc_file"
-        )
-    )
 
-    # Table 6: by depth, requested and downloaded documents and internal links found.
-    depths = tuple(
-        DepthRow(int(d), int(r), int(k), int(links), _share(int(links), int(k)))
-        for d, r, k, links in db.query(
-            f"SELECT depth, {requested_sum}, {_OK_SUM}, "
-            "coalesce(sum(CASE WHEN state = 'OK' THEN links_internal ELSE 0 END), 0) "
-            "FROM t GROUP BY depth ORDER BY depth",
-            gates,
-        )
-    )
-
-    # Table 13's link kinds of downloaded documents.
+def _link_kinds(
+    rows: tuple[tuple[bool, bool, bool, int], ...], downloaded: int
+) -> tuple[LinkKindRow, ...]:
+    """Table 13's link kinds of downloaded documents."""
     kind_counts: dict[str, int] = {}
-    for h, a, f, c in db.query(
-        "SELECT links_h > 0, links_a > 0, links_f > 0, count(*) FROM t WHERE state = 'OK' "
-        "GROUP BY 1, 2, 3"
-    ):
+    for h, a, f, c in rows:
         kind = ("h" if h else "0") + ("a" if a else "0") + ("f" if f else "0")
-        kind_counts[kind] = int(c)
+        kind_counts[kind] = c
     kinds = [k for k in LINK_KIND_CLASSES] + sorted(set(kind_counts) - set(LINK_KIND_CLASSES))
-    link_kinds = tuple(
-        LinkKindRow(k, kind_counts.get(k, 0), _share(kind_counts.get(k, 0), int(downloaded)))
+    return tuple(
+        LinkKindRow(k, kind_counts.get(k, 0), _share(kind_counts.get(k, 0), downloaded))
         for k in kinds
     )
 
-    scripted = any(_used_script(b.config) for b in db.batches if b.number in batches)
-    link_filtering = _link_filtering(db) if scripted else ()
 
-    # States over time and pages/s.
-    timeline: list[TimeBucket] = []
-    width = 1.0
-    if t0 is not None:
-        span = float(t1) - float(t0)
-        width = _bucket_seconds(span)
-        per_bucket: dict[int, dict[str, int]] = {}
-        for b, state, c in db.query(
-            f"SELECT {db.floor('(fetched_at - ?) / ?')}, state, count(*) FROM t "
-            "GROUP BY 1, 2 ORDER BY 1",
-            (t0, width),
-        ):
-            per_bucket.setdefault(int(b), {})[str(state)] = int(c)
-        last = max(per_bucket, default=-1)
-        rank = {s: i for i, s in enumerate(STATE_ORDER)}
-        for b in range(last + 1):
-            states = per_bucket.get(b, {})
-            ordered = tuple(sorted(states.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0])))
-            timeline.append(TimeBucket(b * width, width, ordered, states.get("OK", 0) / width))
-    duration = (float(t1) - float(t0)) if t0 is not None else 0.0
-
-    # Distinct documents, per host and in all: the payload's near class (or its SHA-1),
-    # counted by SQL over the few payloads whose class is another's.
-    classes = document_classes(db, content)
-    db.script("DROP TABLE IF EXISTS temp.nc")
-    db.script("CREATE TEMP TABLE nc (sha TEXT PRIMARY KEY, cls TEXT NOT NULL)")
-    db.script_many("INSERT INTO temp.nc (sha, cls) VALUES (?, ?)", list(classes.items()))
-    db.script("DROP TABLE IF EXISTS temp.d")
-    db.script(
-        "CREATE TEMP TABLE d AS SELECT t.host AS host, coalesce(nc.cls, t.doc) AS cls "
-        "FROM t LEFT JOIN temp.nc AS nc ON nc.sha = t.doc WHERE t.doc IS NOT NULL"
-    )
-    documents, distinct = db.query("SELECT count(*), count(DISTINCT cls) FROM temp.d")[0]
-    soft404s = int(doc_counts.get("soft404", 0))
-    docs_by_host = dict(db.query("SELECT host, count(DISTINCT cls) FROM temp.d GROUP BY host"))
-    hosts_rows = tuple(
-        HostRow(str(h), int(r), int(k), int(b), int(docs_by_host.get(str(h), 0)))
-        for h, r, k, b in db.query(
-            f"SELECT host, {requested_sum}, {_OK_SUM}, "
-            "coalesce(sum(CASE WHEN state = 'OK' THEN size_raw ELSE 0 END), 0) FROM t "
-            "GROUP BY host ORDER BY 2 DESC, host LIMIT ?",
-            (*gates, top_hosts),
-        )
-    )
-    canonicals = canonical_counts(db)  # reads the counted fetches (temp.t)
-    ends = [b.ended_at for b in db.batches if b.number in batches and b.ended_at is not None]
-    starts = [b.started_at for b in db.batches if b.number in batches]
-    db.script("DROP TABLE IF EXISTS temp.t")
-    db.script("DROP TABLE IF EXISTS temp.sp")
-    db.script("DROP TABLE IF EXISTS temp.nc")
-    db.script("DROP TABLE IF EXISTS temp.d")
-    return CrawlStats(
-        directory=db.source,
-        batches=batches,
-        started_at=min(starts, default=None),
-        ended_at=max(ends, default=None),
-        urls_known=int(urls_known),
-        hosts=int(hosts),
-        seeds_known=int(seeds_known),
-        fetches=int(fetches),
-        requested=int(requested),
-        downloaded=int(downloaded),
-        seed_states=_state_rows(seed_counts),
-        document_states=_state_rows(doc_counts),
-        url_lengths=tuple(lengths),
-        seed_forms=forms,
-        sizes=tuple(sizes),
-        mean_size=float(mean_size),
-        max_size=int(max_size),
-        storage=storage,
-        raw_bytes=sum(r.raw_bytes for r in storage),
-        stored_bytes=sum(r.stored_bytes for r in storage),
-        depths=depths,
-        link_kinds=link_kinds,
-        scripted=scripted,
-        link_filtering=link_filtering,
-        timeline=tuple(timeline),
-        bucket_seconds=width,
-        pages_per_second=int(downloaded) / max(duration, width) if t0 is not None else 0.0,
-        top_hosts=hosts_rows,
-        seed_codes=seed_codes,
-        document_codes=document_codes,
-        size_histogram=histogram,
-        content=content,
-        documents=int(documents),
-        distinct_documents=int(distinct),
-        soft404s=soft404s,
-        learned=learned_rules(db),
-        canonicals=canonicals,
-        truncated=truncated,
-    )
-
-
-def soft404_count(db: CrawlReader, batches: tuple[int, ...]) -> int:
-    """URLs whose last fetch in a batch was a soft 404 (state ``soft404``, crawl/soft404.py):
-    no document, so every reader counts them apart."""
-    if not batches:
-        return 0
-    marks = ",".join("?" * len(batches))
-    (n,) = db.query(
-        "SELECT count(*) FROM fetches f WHERE f.state = 'soft404' AND f.id IN (SELECT max(id) "
-        f"FROM fetches WHERE batch IN ({marks}) GROUP BY url_id, batch)",
-        batches,
-    )[0]
-    return int(n)
+def _timeline(reads: StatReads) -> tuple[TimeBucket, ...]:
+    """States over time and pages/s, in buckets of ``reads.bucket_seconds``."""
+    width = reads.bucket_seconds
+    per_bucket: dict[int, dict[str, int]] = {}
+    for b, state, c in reads.timeline:
+        per_bucket.setdefault(b, {})[state] = c
+    last = max(per_bucket, default=-1)
+    rank = {s: i for i, s in enumerate(STATE_ORDER)}
+    timeline = []
+    for b in range(last + 1):
+        states = per_bucket.get(b, {})
+        ordered = tuple(sorted(states.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0])))
+        timeline.append(TimeBucket(b * width, width, ordered, states.get("OK", 0) / width))
+    return tuple(timeline)
 
 
 _PAGE_TYPES = ("list", "detail")  # always listed; "other" (no pattern) only when present
@@ -689,18 +570,11 @@ def _filter_row(page_type: str, pages: int, before: int, after: int) -> FilterRo
     return FilterRow(page_type, pages, before, after, 1 - after / before if before else 0.0)
 
 
-def _link_filtering(db: CrawlReader) -> tuple[FilterRow, ...]:
+def _link_filtering(got_rows: tuple[tuple[str, int, int, int], ...]) -> tuple[FilterRow, ...]:
     """Seed 002 Table 2 by page type, over the downloads of the counted fetches that
     stored the counts (pages of scripted sites; a page no pattern names is "other"), and
     their total."""
-    got = {
-        str(p): (int(n), int(b), int(a))
-        for p, n, b, a in db.query(
-            "SELECT coalesce(page_type, 'other'), count(*), sum(links_before), "
-            "sum(links_after) FROM t WHERE state = 'OK' AND links_before IS NOT NULL "
-            "GROUP BY 1"
-        )
-    }
+    got = {p: (n, b, a) for p, n, b, a in got_rows}
     order = [*_PAGE_TYPES, *sorted(set(got) - set(_PAGE_TYPES))]
     rows = [_filter_row(p, *got.get(p, (0, 0, 0))) for p in order]
     total = [sum(v[i] for v in got.values()) for i in range(3)]

@@ -39,16 +39,10 @@ def _describe(state: str) -> str:
 def crawl_outcome(out: Path, batch: int) -> CrawlOutcome:
     """The seeds of ``batch`` in the crawl in ``out``: how many a server answered, and if
     none, one line saying why (the state and the recorded error of each kind of failure)."""
-    from dustless.analysis import open_crawl
+    from dustless.store import open_crawl, seed_outcomes
 
     with open_crawl(out) as db:
-        rows = db.query(
-            "SELECT u.url, f.state, f.status, f.error, h.robots_state FROM fetches f "
-            "JOIN urls u ON u.id = f.url_id LEFT JOIN hosts h ON h.name = u.host "
-            "WHERE f.id IN (SELECT max(id) FROM fetches WHERE batch = ? GROUP BY url_id) "
-            "AND u.depth = 0 ORDER BY u.id",
-            (batch,),
-        )
+        rows = seed_outcomes(db, batch)
     answered = sum(1 for row in rows if row[2] is not None)
     if not rows or answered:
         return CrawlOutcome(len(rows), answered, "")

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from dustless.analysis import BatchInfo, CrawlReader
 from dustless.crawl.progress import format_duration
+from dustless.store import BatchInfo, CrawlReader
 
 __all__ = ["INTERVAL_ENV", "StepProgress", "counting_reader", "progress_interval"]
 

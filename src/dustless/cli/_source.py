@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from dustless.errors import InvalidOption, UsageError
 
 if TYPE_CHECKING:
-    from dustless.analysis import CrawlReader
+    from dustless.store import CrawlReader
 
 __all__ = [
     "CrawlSource",
@@ -106,7 +106,7 @@ def crawl_source(
             raise UsageError("give the crawl directory DIR, or --db postgresql://…")
         if getattr(args, "worker_dir", None):
             raise InvalidOption("--worker-dir needs --db postgresql://… (a shared crawl)")
-        from dustless.analysis import worker_dir_message
+        from dustless.store import worker_dir_message
 
         worker = worker_dir_message(directory, how="add" if dir_with_db else "instead, give")
         if worker is not None:
@@ -129,6 +129,6 @@ def crawl_source(
 
 def open_source(source: CrawlSource) -> CrawlReader:
     """The reader of ``source`` (read-only)."""
-    from dustless.analysis import open_crawl
+    from dustless.store import open_crawl
 
     return open_crawl(source.directory, db=source.db, dirs=source.worker_dirs)

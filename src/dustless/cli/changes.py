@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 from dustless.words import plural
 
 if TYPE_CHECKING:
-    from dustless.analysis import ChangeGroup, ChangeReport, CrawlReader, LastmodAgreement
+    from dustless.analysis import ChangeGroup, ChangeReport, LastmodAgreement
     from dustless.report import Section
+    from dustless.store import CrawlReader
 
 HELP = "change statistics of a recrawled collection (seed 004 §4)"
 

@@ -15,7 +15,7 @@ from dustless.words import plural
 
 # Sections other commands add to the report (``dustless changes``' charts): "module:function"
 # names, imported only when a report is made; the function takes the open crawl (a
-# ``dustless.analysis.CrawlReader``: the report reads one snapshot) and returns a sequence
+# ``dustless.store.CrawlReader``: the report reads one snapshot) and returns a sequence
 # of dustless.report.Section. Add a line here, e.g. "dustless.analysis._x:change_sections".
 SECTION_PROVIDERS: list[str | Callable[[Any], Sequence[Any]]] = [
     "dustless.cli.changes:report_sections",  # seed 004 §4 Tables 7-13

@@ -185,8 +185,9 @@ def _site_json(site: SiteScript) -> dict[str, Any]:
 
 def _show_crawl(directory: Path, *, as_json: bool) -> int:
     """The rules a crawl learned (``crawl --learn``), from its DB."""
-    from dustless.analysis import learned_rules, open_crawl, to_jsonable
+    from dustless.analysis import learned_rules, to_jsonable
     from dustless.crawl.learn import LEARNED_RULES
+    from dustless.store import open_crawl
 
     with open_crawl(directory) as db:
         rows = learned_rules(db)

@@ -11,10 +11,8 @@ input URL list of the next crawl (seed 004 Fig. 1, "출력 URL 목록").
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +21,7 @@ from dustless.crawl.net import Fetcher, make_fetcher
 from dustless.crawl.scope import site_of
 from dustless.crawl.scripted import Rules, identity_policy, load_rules
 from dustless.errors import InvalidOption
-from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, WarcWriter
+from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, WarcWriter, first_crawl
 from dustless.url import hostname_of
 
 __all__ = [
@@ -82,22 +80,10 @@ def failed_first_crawl(out: Path) -> bool:
     db = out / "crawl.db"
     if not db.is_file():
         return False
-    try:
-        uri = db.resolve().as_uri() + "?mode=ro"
-        with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
-            batches = conn.execute("SELECT ended_at FROM crawls").fetchall()
-            if len(batches) != 1 or batches[0][0] is None:
-                return False  # a crawl under way (resumable), or one with history
-            seeds, answered = conn.execute(
-                "SELECT count(*), count(f.status) FROM fetches f "
-                "JOIN urls u ON u.id = f.url_id WHERE u.depth = 0"
-            ).fetchone()
-            (anything,) = conn.execute(
-                "SELECT count(*) FROM fetches WHERE status IS NOT NULL"
-            ).fetchone()
-    except sqlite3.Error:
-        return False  # not ours to judge: the usual refusal names the directory
-    return bool(seeds > 0 and answered == 0 and anything == 0)
+    got = first_crawl(db)  # None: not ours to judge; the usual refusal names the directory
+    if got is None or not got.ended:
+        return False  # a crawl under way (resumable), one with history, or not a crawl DB
+    return got.seeds > 0 and got.answered == 0 and got.responses == 0
 
 
 def _clear_failed(out: Path) -> None:

@@ -1,6 +1,6 @@
 """``export_files``: a crawl's documents as numbered gzip files with crawl-info XML (I/O).
 
-Reads the crawl DB through its reader (``dustless.analysis.CrawlReader``: a crawl directory,
+Reads the crawl DB through its reader (``dustless.store.CrawlReader``: a crawl directory,
 or a crawl shared on PostgreSQL) and each payload from the WARC record the DB points to (a
 ``revisit`` record's payload from the response it refers to; on PostgreSQL, in the directory
 of the worker that wrote it). One document per URL: its last 2xx fetch with a payload.
@@ -19,16 +19,15 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from dustless.errors import InvalidOption, StoreError
 
 from ._info import DocInfo, crawl_info_xml, doc_paths, java_date
 
 if TYPE_CHECKING:
-    from dustless.analysis import CrawlReader
     from dustless.rules import RuleSet
-    from dustless.store import FetchRow, WarcRef
+    from dustless.store import CrawlReader, FetchRow, URLLabelRow, WarcRef
 
 __all__ = ["ExportSummary", "export_files", "fetch_rows"]
 
@@ -39,21 +38,6 @@ class ExportSummary:
     payload_bytes: int
     seed_dirs: int
     missing: int  # documents whose WARC record could not be read (reported, skipped)
-
-
-class _Label(NamedTuple):
-    """What a ``--script`` crawl stored about a URL (``urls`` columns of migration v2)."""
-
-    page_type: str
-    category: str | None
-    category_id: str | None
-    category_name: str | None
-
-
-_LABELS_SQL = (
-    "SELECT id, page_type, category, category_id, category_name FROM urls "
-    "WHERE page_type IS NOT NULL"
-)
 
 
 def _is_document(row: FetchRow) -> bool:
@@ -69,7 +53,7 @@ def _describe(
     row: FetchRow,
     file: str,
     rules: RuleSet | None,
-    label: _Label | None = None,
+    label: URLLabelRow | None = None,
     labelled: bool = False,
 ) -> DocInfo:
     """Fig. 11 for one document; ``labelled``: the crawl stored labels (a --script crawl),
@@ -100,14 +84,11 @@ def _describe(
 
 
 def fetch_rows(db: CrawlReader) -> Iterator[FetchRow]:
-    """Every fetch row of the crawl, in fetch order (the store's columns, through the
-    reader: the same SQL on SQLite and PostgreSQL)."""
-    from dustless.store import FETCH_COLS, fetch_row
+    """Every fetch row of the crawl, in fetch order (the store's ``export_fetch_rows``: the
+    same read on SQLite and PostgreSQL)."""
+    from dustless.store import export_fetch_rows
 
-    for r in db.iterate(
-        f"SELECT {FETCH_COLS} FROM fetches f JOIN urls u ON u.id = f.url_id ORDER BY f.id"
-    ):
-        yield fetch_row(r)
+    return export_fetch_rows(db)
 
 
 def export_files(
@@ -125,8 +106,7 @@ def export_files(
     directory of the worker that wrote its WARC file (``dirs``: worker name -> its
     directory on this machine, when not where it crawled). ``progress(what, n)``: told of
     the fetch rows read and the documents written (the CLI's progress line)."""
-    from dustless.analysis import open_crawl
-    from dustless.store import DB_NAME, read_record
+    from dustless.store import DB_NAME, open_crawl, read_record, url_labels
 
     dst = Path(out)
     if db is None and (crawl_dir is None or not (Path(crawl_dir) / DB_NAME).is_file()):
@@ -142,7 +122,7 @@ def export_files(
                 stored[row.id] = row.warc
             if _is_document(row):
                 last[row.url_id] = row
-        labels = {int(r[0]): _Label(*r[1:]) for r in reader.query(_LABELS_SQL)}
+        labels = url_labels(reader)
         warc_dirs: dict[str, Path] = {}  # file name -> its directory (a worker's, on PostgreSQL)
         numbers: dict[int, int] = {}
         count = size = missing = 0

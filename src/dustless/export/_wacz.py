@@ -41,8 +41,7 @@ from typing import TYPE_CHECKING, BinaryIO, cast
 from dustless.errors import InvalidOption
 
 if TYPE_CHECKING:
-    from dustless.analysis import CrawlReader
-    from dustless.store import CdxjIndex
+    from dustless.store import CdxjIndex, CrawlReader
 
 __all__ = ["INDEX_BLOCK_LINES", "WACZ_VERSION", "WaczSummary", "check_wacz", "export_wacz"]
 
@@ -180,8 +179,7 @@ def export_wacz(
     index: theirs merged. ``index_block_lines``: an index of more lines is written as
     gzip blocks of this many lines with an ``index.idx``. ``progress(what, n)``: told of the
     WARC files copied, the index lines and the pages written (the CLI's progress line)."""
-    from dustless.analysis import open_crawl
-    from dustless.store import DB_NAME
+    from dustless.store import DB_NAME, open_crawl
 
     if db is None and (crawl_dir is None or not (crawl_dir / DB_NAME).exists()):
         raise InvalidOption(f"{crawl_dir} holds no crawl (no {DB_NAME})")

@@ -28,12 +28,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dustless.analysis import BatchInfo, CrawlReader, open_crawl, read_histories
+from dustless.analysis import read_histories
 from dustless.crawl.conditional import RECRAWL_KEY, batch_settings, recrawl_info
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
 from dustless.recrawl._plan import RecrawlPlan, ScheduleKind, page_states, plan_recrawl
-from dustless.store import DB_NAME, PROBE_KIND, CrawlStore, SQLiteStore, URLState
+from dustless.store import (
+    DB_NAME,
+    PROBE_KIND,
+    BatchInfo,
+    CrawlReader,
+    CrawlStore,
+    SQLiteStore,
+    URLState,
+    open_crawl,
+)
 
 __all__ = ["DAY", "RecrawlStart", "open_recrawl", "recrawl_info"]
 

@@ -24,26 +24,6 @@ def host_sections(ev: Evaluation) -> list[Section]:
     """One section, or none for an evaluation without per-host rows (an old JSON file)."""
     if not ev.host_rows:
         return []
-    with_sets = {(r.host, r.factor) for r in ev.host_rows if r.sets}
-    detail = {(d.host, d.factor, d.method): d for d in ev.host_details}
-    rows = []
-    for r in ev.host_rows:
-        if (r.host, r.factor) not in with_sets:
-            continue
-        d = detail.get((r.host, r.factor, r.method))
-        rows.append(
-            (
-                r.host or "",
-                r.factor,
-                r.method,
-                _rate(r.redundancy_rate),
-                _rate(r.coverage_loss_rate) + ("" if r.coverage_loss_measured else " (est.)"),
-                f"{r.sets:,}",
-                f"{r.downloads:,}",
-                f"{r.unique_documents:,}",
-                "–" if d is None else f"{d.duplicates_removed:,}",
-            )
-        )
     policy = tuple(
         (
             p.host,
@@ -71,22 +51,7 @@ def host_sections(ev: Evaluation) -> list[Section]:
             policy,
             (False, False, True, True),
         ),
-        Table(
-            "Redundancy and coverage loss per host",
-            (
-                "host",
-                "factor",
-                "method",
-                "redundancy",
-                "coverage loss",
-                "sets",
-                "downloads",
-                "unique docs",
-                "duplicates removed",
-            ),
-            tuple(rows),
-            (False, False, False, True, True, True, True, True, True),
-        ),
+        _host_table(ev),
     ]
     if ev.disagreements:
         blocks.append(
@@ -108,3 +73,43 @@ def host_sections(ev: Evaluation) -> list[Section]:
             )
         )
     return [Section("hosts", "Per host: what each method costs and saves", tuple(blocks))]
+
+
+def _host_table(ev: Evaluation) -> Table:
+    """Each method's rates per host, for the hosts where a factor has candidate sets."""
+    with_sets = {(r.host, r.factor) for r in ev.host_rows if r.sets}
+    detail = {(d.host, d.factor, d.method): d for d in ev.host_details}
+    rows = []
+    for r in ev.host_rows:
+        if (r.host, r.factor) not in with_sets:
+            continue
+        d = detail.get((r.host, r.factor, r.method))
+        rows.append(
+            (
+                r.host or "",
+                r.factor,
+                r.method,
+                _rate(r.redundancy_rate),
+                _rate(r.coverage_loss_rate) + ("" if r.coverage_loss_measured else " (est.)"),
+                f"{r.sets:,}",
+                f"{r.downloads:,}",
+                f"{r.unique_documents:,}",
+                "–" if d is None else f"{d.duplicates_removed:,}",
+            )
+        )
+    return Table(
+        "Redundancy and coverage loss per host",
+        (
+            "host",
+            "factor",
+            "method",
+            "redundancy",
+            "coverage loss",
+            "sets",
+            "downloads",
+            "unique docs",
+            "duplicates removed",
+        ),
+        tuple(rows),
+        (False, False, False, True, True, True, True, True, True),
+    )

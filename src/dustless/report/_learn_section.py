@@ -10,82 +10,28 @@ before keeping the learned rules (docs/learning.md).
 
 from __future__ import annotations
 
-from dustless.analysis import CrawlStats
-from dustless.report._page import Paragraph, Section, Table
+from dustless.analysis import CrawlStats, StatTables, Table
+from dustless.report._page import Paragraph, Section
 
 __all__ = ["learning_sections"]
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "–"
-
-
-def learning_sections(st: CrawlStats) -> list[Section]:
-    """One section, or none for a crawl that neither learned nor kept canonical links."""
+def learning_sections(st: CrawlStats, t: StatTables) -> list[Section]:
+    """One section, or none for a crawl that neither learned nor kept canonical links: the
+    tables of ``stat_tables`` (``t``, of ``st``), the learned rules' with what they mean."""
     blocks: list[Paragraph | Table] = []
-    if st.learned:
-        active = [r for r in st.learned if r.active]
+    if t.learned is not None:
+        active = sum(1 for r in st.learned if r.active)
         blocks.append(
             Paragraph(
-                f"{len(active)} rules learned while crawling are in force, "
-                f"{len(st.learned) - len(active)} were retracted (their merges were admitted "
+                f"{active} rules learned while crawling are in force, "
+                f"{len(st.learned) - active} were retracted (their merges were admitted "
                 "again); they are in learned-rules.xml, which `dustless crawl --rules` reuses."
             )
         )
-        blocks.append(
-            Table(
-                "Rules learned per host",
-                (
-                    "host",
-                    "rule",
-                    "support",
-                    "fp",
-                    "evidence",
-                    "learned",
-                    "merged",
-                    "checked",
-                    "state",
-                ),
-                tuple(
-                    (
-                        r.host,
-                        r.rule,
-                        f"{r.support:,}",
-                        f"{100 * r.fp_rate:.2f}%",
-                        r.evidence,
-                        f"{r.learned_after:.1f} s (page {r.learned_fetches:,})",
-                        f"{r.merged:,}",
-                        f"{r.checked:,}",
-                        "in force"
-                        if r.active
-                        else f"retracted at {r.retracted_after or 0:.1f} s: {r.reason or ''}",
-                    )
-                    for r in st.learned
-                ),
-                (False, False, True, True, False, False, True, True, False),
-            )
-        )
-    c = st.canonicals
-    if c is not None and c.declaring:
-        blocks.append(
-            Table(
-                "Canonical links (RFC 6596) of the downloaded documents",
-                ("", "documents", "share"),
-                (
-                    ("declare a canonical URL", f"{c.declaring:,}", _pct(c.declaring, c.documents)),
-                    ("… their own URL", f"{c.own:,}", _pct(c.own, c.declaring)),
-                    (
-                        "… a URL on another host",
-                        f"{c.other_host:,}",
-                        _pct(c.other_host, c.declaring),
-                    ),
-                    ("declared URLs the crawl fetched", f"{c.fetched:,}", ""),
-                    ("… answering other than 200", f"{c.non_200:,}", _pct(c.non_200, c.fetched)),
-                    ("… of which redirects", f"{c.redirect:,}", _pct(c.redirect, c.fetched)),
-                ),
-                (False, True, True),
-            )
-        )
+        blocks.append(t.learned)
+    if t.canonicals is not None:
+        blocks.append(t.canonicals)
     if not blocks:
         return []
     return [Section("learning", "Learned rules and canonical links", tuple(blocks))]

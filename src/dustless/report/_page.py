@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
+from dustless.analysis import Table  # the statistics' table model, rendered here as HTML
 from dustless.report._svg import BarChart, render_bar_chart
 
 __all__ = [
@@ -36,14 +37,6 @@ __all__ = [
 class Paragraph:
     text: str
     note: bool = False  # rendered smaller and grey
-
-
-@dataclass(frozen=True, slots=True)
-class Table:
-    caption: str
-    headers: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    numeric: tuple[bool, ...] = ()  # right-align these columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +100,9 @@ def _slug(text: str) -> str:
 
 
 def _table(t: Table) -> str:
-    numeric = t.numeric or tuple(False for _ in t.headers)
-    head = "".join(f"<th>{escape(h)}</th>" for h in t.headers)
-    thead = f"<thead><tr>{head}</tr></thead>" if any(t.headers) else ""
+    numeric = t.numeric or tuple(False for _ in t.columns)
+    head = "".join(f"<th>{escape(h)}</th>" for h in t.columns)
+    thead = f"<thead><tr>{head}</tr></thead>" if any(t.columns) else ""
     body = []
     for row in t.rows:
         cells = "".join(
@@ -120,8 +113,9 @@ def _table(t: Table) -> str:
         )
         body.append(f"<tr>{cells}</tr>")
     return (
-        f"<table><caption>{escape(t.caption)}</caption>{thead}"
+        f"<table><caption>{escape(t.title)}</caption>{thead}"
         f"<tbody>{''.join(body)}</tbody></table>"
+        + "".join(f'<p class="note">{escape(n)}</p>' for n in t.notes)
     )
 
 

@@ -12,7 +12,7 @@ Policy can forbid inline styles on elements.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -112,22 +112,32 @@ def _width(text: str, size: float = 11) -> float:
     return len(text) * _CHAR_W * size / 11
 
 
-def render_bar_chart(chart: BarChart, chart_id: str) -> str:
-    """The chart as an ``<svg>`` element (``class="chart"``), sized by its ``viewBox``.
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """Where a chart's parts go, measured from what they hold."""
 
-    The margins are measured from what they hold: the left one from the longest tick label
-    and the axis title beside it, the bottom one from the category labels (turned when
-    they would not fit their bar), so no text is cut off or drawn over another.
-    """
-    fmt = format_bytes if chart.unit == "bytes" else _fmt
+    ticks: tuple[float, ...]
+    tick_labels: tuple[str, ...]
+    y_max: float
+    left: float  # the plot's left edge
+    plot_w: float
+    band: float  # a category's width
+    turned: bool  # category labels turned by 35°
+    label_every: int
+    height: int
+    plot_bottom: float
+
+    def y(self, v: float) -> float:
+        return self.plot_bottom - (v / self.y_max) * _PLOT_H
+
+
+def _frame(chart: BarChart, fmt: Callable[[float], str]) -> _Frame:
     n_cat = max(len(chart.categories), 1)
-    n_ser = max(len(chart.series), 1)
     if chart.stacked:
         tops = [sum(s.values[i] for s in chart.series) for i in range(len(chart.categories))]
     else:
         tops = [v for s in chart.series for v in s.values]
     ticks = nice_ticks(max(tops, default=0.0))
-    y_max = ticks[-1] or 1.0
     tick_labels = [fmt(t) for t in ticks]
     title_room = 20 if chart.y_label else 0
     left = title_room + 10 + max(_width(t) for t in tick_labels) + 6
@@ -140,23 +150,55 @@ def render_bar_chart(chart: BarChart, chart_id: str) -> str:
     # A label turned by 35° takes about 0.57 of its length downwards.
     labels_h = (longest * 0.6 + 16) if turned else 18
     bottom = labels_h + (18 if chart.x_label else 4)
-    height = round(_TOP + _PLOT_H + bottom)
-    plot_bottom = _TOP + _PLOT_H
+    return _Frame(
+        tuple(ticks),
+        tuple(tick_labels),
+        ticks[-1] or 1.0,
+        left,
+        plot_w,
+        band,
+        turned,
+        label_every,
+        round(_TOP + _PLOT_H + bottom),
+        _TOP + _PLOT_H,
+    )
 
+
+def render_bar_chart(chart: BarChart, chart_id: str) -> str:
+    """The chart as an ``<svg>`` element (``class="chart"``), sized by its ``viewBox``.
+
+    The margins are measured from what they hold: the left one from the longest tick label
+    and the axis title beside it, the bottom one from the category labels (turned when
+    they would not fit their bar), so no text is cut off or drawn over another.
+    """
+    fmt = format_bytes if chart.unit == "bytes" else _fmt
+    f = _frame(chart, fmt)
     out: list[str] = [
-        f"<svg {_attrs(id=chart_id, class_='chart', viewBox=f'0 0 {_W} {height}')} "
+        f"<svg {_attrs(id=chart_id, class_='chart', viewBox=f'0 0 {_W} {f.height}')} "
         f'role="img" aria-labelledby="{escape(chart_id)}-t" xmlns="http://www.w3.org/2000/svg">',
         f'<title id="{escape(chart_id)}-t">{escape(chart.title)}</title>',
         f"<text {_attrs(x=_W / 2, y=18, text_anchor='middle', font_size=14, font_weight='bold')}>"
         f"{escape(chart.title)}</text>",
+        *_axes(chart, f),
+        *_bars(chart, f, fmt),
     ]
+    if chart.x_label:
+        out.append(
+            f"<text {_attrs(x=round(f.left + f.plot_w / 2, 2), y=f.height - 6)} "
+            f"{_attrs(text_anchor='middle')} "
+            f'font-size="11">{escape(chart.x_label)}</text>'
+        )
+    out += _legend(chart)
+    out.append("</svg>")
+    return "".join(out)
 
-    def y(v: float) -> float:
-        return plot_bottom - (v / y_max) * _PLOT_H
 
-    # Axes and grid.
-    for t, label in zip(ticks, tick_labels, strict=True):
-        yy = round(y(t), 2)
+def _axes(chart: BarChart, f: _Frame) -> list[str]:
+    """The grid with its tick labels, the axes, the y axis' title; "no data" when empty."""
+    out: list[str] = []
+    left, plot_bottom = f.left, f.plot_bottom
+    for t, label in zip(f.ticks, f.tick_labels, strict=True):
+        yy = round(f.y(t), 2)
         out.append(
             f"<line {_attrs(x1=round(left, 2), x2=_W - _RIGHT, y1=yy, y2=yy, stroke='#dddddd')}/>"
             f"<text {_attrs(x=round(left - 6, 2), y=yy + 4, text_anchor='end', font_size=11)}>"
@@ -175,25 +217,31 @@ def render_bar_chart(chart: BarChart, chart_id: str) -> str:
         )
     if chart.empty:
         out.append(
-            f"<text {_attrs(x=round(left + plot_w / 2, 2), y=_TOP + _PLOT_H / 2)} "
+            f"<text {_attrs(x=round(left + f.plot_w / 2, 2), y=_TOP + _PLOT_H / 2)} "
             'text-anchor="middle" fill="#666666">no data</text>'
         )
-    # Bars.
-    inner = band * 0.8
+    return out
+
+
+def _bars(chart: BarChart, f: _Frame, fmt: Callable[[float], str]) -> list[str]:
+    """Each category's bars (side by side, or stacked) and its label."""
+    out: list[str] = []
+    n_ser = max(len(chart.series), 1)
+    inner = f.band * 0.8
     for i, cat in enumerate(chart.categories):
-        x0 = left + i * band + (band - inner) / 2
+        x0 = f.left + i * f.band + (f.band - inner) / 2
         base = 0.0
         for j, s in enumerate(chart.series):
             v = s.values[i]
             color = PALETTE[j % len(PALETTE)]
             if chart.stacked:
                 bx, bw = x0, inner
-                y_top, y_bottom = y(base + v), y(base)
+                y_top, y_bottom = f.y(base + v), f.y(base)
                 base += v
             else:
                 bw = inner / n_ser
                 bx = x0 + j * bw
-                y_top, y_bottom = y(v), y(0)
+                y_top, y_bottom = f.y(v), f.y(0)
             h = max(y_bottom - y_top, 0.0)
             if v > 0 and h < 1:
                 h, y_top = 1.0, y_bottom - 1.0  # a non-zero value stays visible
@@ -208,21 +256,25 @@ def render_bar_chart(chart: BarChart, chart_id: str) -> str:
                     f"{_attrs(text_anchor='middle', font_size=10, fill='#333')}>"
                     f"{escape(fmt(v))}</text>"
                 )
-        if i % label_every == 0:
-            cx = left + i * band + band / 2
-            ly = plot_bottom + 14
-            anchor = "end" if turned else "middle"
-            rotate = f' transform="rotate(-35 {cx:.2f} {ly})"' if turned else ""
-            out.append(
-                f"<text {_attrs(x=round(cx, 2), y=ly, text_anchor=anchor, font_size=11)}{rotate}>"
-                f"{escape(cat)}</text>"
-            )
-    if chart.x_label:
-        out.append(
-            f"<text {_attrs(x=round(left + plot_w / 2, 2), y=height - 6, text_anchor='middle')} "
-            f'font-size="11">{escape(chart.x_label)}</text>'
-        )
-    # Legend, right-aligned under the title (a single series is named by the title).
+        if i % f.label_every == 0:
+            out.append(_category_label(f, i, cat))
+    return out
+
+
+def _category_label(f: _Frame, i: int, cat: str) -> str:
+    cx = f.left + i * f.band + f.band / 2
+    ly = f.plot_bottom + 14
+    anchor = "end" if f.turned else "middle"
+    rotate = f' transform="rotate(-35 {cx:.2f} {ly})"' if f.turned else ""
+    return (
+        f"<text {_attrs(x=round(cx, 2), y=ly, text_anchor=anchor, font_size=11)}{rotate}>"
+        f"{escape(cat)}</text>"
+    )
+
+
+def _legend(chart: BarChart) -> list[str]:
+    """Right-aligned under the title (a single series is named by the title)."""
+    out: list[str] = []
     if len(chart.series) > 1:
         lx: float = _W - _RIGHT
         for j, s in reversed(list(enumerate(chart.series))):
@@ -233,8 +285,7 @@ def render_bar_chart(chart: BarChart, chart_id: str) -> str:
                 f"{_attrs(fill=PALETTE[j % len(PALETTE)])}/>"
                 f"<text {_attrs(x=round(lx + 13, 2), y=37, font_size=11)}>{label}</text>"
             )
-    out.append("</svg>")
-    return "".join(out)
+    return out
 
 
 def charts_are_valid(charts: Sequence[BarChart]) -> bool:

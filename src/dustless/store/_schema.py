@@ -11,7 +11,7 @@ time, MIME, file, state). We split the document table into ``urls`` (one row per
 what URL-seen needs) and ``fetches`` (one row per fetch, every fetch kept: what statistics and
 recrawls need). This is SQLite's SQL (``PRAGMA``, SQLite triggers, sums of comparisons): a
 PostgreSQL store keeps twin migrations of its own, with the same tables and columns. What
-must be portable is the readers' SQL (``dustless.analysis.CrawlReader``, docs/storage.md).
+must be portable is the readers' SQL (``dustless.store.CrawlReader``, docs/storage.md).
 """
 
 from __future__ import annotations

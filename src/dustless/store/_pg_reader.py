@@ -1,6 +1,6 @@
 """The PostgreSQL reader of a crawl shared by workers (``--db postgresql://…``).
 
-:class:`PgCrawlDB` answers the same :class:`~dustless.analysis.CrawlReader` questions as the
+:class:`PgCrawlDB` answers the same :class:`~dustless.store.CrawlReader` questions as the
 SQLite reader, over the crawl DB the workers share. The readers' SQL is written once, in the
 subset both databases speak; what differs is translated here, at the edge:
 
@@ -28,9 +28,15 @@ from typing import Any
 import psycopg
 from psycopg.adapt import Buffer, Loader
 
-from dustless.analysis._crawlreader import BATCHES_SQL, REQUIRED_TABLES, BatchChoice, batch_infos
 from dustless.errors import InvalidOption, StoreError
-from dustless.store import WARC_DIR, display_dsn, one_line, sqlite_params
+from dustless.store._pg_conn import display_dsn, one_line, sqlite_params
+from dustless.store._reader import (
+    BATCHES_SQL,
+    REQUIRED_TABLES,
+    WARC_DIR,
+    BatchChoice,
+    batch_infos,
+)
 
 __all__ = ["PgCrawlDB", "open_pg_crawl"]
 

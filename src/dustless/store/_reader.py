@@ -1,17 +1,17 @@
 """Read-only access to a crawl's DB for ``stats``, ``evaluate``, ``report`` and the others.
 
-The store (``dustless.store``) owns the schema and every write; the readers of ``analysis``
-go through :class:`CrawlReader`, which answers read-only SQL over the documented schema
-(docs/storage.md), grouping in the database so a million fetches cost a few scans, not a
-million Python objects. The SQL is written once, in the subset SQLite and PostgreSQL share
-(``CASE`` sums, never a sum of a comparison; an alias on every subquery in ``FROM``; window
-functions; integer division of integers only); where the two differ the reader says how
-(:meth:`CrawlReader.instr`, :meth:`CrawlReader.greatest`, :meth:`CrawlReader.floor`). Two
-spellings are the reader's to translate: the ``?`` placeholders, and ``temp.NAME`` for the
-session's temporary tables (``pg_temp.NAME`` on PostgreSQL).
-:class:`CrawlDB` is the SQLite reader: its connection is opened with ``mode=ro``, so
-``dustless stats`` on a crawl that is still running never takes a write lock (WAL lets
-readers proceed).
+The store owns the schema, every write and every read: the readers (``analysis``, ``export``,
+``report``, the CLI) go through :class:`CrawlReader` and the named reads of ``_reads.py`` and
+``_stat_reads.py`` built on it, never through SQL of their own. The reader answers read-only SQL
+over the documented schema (docs/storage.md), grouping in the database so a million fetches cost
+a few scans, not a million Python objects. The SQL is written once, in the subset SQLite and
+PostgreSQL share (``CASE`` sums, never a sum of a comparison; an alias on every subquery in
+``FROM``; window functions; integer division of integers only); where the two differ the reader
+says how (:meth:`CrawlReader.instr`, :meth:`CrawlReader.greatest`, :meth:`CrawlReader.floor`).
+Two spellings are the reader's to translate: the ``?`` placeholders, and ``temp.NAME`` for the
+session's temporary tables (``pg_temp.NAME`` on PostgreSQL). :class:`CrawlDB` is the SQLite
+reader: its connection is opened with ``mode=ro``, so ``dustless stats`` on a crawl that is
+still running never takes a write lock (WAL lets readers proceed).
 
 Batches: every fetch row carries the batch it belongs to (004 §4 "일괄 수집"). The fetches
 ``evaluate --fetch`` makes to measure coverage loss go into a batch of their own whose
@@ -29,18 +29,19 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dustless.errors import InvalidOption, StoreError
-from dustless.store import DB_NAME, PROBE_KIND, WARC_DIR
+from dustless.store._types import DB_NAME, PROBE_KIND
 
 __all__ = [
-    "DB_NAME",
-    "PROBE_KIND",
     "REQUIRED_TABLES",
+    "WARC_DIR",
     "BatchInfo",
     "CrawlDB",
     "CrawlReader",
     "open_crawl",
     "worker_dir_message",
 ]
+
+WARC_DIR = "warc"  # OUTDIR/warc holds the WARC files
 
 # Tables a crawl DB has since the store's first migration (store/_schema.py, V1).
 REQUIRED_TABLES = frozenset({"crawls", "hosts", "seeds", "urls", "fetches"})
@@ -255,10 +256,10 @@ def open_crawl(
 ) -> CrawlReader:
     """Open a crawl for reading: the crawl directory ``directory`` (its SQLite DB, read-only)
     or, with ``db`` (``postgresql://…``), the crawl its workers share there — ``dirs`` maps
-    a worker's name to its directory on this machine when it moved (``_pgreader.py``).
+    a worker's name to its directory on this machine when it moved (``_pg_reader.py``).
     One clear :class:`InvalidOption` when it is not a crawl."""
     if db is not None:
-        from dustless.analysis._pgreader import open_pg_crawl
+        from dustless.store._pg_reader import open_pg_crawl
 
         return open_pg_crawl(db, dirs)
     if directory is None:
