@@ -21,11 +21,14 @@ from dustless.store import (
     HostInfo,
     NewSeed,
     NewURL,
+    RobotsRow,
     SeedUpdate,
     SQLiteStore,
     URLDate,
+    URLLabel,
     URLState,
     WarcRef,
+    WorkLeft,
     url_hash,
 )
 
@@ -338,3 +341,152 @@ def test_sources_counted_dated_and_left_out_of_a_collection(store: CrawlStore) -
         "SELECT url_id, batch, lastmod, changefreq, source_id FROM url_dates ORDER BY batch"
     ) == [(4, 1, 200.0, None, 3), (4, 2, 300.0, "weekly", 1)]
     assert store.record_dates([]) == 0
+
+
+# -- what the engine asks once per run (lifecycle, workers, robots.txt, WARC marks) ---------
+def test_close_commits_and_the_worker_is_the_name_opened_as(open_store: Opener) -> None:
+    s = open_store(worker="w1")
+    assert s.worker == "w1"
+    # Only a store across the network may have other workers writing meanwhile.
+    assert s.shared is (not isinstance(s, SQLiteStore))
+    s.start_batch("{}", now=1.0)
+    s.add_urls([u("/1")])
+    s.close()  # no commit() first: close commits
+    with closing(open_store()) as again:
+        assert again.contains_identities(["http://a.test/1"]) == {"http://a.test/1"}
+
+
+def test_a_db_that_is_up_is_reached_at_once_and_never_reported_away(store: CrawlStore) -> None:
+    heard: list[float | None] = []
+    store.watch_outages(heard.append)
+    assert store.maybe_away() is False
+    store.reach()
+    with store.impatient():  # nothing is away: the calls go through
+        assert store.add_urls([u("/1")]) == [True]
+        store.commit()
+    store.reach()
+    assert store.url_counts()[URLState.QUEUED] == 1
+    assert heard == []  # the hook hears of outages only
+
+
+def test_workers_register_and_are_listed_by_name(open_store: Opener) -> None:
+    with closing(open_store(worker="w2")) as b, closing(open_store(worker="w1")) as a:
+        a.register_worker("/crawl/w1", now=10.0)
+        a.commit()
+        b.register_worker("/crawl/w2", now=11.0)
+        b.commit()
+        a.register_worker("/elsewhere", now=20.0)  # a heartbeat: started_at stays
+        a.commit()
+        rows = a.workers()
+    assert [(w.name, w.dir, w.started_at, w.seen_at) for w in rows] == [
+        ("w1", "/elsewhere", 10.0, 20.0),
+        ("w2", "/crawl/w2", 11.0, 11.0),
+    ]
+    assert all(w.pid is not None and w.machine for w in rows)
+
+
+def test_work_left_read_ahead_answers_with_the_writes_before_it(open_store: Opener) -> None:
+    with closing(open_store(worker="w1")) as s:
+        s.start_batch("{}", now=1.0)
+        s.register_worker("/w1", now=100.0)
+        s.add_urls([u("/1"), u("/2", host="b.test")])
+        s.expect_work_left(100.0, alive_within=30.0)
+        s.commit()
+        assert s.work_left(100.0, alive_within=30.0) == WorkLeft(2, 0, 1)
+        s.claim_queued(10)
+        s.commit()
+        # Nothing was announced this time: work_left asks. (Who is alive is not asked: on
+        # a shared store the asking is this worker's heartbeat, on SQLite it is not.)
+        assert s.work_left(200.0) == WorkLeft(0, 0, 0)
+
+
+def test_robots_txt_is_stored_per_origin_and_replaced(store: CrawlStore) -> None:
+    assert store.robots([]) == {}
+    store.put_robots(
+        [
+            RobotsRow("http://a.test", 200, b"User-agent: *\nDisallow: /x\n", 5.0),
+            RobotsRow("https://a.test", None, b"", 6.0),
+        ]
+    )
+    store.put_robots([RobotsRow("http://a.test", 404, b"", 7.0)])
+    store.put_robots([])
+    got = store.robots(["http://a.test", "https://a.test", "http://a.test:8080"])
+    assert got == {
+        "http://a.test": RobotsRow("http://a.test", 404, b"", 7.0),
+        "https://a.test": RobotsRow("https://a.test", None, b"", 6.0),
+    }
+
+
+def test_warc_commit_marks_are_each_workers_own(open_store: Opener) -> None:
+    with closing(open_store(worker="w1")) as a, closing(open_store(worker="w2")) as b:
+        a.warc_committed({"w1-1.warc.gz": 100, "w1-2.warc.gz": 5})
+        a.warc_committed({})
+        a.commit()
+        b.warc_committed({"w2-1.warc.gz": 7})
+        b.commit()
+        a.warc_committed({"w1-1.warc.gz": 250})
+        a.commit()
+        assert a.warc_committed_ends() == {"w1-1.warc.gz": 250, "w1-2.warc.gz": 5}
+        assert b.warc_committed_ends() == {"w2-1.warc.gz": 7}
+
+
+def test_content_sha1s_are_listed_once_each_in_chunks(store: CrawlStore) -> None:
+    assert list(store.iter_content_sha1s()) == []
+    store.add_urls([u(f"/{i}") for i in range(4)])
+    store.record_fetches(
+        [
+            _fetch(1, 1.0, content_sha1="bb" * 20),
+            _fetch(2, 2.0, content_sha1="aa" * 20),
+            _fetch(3, 3.0, content_sha1="bb" * 20),
+            _fetch(4, 4.0, state="cErr"),
+        ]
+    )
+    assert list(store.iter_content_sha1s(chunk=1)) == [["aa" * 20], ["bb" * 20]]
+
+
+def test_labels_add_what_pages_revealed(store: CrawlStore) -> None:
+    store.add_urls([u("/1"), u("/2"), u("/3")])
+    assert store.category_names([1, 2, 3]) == {}
+    store.label_urls(
+        [
+            URLLabel("http://a.test/1", "list", "c1", "7", "Shoes"),
+            URLLabel("http://a.test/2", "detail", category_name=""),
+            # A later label of the same URL without a name keeps the name (a None adds nothing).
+            URLLabel("http://a.test/1", "detail", "c2"),
+            URLLabel("http://a.test/9", "list", category_name="not held"),
+        ]
+    )
+    store.label_urls([])
+    assert store.category_names([1, 2, 3, 1]) == {1: "Shoes"}  # an empty name is none
+    assert store.query("SELECT id, page_type, category, category_id FROM urls ORDER BY id") == [
+        (1, "detail", "c2", "7"),
+        (2, "detail", None, None),
+        (3, None, None, None),
+    ]
+
+
+def test_sites_are_rebuilt_from_seeds_and_urls_only_when_missing(store: CrawlStore) -> None:
+    assert store.has_seeds() is False
+    store.add_seeds([NewSeed("http://a.test/", "http://a.test/", "a.test")])
+    assert store.has_seeds() is True
+    store.add_urls(
+        [
+            u("/", seed_id=1, depth=0),
+            u("/1"),
+            u("/x", host="www.a.test"),
+            u("/s", host="b.test", state=URLState.SKIPPED),
+            u("/c", host="c.test"),
+        ]
+    )
+    store.commit()
+
+    def site_of(host: str) -> str:
+        return host.removeprefix("www.")
+
+    assert store.rebuild_sites(site_of) == 2  # a.test (its seed's party) and c.test
+    store.commit()
+    assert sorted(store.query("SELECT site, seed_id, pages FROM sites")) == [
+        ("a.test", 1, 3),  # a skipped URL (b.test's) is no page of a party
+        ("c.test", None, 1),
+    ]
+    assert store.rebuild_sites(site_of) == 0  # the table is there: nothing to rebuild

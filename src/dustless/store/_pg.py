@@ -406,11 +406,19 @@ class PostgresCrawlStore(PgReads, PgWork, PgLearn):
     def label_urls(self, labels: Sequence[URLLabel]) -> None:
         if not labels:
             return
-        last = {x.identity: x for x in labels}  # in order: the last label of an identity wins
-        rows = [
-            (x.identity, x.page_type, x.category, x.category_id, x.category_name)
-            for x in last.values()
-        ]
+        # One row per identity (an UPDATE … FROM touches a row once), folded in order as
+        # SQLite applies them one by one: the last page type, and of the category fields
+        # the last one given (a None adds nothing, ``URLLabel``).
+        folded: dict[str, tuple[str, str | None, str | None, str | None]] = {}
+        for x in labels:
+            _, c, ci, cn = folded.get(x.identity, (x.page_type, None, None, None))
+            folded[x.identity] = (
+                x.page_type,
+                c if x.category is None else x.category,
+                ci if x.category_id is None else x.category_id,
+                cn if x.category_name is None else x.category_name,
+            )
+        rows = [(identity, *fields) for identity, fields in folded.items()]
         self._db.defer(
             "UPDATE urls u SET page_type = v.pt, category = coalesce(v.c, u.category), "
             "category_id = coalesce(v.ci, u.category_id), "
