@@ -24,11 +24,9 @@ from dustless.store import (
     NewURL,
     PostgresCrawlStore,
     RobotsRow,
-    SQLiteStore,
     Verdict,
 )
-from dustless.store._pg_schema import PG_MIGRATIONS, ROWID_COLUMNS
-from dustless.store._schema import MIGRATIONS
+from dustless.store._pg_schema import PG_MIGRATIONS
 
 
 def _url(path: str, host: str = "a.test", site: str | None = None) -> AdmitURL:
@@ -57,26 +55,7 @@ def _in_threads(n: int, work: Callable[[int], Any]) -> list[Any]:
 
 
 # -- schema ---------------------------------------------------------------------------------
-def test_every_sqlite_migration_has_its_postgresql_twin(pg_db: str, tmp_path: Path) -> None:
-    assert len(PG_MIGRATIONS) == len(MIGRATIONS)
-    with SQLiteStore(tmp_path) as lite, PostgresCrawlStore(pg_db) as pg:
-        assert pg.schema_version == lite.schema_version == len(MIGRATIONS)
-        tables = [r[0] for r in lite.query("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        for table in tables:
-            sqlite_cols = [r[1] for r in lite.query(f"PRAGMA table_info({table})")]
-            pg_cols = [
-                r[0]
-                for r in pg.query(
-                    "SELECT column_name FROM information_schema.columns "
-                    "WHERE table_name = ? ORDER BY ordinal_position",
-                    (table,),
-                )
-            ]
-            # SQLite's implicit rowid, where an order of insertion is read, is a column here.
-            rowid = ROWID_COLUMNS.get(table)
-            assert pg_cols == sqlite_cols + ([rowid] if rowid else []), table
-
-
+# (That both dialects make one schema, version by version: ``test_schema_drift.py``.)
 def test_migrations_apply_once_roll_back_on_failure_and_refuse_newer(pg_db: str) -> None:
     PostgresCrawlStore(pg_db).close()
     extra = (*PG_MIGRATIONS, ("ALTER TABLE urls ADD COLUMN note TEXT",))
