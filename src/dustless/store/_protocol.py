@@ -45,11 +45,23 @@ from dustless.store._types import (
     WorkLeft,
 )
 
-__all__ = ["CrawlStore"]
+__all__ = [
+    "CrawlStore",
+    "FetchStore",
+    "LearnStore",
+    "SiteStore",
+    "SpellingStore",
+    "StoreSession",
+    "URLStore",
+    "WorkStore",
+]
 
 
-class CrawlStore(Protocol):
-    """The crawl DB. ``SQLiteStore`` is the implementation for one machine."""
+class StoreSession(Protocol):
+    """The store itself: who writes, when writes are durable, and a DB across the network
+    that may be away for a while.
+
+    Code: ``_sqlite.py`` and ``_pg.py``."""
 
     @property
     def worker(self) -> str:
@@ -62,7 +74,6 @@ class CrawlStore(Protocol):
         cache (a Bloom filter of payloads, say) then proves nothing about the others'."""
         ...
 
-    # -- lifecycle -------------------------------------------------------------------------
     def commit(self) -> None:
         """Make every write so far durable (one transaction). Flush WARC writers first."""
 
@@ -90,7 +101,13 @@ class CrawlStore(Protocol):
         loop, which goes on fetching while its commit thread waits: ``reach``). SQLite:
         nothing changes."""
 
-    # -- batches (crawls table) ------------------------------------------------------------
+
+class WorkStore(Protocol):
+    """Batches, URL-seen, admission, claims and host leases: the crawl's work, shared by
+    every worker (ARCHITECTURE "Many machines"), and the workers that share it.
+
+    Code: ``_sqlite_work.py`` and ``_pg_work.py``."""
+
     def start_batch(self, config: str, now: float, batch_time: float | None = None) -> Batch:
         """Open batch max+1 with the crawl settings (JSON); ``batch_time`` defaults to now."""
 
@@ -103,7 +120,6 @@ class CrawlStore(Protocol):
     def batches(self) -> list[Batch]:
         """Every batch, oldest first."""
 
-    # -- URLs --------------------------------------------------------------------------------
     def add_urls(self, batch: Sequence[NewURL]) -> list[bool]:
         """Insert URLs whose identity is new; ``result[i]`` is True when ``batch[i]`` was inserted.
 
@@ -173,24 +189,30 @@ class CrawlStore(Protocol):
         """Return this worker's ``in-flight`` URLs (those of the hosts it leases, and of
         hosts nobody leases) to ``queued``: after a crash or a stop; how many were."""
 
-    def collection_ids(self, kinds: Sequence[LinkKind] | None = None) -> list[int]:
-        """The URLs of the collection a recrawl queues again (done or queued; never the
-        probes of ``evaluate --fetch``), only those of ``kinds`` when given; by id."""
-
     def set_url_state(self, ids: Sequence[int], state: URLState) -> None:
         """Set the state of many URLs (e.g. requeue a collection for a recrawl batch)."""
+
+    def register_worker(self, directory: str, now: float) -> None:
+        """Say that this worker takes part (and where its WARC files are); also a heartbeat."""
+
+    def workers(self) -> list[WorkerRow]:
+        """Every worker that took part in the crawl."""
+
+
+class URLStore(Protocol):
+    """What the crawl knows about its URL rows: states, kinds, labels, sitemap dates.
+
+    Code: ``_sqlite_urls.py`` and ``_pg_urls.py``."""
 
     def urls_by_id(self, ids: Iterable[int]) -> dict[int, StoredURL]:
         """URL rows by id."""
 
-    def label_urls(self, labels: Sequence[URLLabel]) -> None:
-        """Set page type and category of URLs, by identity (seed 002 pattern scripts)."""
-
-    def category_names(self, url_ids: Iterable[int]) -> dict[int, str]:
-        """The category names stored for URLs (seed 002 Fig. 13), where one is known."""
-
     def url_counts(self) -> dict[URLState, int]:
         """How many URLs are in each state."""
+
+    def collection_ids(self, kinds: Sequence[LinkKind] | None = None) -> list[int]:
+        """The URLs of the collection a recrawl queues again (done or queued; never the
+        probes of ``evaluate --fetch``), only those of ``kinds`` when given; by id."""
 
     def count_kind(self, host: str, kind: LinkKind) -> int:
         """How many URLs of ``kind`` the crawl holds for ``host``: a host's sitemaps, counted
@@ -202,7 +224,19 @@ class CrawlStore(Protocol):
         identities the crawl does not hold (refused by a limit, say) are skipped. Returns
         how many rows were written."""
 
-    # -- fetches -----------------------------------------------------------------------------
+    def label_urls(self, labels: Sequence[URLLabel]) -> None:
+        """Set page type and category of URLs, by identity (seed 002 pattern scripts)."""
+
+    def category_names(self, url_ids: Iterable[int]) -> dict[int, str]:
+        """The category names stored for URLs (seed 002 Fig. 13), where one is known."""
+
+
+class FetchStore(Protocol):
+    """Every fetch kept (seed 004 §2's document table), the payloads it stored (003) and where
+    the WARC files' committed parts end.
+
+    Code: ``_sqlite_fetches.py`` and ``_pg_fetches.py``."""
+
     def record_fetches(self, batch: Sequence[FetchRecord]) -> list[int]:
         """Insert one row per fetch (never overwriting) and set each URL's state; fetch ids."""
 
@@ -231,7 +265,12 @@ class CrawlStore(Protocol):
     def warc_committed_ends(self) -> dict[str, int]:
         """Per WARC file (of this worker), where its committed part ends."""
 
-    # -- hosts and seeds ---------------------------------------------------------------------
+
+class SiteStore(Protocol):
+    """Hosts, their robots.txt, seeds and parties (seed 004 §2's seed table).
+
+    Code: ``_sqlite_sites.py`` and ``_pg_sites.py``."""
+
     def update_hosts(self, batch: Sequence[HostInfo]) -> None:
         """Insert or replace host rows."""
 
@@ -260,14 +299,13 @@ class CrawlStore(Protocol):
         """Fill the parties' table of a crawl stored before it existed (from its seeds and
         URLs, sites named by ``site_of_host``) when it is empty; how many sites were made."""
 
-    # -- workers -----------------------------------------------------------------------------
-    def register_worker(self, directory: str, now: float) -> None:
-        """Say that this worker takes part (and where its WARC files are); also a heartbeat."""
 
-    def workers(self) -> list[WorkerRow]:
-        """Every worker that took part in the crawl."""
+class SpellingStore(Protocol):
+    """Fallback spellings (crawl/spellings.py): other spellings of an identity, kept to try
+    when the one fetched gave no document.
 
-    # -- fallback spellings (crawl/spellings.py) ---------------------------------------------
+    Code: ``_sqlite_spellings.py`` and ``_pg_spellings.py``."""
+
     def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
         """Keep other spellings ``(identity, url)`` met, at most ``limit`` per identity."""
 
@@ -281,7 +319,13 @@ class CrawlStore(Protocol):
     def spelling_bases(self) -> list[str]:
         """Every identity with kept spellings."""
 
-    # -- learning while crawling (crawl/learn.py, docs/learning.md) --------------------------
+
+class LearnStore(Protocol):
+    """Learning while crawling (crawl/learn.py, docs/learning.md): rules learned per host,
+    what they merged, and URL rows re-keyed by a new rule.
+
+    Code: ``_sqlite_learn.py`` and ``_pg_learn.py``."""
+
     def add_learned_rules(self, rules: Sequence[LearnedRuleRow]) -> list[int]:
         """Store rules learned for their hosts; the id of each (the existing row's id when a
         rule with the same host and spec is stored already, say by another worker)."""
@@ -312,3 +356,11 @@ class CrawlStore(Protocol):
         """``(url id, old identity, new identity)``: give URL rows the identity a new rule
         gives them (their kept spellings move along). A new identity that is already stored
         is not taken: the ids of those rows are returned (a collision), the rest are moved."""
+
+
+class CrawlStore(
+    StoreSession, WorkStore, URLStore, FetchStore, SiteStore, SpellingStore, LearnStore, Protocol
+):
+    """The crawl DB: every concern's protocol. ``SQLiteStore`` is the implementation for one
+    machine, ``PostgresCrawlStore`` for many; a caller that needs one concern may ask for
+    its protocol alone."""
