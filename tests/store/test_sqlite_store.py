@@ -125,3 +125,16 @@ def test_with_block_rolls_back_on_exception(tmp_path: Path) -> None:
         fail()
     with SQLiteStore(tmp_path) as s:
         assert s.contains_identities(["http://a.test/lost"]) == set()
+
+
+def test_every_method_translates_sqlite_errors(tmp_path: Path) -> None:
+    # Methods of every concern, generators too: an sqlite3 error is a StoreError (one line),
+    # never a traceback of sqlite3's (CONVENTIONS §7).
+    store = SQLiteStore(tmp_path)
+    store._db.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.spelling_bases()
+    with pytest.raises(StoreError, match="closed"):
+        next(store.iter_fetches())
+    with pytest.raises(StoreError, match="closed"):
+        store.urls_by_id([1])

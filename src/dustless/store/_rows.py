@@ -20,6 +20,7 @@ __all__ = [
     "claim_order",
     "fetch_params",
     "fetch_row",
+    "marks",
     "url_hash",
     "url_row",
 ]
@@ -56,6 +57,11 @@ def fetch_row(r: Sequence[Any]) -> FetchRow:
 
 def claim_order(u: StoredURL) -> tuple[int, int, int]:
     return (-u.priority, u.depth, u.id)
+
+
+def marks(n: int) -> str:
+    """``?,?,…``: ``n`` SQLite parameter marks, for ``IN (…)``."""
+    return ",".join("?" * n)
 
 
 def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

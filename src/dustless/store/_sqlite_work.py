@@ -1,33 +1,33 @@
-"""The worker side of ``SQLiteStore``: admission with its limits, host leases, robots.txt,
-WARC commit marks and the workers table (ARCHITECTURE "Many machines").
+"""The crawl's work in ``SQLiteStore`` (``WorkStore``): batches, URL-seen, admission with its
+limits, claims, host leases and the workers table (ARCHITECTURE "Many machines").
 
-A base class of ``SQLiteStore`` (``_sqlite.py`` keeps the connection, the migrations and the
-URL and fetch writes). Every method runs under the store's lock, inside its open write
-transaction where it writes, so a batch of admissions or a lease is one statement group and
-becomes durable with the engine's commit.
+A base class of ``SQLiteStore`` (``_sqlite.py`` keeps the connection and the migrations); the
+PostgreSQL twin is ``_pg_work.py``. Every method runs under the store's lock, inside its
+open write transaction where it writes, so a batch of admissions or a lease is one statement
+group and becomes durable with the engine's commit.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from dustless.kinds import LinkKind
 from dustless.store._admit import Site as _Site
 from dustless.store._admit import decide
-from dustless.store._rows import MAX_PARAMS, URL_COLS, chunks, url_hash, url_row
+from dustless.store._rows import MAX_PARAMS, URL_COLS, chunks, claim_order, marks, url_hash, url_row
 from dustless.store._types import (
-    PROBE_PREFIX,
     AdmitResult,
     Admitted,
     AdmitURL,
+    Batch,
     HostLease,
     Limits,
-    RobotsRow,
+    NewURL,
     StoredURL,
-    URLDate,
+    URLState,
     Verdict,
     WorkerRow,
     WorkLeft,
@@ -36,16 +36,13 @@ from dustless.store._types import (
 __all__ = ["SQLiteWork"]
 
 
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
-
-
 class SQLiteWork:
     """Admission, leases, robots.txt and workers; ``SQLiteStore`` sets the connection."""
 
     _db: sqlite3.Connection
     _lock: threading.RLock
     _worker: str
+    _batch: int | None
 
     def _write(self) -> sqlite3.Connection:  # pragma: no cover - SQLiteStore's
         raise NotImplementedError
@@ -60,12 +57,12 @@ class SQLiteWork:
             identities = list(dict.fromkeys(u.identity for u in urls))
             known: set[str] = set()
             for part in chunks(identities, 900):
-                sql = f"SELECT identity FROM urls WHERE identity IN ({_marks(len(part))})"
+                sql = f"SELECT identity FROM urls WHERE identity IN ({marks(len(part))})"
                 known.update(r[0] for r in db.execute(sql, part))
             names = list(dict.fromkeys(u.site for u in urls))
             sites: dict[str, _Site] = {}
             for part in chunks(names, 900):
-                sql = f"SELECT site, seed_id, pages FROM sites WHERE site IN ({_marks(len(part))})"
+                sql = f"SELECT site, seed_id, pages FROM sites WHERE site IN ({marks(len(part))})"
                 for site, seed_id, pages in db.execute(sql, part):
                     sites[site] = _Site(seed_id, pages)
             total = n_sites = 0
@@ -120,7 +117,7 @@ class SQLiteWork:
         (after,) = db.execute("SELECT count(*) FROM seeds").fetchone()
         ids: dict[str, int] = {}
         for part in chunks([u.identity for u in cands], 900):
-            sql = f"SELECT identity, id FROM seeds WHERE identity IN ({_marks(len(part))})"
+            sql = f"SELECT identity, id FROM seeds WHERE identity IN ({marks(len(part))})"
             ids.update((identity, int(i)) for identity, i in db.execute(sql, part))
         return ids, int(after) - int(before)
 
@@ -151,54 +148,6 @@ class SQLiteWork:
             ids.update(db.execute(sql, params).fetchall())
         return [ids[u.identity] for u, *_ in rows]
 
-    def rebuild_sites(self, site_of_host: Callable[[str], str]) -> int:
-        with self._lock:
-            if self._db.execute("SELECT 1 FROM sites LIMIT 1").fetchone() is not None:
-                return 0
-            db = self._write()
-            sites: dict[str, _Site] = {}
-            # A party exists where a seed's URL was admitted (queued or fetched), 004 §2.
-            for seed_id, host in db.execute(
-                "SELECT DISTINCT u.seed_id, u.host FROM urls u "
-                "JOIN seeds s ON s.identity = u.identity ORDER BY u.id"
-            ):
-                sites.setdefault(site_of_host(host), _Site(seed_id, 0))
-            for host, n in db.execute(
-                "SELECT host, count(*) FROM urls WHERE state != 'skipped' GROUP BY host"
-            ):
-                sites.setdefault(site_of_host(host), _Site(None, 0)).pages += n
-            db.executemany(
-                "INSERT INTO sites (site, seed_id, pages) VALUES (?, ?, ?)",
-                [(name, s.seed_id, s.pages) for name, s in sites.items()],
-            )
-            return len(sites)
-
-    # -- URL sources (sitemaps, feeds) ---------------------------------------------------------
-    def count_kind(self, host: str, kind: LinkKind) -> int:
-        with self._lock:
-            (n,) = self._db.execute(
-                "SELECT count(*) FROM urls WHERE host = ? AND kind = ?", (host, kind.value)
-            ).fetchone()
-        return int(n)
-
-    def record_dates(self, dates: Sequence[URLDate]) -> int:
-        if not dates:
-            return 0
-        with self._lock:
-            db = self._write()
-            before = db.total_changes
-            # INSERT … SELECT by identity: the URL row's id without a round trip per URL;
-            # an identity with no row selects nothing (the WHERE also settles SQLite's
-            # parsing of ON CONFLICT after a SELECT).
-            db.executemany(
-                "INSERT INTO url_dates (url_id, batch, lastmod, changefreq, source_id) "
-                "SELECT id, ?, ?, ?, ? FROM urls WHERE identity = ? "
-                "ON CONFLICT (url_id, batch) DO UPDATE SET lastmod = excluded.lastmod, "
-                "changefreq = excluded.changefreq, source_id = excluded.source_id",
-                [(d.batch, d.lastmod, d.changefreq, d.source_id, d.identity) for d in dates],
-            )
-            return db.total_changes - before
-
     # -- leases ------------------------------------------------------------------------------
     def lease_hosts(self, limit: int, *, now: float, ttl: float) -> list[HostLease]:
         if limit <= 0:
@@ -222,7 +171,7 @@ class SQLiteWork:
                 # What the last owner had claimed is fetched again, once, by the new one.
                 db.execute(
                     "UPDATE urls SET state = 'queued' WHERE state = 'in-flight' "
-                    f"AND host IN ({_marks(len(part))})",
+                    f"AND host IN ({marks(len(part))})",
                     part,
                 )
             out: list[HostLease] = []
@@ -231,7 +180,7 @@ class SQLiteWork:
                     HostLease(h, q, r)
                     for h, q, r in db.execute(
                         f"UPDATE host_work SET owner = ?, lease_until = ? "
-                        f"WHERE host IN ({_marks(len(part))}) RETURNING host, queued, ready_at",
+                        f"WHERE host IN ({marks(len(part))}) RETURNING host, queued, ready_at",
                         [me, now + ttl, *part],
                     )
                 ]
@@ -248,7 +197,7 @@ class SQLiteWork:
                     r[0]
                     for r in db.execute(
                         f"UPDATE host_work SET lease_until = ? WHERE owner = ? "
-                        f"AND host IN ({_marks(len(part))}) RETURNING host",
+                        f"AND host IN ({marks(len(part))}) RETURNING host",
                         [now + ttl, me, *part],
                     )
                 )
@@ -300,49 +249,6 @@ class SQLiteWork:
             )
             return cur.rowcount
 
-    # -- robots.txt ----------------------------------------------------------------------------
-    def robots(self, origins: Iterable[str]) -> dict[str, RobotsRow]:
-        out: dict[str, RobotsRow] = {}
-        with self._lock:
-            for part in chunks(list(dict.fromkeys(origins)), 900):
-                for origin, status, body, at in self._db.execute(
-                    "SELECT origin, status, body, fetched_at FROM robots "
-                    f"WHERE origin IN ({_marks(len(part))})",
-                    part,
-                ):
-                    out[origin] = RobotsRow(origin, status, bytes(body), at)
-        return out
-
-    def put_robots(self, rows: Sequence[RobotsRow]) -> None:
-        if not rows:
-            return
-        with self._lock:
-            self._write().executemany(
-                "INSERT INTO robots (origin, status, body, fetched_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (origin) DO UPDATE SET status = excluded.status, "
-                "body = excluded.body, fetched_at = excluded.fetched_at",
-                [(r.origin, r.status, r.body, r.fetched_at) for r in rows],
-            )
-
-    # -- WARC commit marks -----------------------------------------------------------------------
-    def warc_committed(self, ends: Mapping[str, int]) -> None:
-        if not ends:
-            return
-        with self._lock:
-            self._write().executemany(
-                "INSERT INTO warc_files (name, worker, committed_end) VALUES (?, ?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET committed_end = excluded.committed_end",
-                [(name, self._worker, end) for name, end in ends.items()],
-            )
-
-    def warc_committed_ends(self) -> dict[str, int]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT name, committed_end FROM warc_files WHERE worker = ? OR worker IS NULL",
-                (self._worker,),
-            ).fetchall()
-        return {name: int(end) for name, end in rows}
-
     # -- workers ---------------------------------------------------------------------------------
     def register_worker(self, directory: str, now: float) -> None:
         import os
@@ -363,75 +269,154 @@ class SQLiteWork:
             ).fetchall()
         return [WorkerRow(*r) for r in rows]
 
-    # -- fallback spellings (crawl/spellings.py) --------------------------------------------------
-    def add_spellings(self, pairs: Sequence[tuple[str, str]], limit: int) -> None:
-        if pairs:
+    # -- batches and URLs ----------------------------------------------------------------------
+
+    def start_batch(self, config: str, now: float, batch_time: float | None = None) -> Batch:
+        with self._lock:
+            db = self._write()
+            (last,) = db.execute("SELECT coalesce(max(batch), 0) FROM crawls").fetchone()
+            number = int(last) + 1
+            bt = now if batch_time is None else batch_time
+            db.execute(
+                "INSERT INTO crawls (batch, started_at, batch_time, config) VALUES (?, ?, ?, ?)",
+                (number, now, bt, config),
+            )
+            self._batch = number
+            return Batch(number, now, bt, config)
+
+    def resume_batch(self) -> Batch | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT batch, started_at, batch_time, config, ended_at FROM crawls "
+                "ORDER BY batch DESC LIMIT 1"
+            ).fetchone()
+            if row is None or row[4] is not None:
+                return None
+            self._write().execute(
+                "UPDATE crawls SET resumes = resumes + 1 WHERE batch = ?", (row[0],)
+            )
+            self._batch = row[0]
+            return Batch(*row)
+
+    def end_batch(self, number: int, now: float) -> None:
+        with self._lock:
+            self._write().execute(
+                "UPDATE crawls SET ended_at = coalesce(ended_at, ?) WHERE batch = ?", (now, number)
+            )
+
+    def batches(self) -> list[Batch]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT batch, started_at, batch_time, config, ended_at FROM crawls ORDER BY batch"
+            ).fetchall()
+        return [Batch(*r) for r in rows]
+
+    def add_urls(self, batch: Sequence[NewURL]) -> list[bool]:
+        if not batch:
+            return []
+        inserted: set[str] = set()
+        with self._lock:
+            db = self._write()
+            # Multi-row INSERT … ON CONFLICT DO NOTHING RETURNING: one statement per ~3000
+            # URLs, and RETURNING names exactly the identities that were new.
+            for part in chunks(batch, MAX_PARAMS // 9):
+                sql = (
+                    "INSERT INTO urls (url, identity, host, depth, kind, seed_id, parent_id, "
+                    "priority, state) VALUES "
+                    + ",".join(["(?,?,?,?,?,?,?,?,?)"] * len(part))
+                    + " ON CONFLICT (identity) DO NOTHING RETURNING identity"
+                )
+                params: list[Any] = []
+                for u in part:
+                    params += (
+                        u.url,
+                        u.identity,
+                        u.host,
+                        u.depth,
+                        u.kind.value,
+                        u.seed_id,
+                        u.parent_id,
+                        u.priority,
+                        u.state.value,
+                    )
+                inserted.update(r[0] for r in db.execute(sql, params))
+            # The first occurrence of a new identity in the batch is the inserted one.
+            result = []
+            for u in batch:
+                if u.identity in inserted:
+                    inserted.discard(u.identity)
+                    result.append(True)
+                else:
+                    result.append(False)
+        return result
+
+    def contains_identities(self, identities: Iterable[str]) -> set[str]:
+        ids = list(dict.fromkeys(identities))
+        found: set[str] = set()
+        with self._lock:
+            for part in chunks(ids, 900):
+                sql = f"SELECT identity FROM urls WHERE identity IN ({','.join('?' * len(part))})"
+                found.update(r[0] for r in self._db.execute(sql, part))
+        return found
+
+    def iter_identities(self, chunk: int = 50_000) -> Iterator[list[str]]:
+        last = 0
+        while True:
             with self._lock:
-                self._write().executemany(
-                    "INSERT INTO spellings (identity, url) SELECT ?1, ?2 WHERE (SELECT "
-                    "count(*) FROM spellings WHERE identity = ?1) < ?3 ON CONFLICT DO NOTHING",
-                    [(i, u, limit) for i, u in pairs],
-                )
-
-    def spelling_state(self, base: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
-        with self._lock:
-            tried = [
-                r[0]
-                for r in self._db.execute(
-                    f"SELECT url FROM urls WHERE identity IN ({_marks(len(names))}) ORDER BY id",
-                    list(names),
-                )
-            ]
-            kept = [
-                r[0]
-                for r in self._db.execute(
-                    "SELECT url FROM spellings WHERE identity = ? ORDER BY rowid", (base,)
-                )
-            ]
-        return tried, kept
-
-    def spelling_rows(self, names: Sequence[str]) -> list[tuple[StoredURL, str | None, int | None]]:
-        rows: list[Any] = []
-        with self._lock:
-            for part in chunks(list(names), MAX_PARAMS):
-                rows += self._db.execute(
-                    f"SELECT {URL_COLS}, (SELECT f.state FROM fetches f WHERE f.url_id = u.id "
-                    "ORDER BY f.id DESC LIMIT 1), (SELECT f.status FROM fetches f "
-                    "WHERE f.url_id = u.id ORDER BY f.id DESC LIMIT 1) "
-                    f"FROM urls u WHERE u.identity IN ({_marks(len(part))}) ORDER BY u.id",
-                    part,
+                rows = self._db.execute(
+                    "SELECT id, identity FROM urls WHERE id > ? ORDER BY id LIMIT ?", (last, chunk)
                 ).fetchall()
-        rows.sort(key=lambda r: r[0])  # by id across the parts
-        return [(url_row(r[:10]), r[10], r[11]) for r in rows]
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [r[1] for r in rows]
 
-    def spelling_bases(self) -> list[str]:
-        with self._lock:
-            return [r[0] for r in self._db.execute("SELECT DISTINCT identity FROM spellings")]
-
-    def collection_ids(self, kinds: Sequence[LinkKind] | None = None) -> list[int]:
-        sql = (
-            "SELECT id FROM urls WHERE state IN ('done', 'queued') AND substr(identity, 1, ?) != ?"
+    def claim_queued(
+        self, limit: int, *, hosts: Sequence[str] | None = None, per_host: int | None = None
+    ) -> list[StoredURL]:
+        if limit <= 0:
+            return []
+        pick = (
+            "SELECT id FROM urls WHERE state = 'queued'{where} "
+            "ORDER BY priority DESC, depth, id LIMIT ?"
         )
-        params: list[Any] = [len(PROBE_PREFIX), PROBE_PREFIX]
-        if kinds is not None:
-            sql += f" AND kind IN ({_marks(len(kinds))})"
-            params += [k.value for k in kinds]
+        # One UPDATE … RETURNING per host (or one in all): the claim is a single statement,
+        # so two workers sharing the DB can never claim the same URL.
+        claim = f"UPDATE urls SET state = 'in-flight' WHERE id IN ({pick}) RETURNING {URL_COLS}"
+        rows: list[StoredURL] = []
         with self._lock:
-            return [int(r[0]) for r in self._db.execute(sql + " ORDER BY id", params)]
+            db = self._write()
+            if hosts is None:
+                rows = [url_row(r) for r in db.execute(claim.format(where=""), (limit,))]
+                rows.sort(key=claim_order)
+            else:
+                each = limit if per_host is None else per_host
+                for host in hosts:
+                    want = min(each, limit - len(rows))
+                    if want <= 0:
+                        break
+                    got = [
+                        url_row(r)
+                        for r in db.execute(claim.format(where=" AND host = ?"), (host, want))
+                    ]
+                    got.sort(key=claim_order)
+                    rows += got
+        return rows
 
-    def has_seeds(self) -> bool:
+    def queued(self, after_id: int = 0, limit: int = 1000) -> list[StoredURL]:
         with self._lock:
-            return self._db.execute("SELECT 1 FROM seeds LIMIT 1").fetchone() is not None
+            rows = self._db.execute(
+                f"SELECT {URL_COLS} FROM urls WHERE state = 'queued' AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (after_id, limit),
+            ).fetchall()
+        return [url_row(r) for r in rows]
 
-    def category_names(self, url_ids: Iterable[int]) -> dict[int, str]:
-        out: dict[int, str] = {}
+    def set_url_state(self, ids: Sequence[int], state: URLState) -> None:
         with self._lock:
-            for part in chunks(list(dict.fromkeys(url_ids)), 900):
-                out.update(
-                    self._db.execute(
-                        "SELECT id, category_name FROM urls WHERE category_name IS NOT NULL "
-                        f"AND category_name != '' AND id IN ({_marks(len(part))})",
-                        part,
-                    ).fetchall()
+            db = self._write()
+            for part in chunks(list(ids), 900):
+                db.execute(
+                    f"UPDATE urls SET state = ? WHERE id IN ({','.join('?' * len(part))})",
+                    [state.value, *part],
                 )
-        return out

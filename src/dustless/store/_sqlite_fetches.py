@@ -1,44 +1,72 @@
-"""The read queries of the crawl DB: URLs by id and state, fetches, contents, WARC ends.
+"""Every fetch kept (``FetchStore``) in ``SQLiteStore``: fetch rows and the URL states they set,
+payloads seen (003), the fetches read back, and where each WARC file's committed part ends.
 
-A base class of ``SQLiteStore`` (``_sqlite.py`` keeps the connection, the migrations and the
-writes): these methods only read, under the store's lock, and never open a transaction.
+A base class of ``SQLiteStore``; the PostgreSQL twin is ``_pg_fetches.py``.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from dustless.store._rows import FETCH_COLS, STATES, URL_COLS, chunks, fetch_row, url_row
-from dustless.store._types import ContentRef, FetchRow, StoredURL, URLState, WarcRef
+from dustless.errors import StoreCorrupt, StoreError
+from dustless.store._rows import (
+    FETCH_COLS,
+    FETCH_INSERT,
+    chunks,
+    fetch_params,
+    fetch_row,
+)
+from dustless.store._types import (
+    ContentRef,
+    FetchRecord,
+    FetchRow,
+    WarcRef,
+)
 
-__all__ = ["SQLiteReads"]
+__all__ = ["SQLiteFetches"]
 
 
-class SQLiteReads:
-    """Read-only queries over ``urls`` and ``fetches``; ``SQLiteStore`` sets the connection."""
+class SQLiteFetches:
+    """Fetch rows and WARC marks; ``SQLiteStore`` sets the connection."""
 
     _db: sqlite3.Connection
     _lock: threading.RLock
+    _worker: str
+    _batch: int | None
 
-    def urls_by_id(self, ids: Iterable[int]) -> dict[int, StoredURL]:
-        out: dict[int, StoredURL] = {}
-        with self._lock:
-            for part in chunks(list(dict.fromkeys(ids)), 900):
-                sql = f"SELECT {URL_COLS} FROM urls WHERE id IN ({','.join('?' * len(part))})"
-                for r in self._db.execute(sql, part):
-                    out[r[0]] = url_row(r)
-        return out
+    def _write(self) -> sqlite3.Connection:  # pragma: no cover - SQLiteStore's
+        raise NotImplementedError
 
-    def url_counts(self) -> dict[URLState, int]:
+    def record_fetches(self, batch: Sequence[FetchRecord]) -> list[int]:
+        if not batch:
+            return []
         with self._lock:
-            rows = self._db.execute("SELECT state, count(*) FROM urls GROUP BY state").fetchall()
-        counts = dict.fromkeys(URLState, 0)
-        for state, n in rows:
-            counts[STATES[state]] = n
-        return counts
+            if self._batch is None:
+                (current,) = self._db.execute("SELECT max(batch) FROM crawls").fetchone()
+                self._batch = current
+            db = self._write()
+            rows = []
+            for f in batch:
+                number = f.batch if f.batch is not None else self._batch
+                if number is None:
+                    raise StoreError("record_fetches before start_batch: no batch is open")
+                rows.append(fetch_params(f, number, self._worker))
+            # We hold the write lock (BEGIN IMMEDIATE), so rowids of a rowid table are
+            # handed out as max + 1, max + 2, …: the ids follow without a query per row.
+            (first,) = db.execute("SELECT coalesce(max(id), 0) + 1 FROM fetches").fetchone()
+            db.executemany(FETCH_INSERT, rows)
+            (last,) = db.execute("SELECT max(id) FROM fetches").fetchone()
+            if last != first + len(rows) - 1:
+                raise StoreCorrupt("fetch ids were not assigned consecutively")
+            ids = list(range(first, first + len(rows)))
+            db.executemany(
+                "UPDATE urls SET state = ? WHERE id = ?",
+                [(f.url_state.value, f.url_id) for f in batch],
+            )
+        return ids
 
     def content_seen(self, sha1s: Iterable[str]) -> dict[str, ContentRef]:
         keys = list(dict.fromkeys(sha1s))
@@ -125,3 +153,21 @@ class SQLiteReads:
                 for name, end in self._db.execute(sql):
                     ends[name] = max(ends.get(name, 0), int(end))
         return ends
+
+    def warc_committed(self, ends: Mapping[str, int]) -> None:
+        if not ends:
+            return
+        with self._lock:
+            self._write().executemany(
+                "INSERT INTO warc_files (name, worker, committed_end) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET committed_end = excluded.committed_end",
+                [(name, self._worker, end) for name, end in ends.items()],
+            )
+
+    def warc_committed_ends(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT name, committed_end FROM warc_files WHERE worker = ? OR worker IS NULL",
+                (self._worker,),
+            ).fetchall()
+        return {name: int(end) for name, end in rows}
