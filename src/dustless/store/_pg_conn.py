@@ -66,10 +66,20 @@ from psycopg import errors as pg_errors
 
 from dustless.errors import DatabaseAway, StoreError, StoreLocked
 
-__all__ = ["PgConnection", "Read", "columns", "display_dsn", "one_line", "reader", "sqlite_params"]
+__all__ = [
+    "PgConnection",
+    "Read",
+    "Rows",
+    "columns",
+    "display_dsn",
+    "one_line",
+    "reader",
+    "sqlite_params",
+]
 
 R = TypeVar("R")
 Conn = psycopg.Connection[tuple[Any, ...]]
+Rows = list[tuple[Any, ...]]  # what a statement read
 # What an exchange sends: it queues statements on the connection and returns the function
 # that reads their results once the Sync has come back.
 Read = Callable[[], R]

@@ -1,5 +1,6 @@
-"""The worker side of ``PostgresCrawlStore``: admission with limits that hold across
-workers, host leases, robots.txt, WARC commit marks and the workers table.
+"""The crawl's work in ``PostgresCrawlStore`` (``WorkStore``): batches, URL-seen, admission
+with limits that hold across workers, claims, host leases and the workers table. The SQLite
+twin is ``_sqlite_work.py``.
 
 Concurrency, in the DB's terms (ARCHITECTURE "Many machines"):
 
@@ -27,30 +28,37 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from dustless.errors import DatabaseAway
 from dustless.store._admit import Site, decide
-from dustless.store._pg_conn import Conn, PgConnection, Read, columns, reader
-from dustless.store._pg_schema import LOCK_CLASS, LOCK_MANY, LOCK_SITES, LOCK_TOTALS, lock_key
-from dustless.store._rows import url_hash
+from dustless.store._pg_conn import Conn, PgConnection, Read, Rows, columns, reader
+from dustless.store._pg_schema import (
+    LOCK_BATCH,
+    LOCK_CLASS,
+    LOCK_MANY,
+    LOCK_SITES,
+    LOCK_TOTALS,
+    lock_key,
+)
+from dustless.store._rows import URL_COLS, claim_order, url_hash, url_row
 from dustless.store._types import (
     AdmitResult,
     Admitted,
     AdmitURL,
+    Batch,
     HostLease,
     Limits,
-    RobotsRow,
-    URLDate,
+    NewURL,
+    StoredURL,
+    URLState,
     Verdict,
     WorkerRow,
     WorkLeft,
 )
 
 __all__ = ["PgWork"]
-
-Rows = list[tuple[Any, ...]]
 
 # A lease taken counts one more epoch (fencing, ``_pg_schema.py`` V8) — but a lease of this
 # worker's own that ran out unnoticed by anyone is renewed as it was: its URLs in flight
@@ -113,11 +121,61 @@ def _work_left(rows: Rows) -> WorkLeft:
     return WorkLeft(int(queued), int(elsewhere), int(alive))
 
 
+_BATCH_COLS = "batch, started_at, batch_time, config, ended_at"
+
+
+_URL_INSERT = (
+    "INSERT INTO urls (url, identity, host, depth, kind, seed_id, parent_id, priority, state) "
+    "SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::int[], %b::text[], "
+    "%b::bigint[], %b::bigint[], %b::int[], %b::text[]) "
+    "ON CONFLICT (identity) DO NOTHING RETURNING identity, id"
+)
+
+
+_CLAIM_HOSTS = (
+    f"UPDATE urls SET state = 'in-flight' WHERE id IN ("
+    "SELECT c.id FROM unnest(%(hosts)s::text[]) WITH ORDINALITY AS h(host, n) "
+    "CROSS JOIN LATERAL (SELECT id, priority, depth FROM urls u "
+    "WHERE u.state = 'queued' AND u.host = h.host ORDER BY priority DESC, depth, id "
+    "LIMIT %(each)s FOR UPDATE SKIP LOCKED) c "
+    "ORDER BY h.n, c.priority DESC, c.depth, c.id LIMIT %(limit)s) "
+    f"RETURNING {URL_COLS}"
+)
+
+
+# The claim replayed after a lost connection whose commit may have gone through (``_pg_conn``):
+# the URLs of these hosts in flight that this worker does not know of are the ones the lost
+# answer held (a host's URLs are claimed by its lease holder only).
+_CLAIM_HOSTS_REPLAY = _CLAIM_HOSTS.replace(
+    "u.state = 'queued'",
+    "(u.state = 'queued' OR (u.state = 'in-flight' AND NOT u.id = ANY(%(mine)s::bigint[])))",
+)
+
+
+# The URLs a claim whose answer was lost took (a ``DatabaseAway`` after it was sent: the
+# engine's loop does not wait for the server, ``_pg_conn``): in flight, of hosts this worker
+# still leases, yet unknown to it. Read before the next claim's own (which would add more).
+_CLAIMED_LOST = (
+    f"SELECT {URL_COLS} FROM urls WHERE state = 'in-flight' AND host = ANY(%(lost)s::text[]) "
+    "AND NOT id = ANY(%(mine)s::bigint[]) "
+    "AND host IN (SELECT host FROM host_work WHERE owner = %(me)s)"
+)
+
+
+_CLAIM_ANY = (
+    "UPDATE urls SET state = 'in-flight' WHERE id IN (SELECT id FROM urls "
+    "WHERE state = 'queued' ORDER BY priority DESC, depth, id LIMIT %s FOR UPDATE SKIP LOCKED) "
+    f"RETURNING {URL_COLS}"
+)
+
+
 class PgWork:
     """Admission, leases, robots.txt and workers; ``PostgresCrawlStore`` sets ``_db``."""
 
     _db: PgConnection
     _worker: str
+    _batch: int | None
+    _lost_claims: set[str]  # hosts whose claim's answer was lost (``claim_queued``)
     _epochs: dict[str, int]
     _claims: dict[int, tuple[str, int | None]]
     _left: WorkLeft | None  # what the last rider read (``expect_work_left``)
@@ -213,70 +271,6 @@ class PgWork:
             return read
 
         return self._db.exchange(send, writes_last=True)
-
-    def rebuild_sites(self, site_of_host: Callable[[str], str]) -> int:
-        if self._db.rows("SELECT 1 FROM sites LIMIT 1"):
-            return 0
-
-        def send(conn: Conn) -> Read[tuple[Rows, Rows]]:
-            parties = reader(
-                conn.execute(
-                    "SELECT u.seed_id, u.host FROM urls u "
-                    "JOIN seeds s ON s.identity = u.identity ORDER BY u.id"
-                )
-            )
-            counts = reader(
-                conn.execute(
-                    "SELECT host, count(*) FROM urls WHERE state <> 'skipped' GROUP BY host"
-                )
-            )
-            return lambda: (parties(), counts())
-
-        party_rows, count_rows = self._db.exchange(send)
-        sites: dict[str, Site] = {}
-        # A party exists where a seed's URL was admitted (queued or fetched), 004 §2.
-        for seed_id, host in party_rows:
-            sites.setdefault(site_of_host(host), Site(seed_id, 0))
-        for host, n in count_rows:
-            sites.setdefault(site_of_host(host), Site(None, 0)).pages += int(n)
-        rows = sorted((name, s.seed_id, s.pages) for name, s in sites.items())
-        self._db.rows(
-            "INSERT INTO sites (site, seed_id, pages) SELECT * FROM "
-            "unnest(%s::text[], %s::bigint[], %s::bigint[]) ON CONFLICT (site) DO NOTHING",
-            columns(rows, 3),
-        )
-        return len(sites)
-
-    # -- URL sources (sitemaps, feeds) ---------------------------------------------------------
-    def record_dates(self, dates: Sequence[URLDate]) -> int:
-        if not dates:
-            return 0
-        # One row per URL and batch, the last reading of the batch (an upsert may not touch
-        # a row twice in one statement, so the readings are reduced here first).
-        last = {(d.identity, d.batch): d for d in dates}
-        rows = sorted(last.values(), key=lambda d: (d.identity, d.batch))
-
-        def send(conn: Conn) -> Read[Rows]:
-            return reader(
-                conn.execute(
-                    "INSERT INTO url_dates AS d (url_id, batch, lastmod, changefreq, source_id) "
-                    "SELECT u.id, v.batch, v.lastmod, v.changefreq, v.source_id FROM unnest("
-                    "%s::text[], %s::int[], %s::float8[], %s::text[], %s::bigint[]) "
-                    "AS v(identity, batch, lastmod, changefreq, source_id) "
-                    "JOIN urls u ON u.identity = v.identity ORDER BY u.id, v.batch "
-                    "ON CONFLICT (url_id, batch) DO UPDATE SET lastmod = excluded.lastmod, "
-                    "changefreq = excluded.changefreq, source_id = excluded.source_id "
-                    "RETURNING (SELECT identity FROM urls WHERE id = d.url_id)",
-                    columns(
-                        [(d.identity, d.batch, d.lastmod, d.changefreq, d.source_id) for d in rows],
-                        5,
-                    ),
-                )
-            )
-
-        held = {r[0] for r in self._db.exchange(send)}
-        # As SQLite counts them: every reading of a URL the crawl holds wrote a row.
-        return sum(1 for d in dates if d.identity in held)
 
     # -- leases ------------------------------------------------------------------------------
     def lease_hosts(self, limit: int, *, now: float, ttl: float) -> list[HostLease]:
@@ -393,48 +387,6 @@ class PgWork:
         self._claims.clear()
         return int(n)
 
-    # -- robots.txt ----------------------------------------------------------------------------
-    def robots(self, origins: Iterable[str]) -> dict[str, RobotsRow]:
-        wanted = list(dict.fromkeys(origins))
-        if not wanted:
-            return {}
-        rows = self._db.rows(
-            "SELECT origin, status, body, fetched_at FROM robots WHERE origin = ANY(%s::text[])",
-            (wanted,),
-        )
-        return {o: RobotsRow(o, s, bytes(b), at) for o, s, b, at in rows}
-
-    def put_robots(self, rows: Sequence[RobotsRow]) -> None:
-        if not rows:
-            return
-        last = sorted({r.origin: r for r in rows}.items())
-        self._db.defer(
-            "INSERT INTO robots (origin, status, body, fetched_at) SELECT * FROM "
-            "unnest(%s::text[], %s::int[], %s::bytea[], %s::float8[]) ON CONFLICT (origin) "
-            "DO UPDATE SET status = excluded.status, body = excluded.body, "
-            "fetched_at = excluded.fetched_at",
-            columns([(r.origin, r.status, r.body, r.fetched_at) for _, r in last], 4),
-        )
-
-    # -- WARC commit marks -----------------------------------------------------------------------
-    def warc_committed(self, ends: Mapping[str, int]) -> None:
-        if not ends:
-            return
-        names = sorted(ends)
-        self._db.defer(
-            "INSERT INTO warc_files (name, worker, committed_end) SELECT v.name, %s, v.e FROM "
-            "unnest(%s::text[], %s::bigint[]) AS v(name, e) "
-            "ON CONFLICT (name) DO UPDATE SET committed_end = excluded.committed_end",
-            (self._worker, names, [ends[n] for n in names]),
-        )
-
-    def warc_committed_ends(self) -> dict[str, int]:
-        rows = self._db.rows(
-            "SELECT name, committed_end FROM warc_files WHERE worker = %s OR worker IS NULL",
-            (self._worker,),
-        )
-        return {name: int(end) for name, end in rows}
-
     # -- workers ---------------------------------------------------------------------------------
     def register_worker(self, directory: str, now: float) -> None:
         self._db.rows(
@@ -450,16 +402,160 @@ class PgWork:
         )
         return [WorkerRow(*r) for r in rows]
 
-    def has_seeds(self) -> bool:
-        return bool(self._db.rows("SELECT 1 FROM seeds LIMIT 1"))
+    # -- batches and URLs ----------------------------------------------------------------------
+    def start_batch(self, config: str, now: float, batch_time: float | None = None) -> Batch:
+        bt = now if batch_time is None else batch_time
 
-    def category_names(self, url_ids: Iterable[int]) -> dict[int, str]:
-        ids = list(dict.fromkeys(url_ids))
-        if not ids:
-            return {}
+        def send(conn: Conn) -> Read[list[tuple[Any, ...]]]:
+            # Two workers starting at once must not both take max + 1.
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, LOCK_BATCH))
+            return reader(
+                conn.execute(
+                    "INSERT INTO crawls (batch, started_at, batch_time, config) "
+                    "SELECT coalesce(max(batch), 0) + 1, %s, %s, %s FROM crawls RETURNING batch",
+                    (now, bt, config),
+                )
+            )
+
+        ((number,),) = self._db.exchange(send)
+        self._batch = int(number)
+        return Batch(int(number), now, bt, config)
+
+    def start_or_join(
+        self, config: str, now: float, *, may_start: bool = True
+    ) -> tuple[Batch, bool] | None:
+        """The open batch, joined (``True``: a resume of it is counted), or the first batch
+        when the DB has none and ``may_start`` (``False``) — decided under one lock, so
+        workers started together all join the one batch the first of them opened. ``None``:
+        nothing to join (the last batch has ended, or there is none and none may start)."""
+
+        def send(conn: Conn) -> Read[list[tuple[Any, ...]]]:
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, LOCK_BATCH))
+            return reader(
+                conn.execute(
+                    "WITH last AS (SELECT batch FROM crawls ORDER BY batch DESC LIMIT 1), "
+                    "joined AS (UPDATE crawls SET resumes = resumes + 1 WHERE batch = "
+                    "(SELECT batch FROM last) AND ended_at IS NULL "
+                    f"RETURNING {_BATCH_COLS}), "
+                    "started AS (INSERT INTO crawls (batch, started_at, batch_time, config) "
+                    "SELECT 1, %s, %s, %s WHERE %s AND NOT EXISTS (SELECT 1 FROM last) "
+                    f"RETURNING {_BATCH_COLS}) "
+                    "SELECT *, true FROM joined UNION ALL SELECT *, false FROM started",
+                    (now, now, config, may_start),
+                )
+            )
+
+        rows = self._db.exchange(send)
+        if not rows:
+            return None
+        ((*row, joined),) = rows
+        batch = Batch(*row)
+        self._batch = batch.number
+        return batch, bool(joined)
+
+    def resume_batch(self) -> Batch | None:
         rows = self._db.rows(
-            "SELECT id, category_name FROM urls WHERE category_name IS NOT NULL "
-            "AND category_name <> '' AND id = ANY(%s::bigint[])",
-            (ids,),
+            "UPDATE crawls SET resumes = resumes + 1 WHERE batch = (SELECT max(batch) "
+            f"FROM crawls) AND ended_at IS NULL RETURNING {_BATCH_COLS}"
         )
-        return {int(i): name for i, name in rows}
+        if not rows:
+            return None
+        self._batch = int(rows[0][0])
+        return Batch(*rows[0])
+
+    def end_batch(self, number: int, now: float) -> None:
+        self._db.defer(
+            "UPDATE crawls SET ended_at = coalesce(ended_at, %s) WHERE batch = %s", (now, number)
+        )
+
+    def batches(self) -> list[Batch]:
+        return [Batch(*r) for r in self._db.rows(f"SELECT {_BATCH_COLS} FROM crawls ORDER BY 1")]
+
+    def add_urls(self, batch: Sequence[NewURL]) -> list[bool]:
+        if not batch:
+            return []
+        rows = [
+            (u.url, u.identity, u.host, u.depth, u.kind.value, u.seed_id, u.parent_id,
+             u.priority, u.state.value)
+            for u in batch
+        ]  # fmt: skip
+        inserted = {r[0] for r in self._db.rows(_URL_INSERT, columns(rows, 9))}
+        result = []
+        for u in batch:  # the first occurrence of a new identity is the inserted one
+            result.append(u.identity in inserted)
+            inserted.discard(u.identity)
+        return result
+
+    def contains_identities(self, identities: Iterable[str]) -> set[str]:
+        ids = list(dict.fromkeys(identities))
+        if not ids:
+            return set()
+        rows = self._db.rows("SELECT identity FROM urls WHERE identity = ANY(%b::text[])", (ids,))
+        return {r[0] for r in rows}
+
+    def iter_identities(self, chunk: int = 50_000) -> Iterator[list[str]]:
+        last = 0
+        while rows := self._db.rows(
+            "SELECT id, identity FROM urls WHERE id > %s ORDER BY id LIMIT %s", (last, chunk)
+        ):
+            last = rows[-1][0]
+            yield [r[1] for r in rows]
+
+    def claim_queued(
+        self, limit: int, *, hosts: Sequence[str] | None = None, per_host: int | None = None
+    ) -> list[StoredURL]:
+        if limit <= 0:
+            return []
+        if hosts is None:
+            got = [url_row(r) for r in self._db.rows(_CLAIM_ANY, (limit,))]
+            return sorted(got, key=claim_order)
+        order = {h: i for i, h in reversed(list(enumerate(hosts)))}
+        if not order:
+            return []
+        each = limit if per_host is None else per_host
+        params = {"hosts": list(order), "each": each, "limit": limit}
+        claims = self._claims
+        lost = sorted(self._lost_claims)
+
+        def send(conn: Conn) -> Read[list[tuple[Any, ...]]]:
+            found: Read[list[tuple[Any, ...]]] = list
+            if lost:
+                mine = [i for i, (h, _) in claims.items() if h in self._lost_claims]
+                found = reader(
+                    conn.execute(_CLAIMED_LOST, {"lost": lost, "mine": mine, "me": self._worker})
+                )
+            # One statement for every host: a LATERAL index scan per host, the rows locked
+            # (SKIP LOCKED) as they are read, so two claims never take the same URL.
+            if not self._db.replaying:
+                claimed = reader(conn.execute(_CLAIM_HOSTS, params))
+            else:
+                mine = [i for i, (h, _) in claims.items() if h in order]
+                claimed = reader(conn.execute(_CLAIM_HOSTS_REPLAY, {**params, "mine": mine}))
+            return lambda: found() + claimed()
+
+        try:
+            got = [url_row(r) for r in self._db.exchange(send)]
+        except DatabaseAway as exc:
+            if exc.sent:  # it may have been committed: the next claim reads what it took
+                self._lost_claims.update(order)
+            raise
+        self._lost_claims.clear()
+        for u in got:
+            claims[u.id] = (u.host, self._epochs.get(u.host))
+            order.setdefault(u.host, len(order))  # a lost claim's host, after the asked
+        return sorted(got, key=lambda u: (order[u.host], *claim_order(u)))
+
+    def queued(self, after_id: int = 0, limit: int = 1000) -> list[StoredURL]:
+        rows = self._db.rows(
+            f"SELECT {URL_COLS} FROM urls WHERE state = 'queued' AND id > %s ORDER BY id LIMIT %s",
+            (after_id, limit),
+        )
+        return [url_row(r) for r in rows]
+
+    def set_url_state(self, ids: Sequence[int], state: URLState) -> None:
+        for i in ids:
+            self._claims.pop(i, None)
+        if ids:
+            self._db.defer(
+                "UPDATE urls SET state = %s WHERE id = ANY(%s::bigint[])", (state.value, list(ids))
+            )

@@ -30,8 +30,6 @@ class SQLiteSpellings:
 
     _db: sqlite3.Connection
     _lock: threading.RLock
-    _worker: str
-    _batch: int | None
 
     def _write(self) -> sqlite3.Connection:  # pragma: no cover - SQLiteStore's
         raise NotImplementedError
