@@ -35,13 +35,13 @@ exchange (the thread's ``reach``), and a copy the server did commit before its a
 lost is applied again harmlessly (idempotent, above), never as a second row. What the
 impatient exchange itself sent is not replayed here: its caller still holds it and asks
 again later; a read that may have changed rows (a claim, a lease) is told ``sent`` and makes
-its next call ask for what the lost answer held (``_pg.py``, ``_pg_work.py``).
+its next call ask for what the lost answer held (``_pg_work.py``).
 
 A replay after a lost connection may follow a commit whose answer was lost (the Sync went
 out, its reply did not come back). The writes are idempotent (above), and every exchange
 that reads what it changed must give the same answer when replayed after its own commit:
 while such a replay runs, ``replaying`` is True, and a claim or a lease asks for what it may
-have taken already (``_pg.py``, ``_pg_work.py``).
+have taken already (``_pg_work.py``).
 
 ``DUSTLESS_DB_TRIPS=FILE`` (a debugging aid, ``bench/crawl_scale.py``): every round trip is
 also counted by where it came from — the store's method and the crawl's function that called

@@ -10,8 +10,9 @@ time, network state) and one for documents (id, URL, URL hash, content hash, dep
 time, MIME, file, state). We split the document table into ``urls`` (one row per identity:
 what URL-seen needs) and ``fetches`` (one row per fetch, every fetch kept: what statistics and
 recrawls need). This is SQLite's SQL (``PRAGMA``, SQLite triggers, sums of comparisons): a
-PostgreSQL store keeps twin migrations of its own, with the same tables and columns. What
-must be portable is the readers' SQL (``dustless.store.CrawlReader``, docs/storage.md).
+PostgreSQL store keeps twin migrations of its own, with the same tables and columns
+(``tests/store/test_schema_drift.py`` fails when they drift). What must be portable is the
+readers' SQL (``dustless.store.CrawlReader``, docs/storage.md).
 """
 
 from __future__ import annotations
