@@ -324,7 +324,7 @@ _V7: PgMigration = (
 
 # Lease fencing: every lease taken of a host (a first lease, a takeover) counts one more
 # epoch. A worker's fetch rows name the epoch of the lease they were fetched under, and are
-# written only while that lease is still the host's (``_pg.py`` ``_FETCH_INSERT``): a worker
+# written only while that lease is still the host's (``_pg_fetches.py`` ``_FETCH_INSERT``): a worker
 # that stalled past its lease — SIGSTOP, a long GC pause, a VM migrated — and wakes up
 # after another took the host over records nothing of what it had in flight (the fencing
 # token of Kleppmann's "How to do distributed locking", 2016).
