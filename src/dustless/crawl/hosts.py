@@ -17,7 +17,7 @@ so one request at a time and the delay hold across workers). For each host it ho
   the last renewal (the time it was sent) plus the TTL, less a quarter of the TTL for the
   request to end in — until a renewal proves it is still ours (a worker stalled past its
   lease, by SIGSTOP or a pause, must not send while another holds the host). The store
-  refuses the rows of a lease that was lost all the same (``store/_pg.py``).
+  refuses the rows of a lease that was lost all the same (``store/_pg_fetches.py``).
 
 ``next`` answers what to do now: fetch a page, fetch an origin's robots.txt first, record a
 page robots.txt denies, wait, or nothing. The engine does the fetching and the recording.
