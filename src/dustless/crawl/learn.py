@@ -34,8 +34,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities
-from dustless.crawl._learn_held import part_of as _part
+from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities, directory_of, spot_of
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
 from dustless.crawl.page import is_html
@@ -74,25 +73,23 @@ if TYPE_CHECKING:
     from dustless.crawl.admission import Admission
     from dustless.crawl.spellings import Spellings
 
-__all__ = ["LEARNED_RULES", "PART_EVERY", "PREFIXES", "VERIFY", "Learning", "learning_policy"]
+__all__ = ["LEARNED_RULES", "PART_EVERY", "SPOTS", "VERIFY", "Learning", "learning_policy"]
 
 LEARNED_RULES = "learned-rules.xml"
 #: The merges of a rule that are fetched anyway, to check it (the n-th merge, 1-based):
 #: the first, then ever more rarely, so that the check costs a few fetches per rule.
 VERIFY = frozenset({1, 8, 32, 128, 512, 2048, 8192})
-#: Besides, the first merge of a rule in each part of its URL space (the first segment of the
-#: merged URL's path: ``/docs/``, ``/wiki/``; ``/`` for the top level) is fetched anyway, for
-#: this many parts per rule: a ``www`` twin that differs in one subtree is found when the
-#: rule first merges there, not by the luck of the n-th merge landing on it.
-PREFIXES = 64
-#: ... and every this-many-th merge of a host alias in each such part: a twin that differs in
-#: a dozen pages of a part is found there with a few checks more (and what was merged there
-#: before is then fetched too, ``Learning._distrust``), whichever page of the part came first.
-#: Any 8 merges in a row hold a check. Every 4th finds the differing 12-page subtree of the
-#: real web's seed 2 (``bench/learn_realweb.py 1 --first 2 --sites 4 --pages-per-site 300``:
-#: 0 lost, 12 with 8), but costs the test web's learning crawl ~3 % more duplicate fetches, over
-#: its quarter (tests/learn/test_live_musthold.py): a check that lands on a subtree by count
-#: is the wrong tool, and the better one is open (issue 25).
+#: Besides, a host alias's first merge in each *spot* of its URL space is fetched anyway, for
+#: this many spots per alias: the merged path's directory at any depth (``/manual/x/digest/``),
+#: and within a directory the leading word of a file name (``/catalog/app-`` for
+#: ``app-psql.html``: a flat site's run of related pages, ``_learn_held.spot_of``). A ``www``
+#: twin that differs in one subtree (a directory left out of the mirror) is found where the
+#: alias first merges there, not by the luck of a count landing on it (issue 25), however deep
+#: the subtree and however many pages share its first segment.
+SPOTS = 256
+#: ... and every this-many-th merge of a host alias in each spot: a twin that differs in only
+#: some pages of a spot is found there with a few checks more (and what was merged there
+#: before is then fetched too, ``Learning._distrust``). Sparse: the spots find subtrees.
 PART_EVERY = 8
 _PERMANENT = frozenset({301, 308})
 # Identities remembered as held by a redirect (a pointer, no document): a few MB at most.
@@ -194,7 +191,7 @@ class Learning(HeldIdentities):
                 if m.checked and m.url_id is not None and m.base != self._key(m.url)
             }
             self._held[row.id] = held
-            self._parts[row.id] = {_part(m.base) for m in merged if m.url_id not in held}
+            self._parts[row.id] = {spot_of(m.base) for m in merged if m.url_id not in held}
         if not row.active:
             self._rows.pop(key, None)
             self.stats.rules_retracted += 1
@@ -309,8 +306,7 @@ class Learning(HeldIdentities):
         key = self._key(url)
         if key is None:
             return None
-        part = _part(key)
-        if any((rid, part) in self._suspect for rid in self._rule_ids(key)):
+        if any(self._suspected(rid, key) for rid in self._rule_ids(key)):
             return key
         return self.live.apply(key)
 
@@ -384,22 +380,23 @@ class Learning(HeldIdentities):
 
     def _due(self, ids: list[int], base: str) -> bool:
         """Count a merge of ``base`` for each rule; True if one of them has a check due: its
-        n-th merge (``VERIFY``), its first in a part of its URL space (``PREFIXES``), or any
-        in a part where a check found two documents."""
+        n-th merge (``VERIFY``), an alias's first in a spot of its URL space (``SPOTS``) and
+        every ``PART_EVERY``-th there, or any in a directory where a check found two
+        documents."""
         due = False
-        part = _part(base)
+        spot = spot_of(base)
         for rid in ids:
             n = self._merged.get(rid, 0) + 1
             self._merged[rid] = n
-            due |= n in self.verify or (rid, part) in self._suspect
+            due |= n in self.verify or self._suspected(rid, base)
             if rid not in self._aliases:
                 continue
-            parts = self._parts.setdefault(rid, set())
-            if part not in parts and len(parts) < PREFIXES:
-                parts.add(part)
+            spots = self._parts.setdefault(rid, set())
+            if spot not in spots and len(spots) < SPOTS:
+                spots.add(spot)
                 due = True
-            elif part in parts:
-                k = self._in_part[(rid, part)] = self._in_part.get((rid, part), 1) + 1
+            else:
+                k = self._in_part[(rid, spot)] = self._in_part.get((rid, spot), 1) + 1
                 due |= k % PART_EVERY == 0
         return due
 
@@ -462,7 +459,7 @@ class Learning(HeldIdentities):
         for host, spec, a, b in changes.differed:
             rid = self._ids.get((host, spec))
             if rid is not None and (host, spec) not in gone:
-                for part in {_part(a), _part(b)}:
+                for part in {directory_of(a), directory_of(b)}:
                     self._distrust(rid, part)
         if changes.retracted or learned.learned or polled:
             self._install()
