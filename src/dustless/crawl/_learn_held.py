@@ -47,12 +47,16 @@ def spot_of(url: str) -> str:
     ``/a/b/app-psql.html``). A mirror left out a directory, or a run of related pages that a
     flat site names by a shared prefix (the real web's documentation, whose subdirectories
     are flattened into ``dir-file.html`` names): each is its own spot, checked on its first
-    merge, however deep it sits and however many pages share its first segment."""
+    merge, however deep it sits and however many pages share its first segment. A word and
+    a number (``news-5.html``, ``item_12``) is one page of a series, not a run: its directory."""
     directory, _, name = _path(url).rpartition("/")
     stem = name.partition(".")[0]
     for i, c in enumerate(stem):
-        if c in "-_" and i:
-            return f"{directory}/{stem[: i + 1]}"
+        if c in "-_":
+            word, rest = stem[:i], stem[i + 1 :]
+            if word.isalpha() and rest[:1].isalpha():
+                return f"{directory}/{word}{c}"
+            break
     return directory + "/"
 
 

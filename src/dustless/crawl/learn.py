@@ -90,7 +90,7 @@ SPOTS = 256
 #: ... and every this-many-th merge of a host alias in each spot: a twin that differs in only
 #: some pages of a spot is found there with a few checks more (and what was merged there
 #: before is then fetched too, ``Learning._distrust``). Sparse: the spots find subtrees.
-PART_EVERY = 8
+PART_EVERY = 16
 _PERMANENT = frozenset({301, 308})
 # Identities remembered as held by a redirect (a pointer, no document): a few MB at most.
 _POINTERS = 100_000
