@@ -1,8 +1,8 @@
-"""Spot checks spread over a rule's URL space (``crawl/learn.py``, ``PREFIXES``): a ``www``
+"""Spot checks spread over a host alias's URL space (``crawl/learn.py``, ``SPOTS``): a ``www``
 twin identical to its host but in one subtree of 12 pages, which show other documents. The
-alias is learned from the identical pages; the first merge in each path prefix is fetched
-anyway, so the differing subtree is found, and then every merge there is fetched: no
-resource is lost. The site is served on 127.0.0.1 inside the test."""
+alias is learned from the identical pages; its first merge in each spot (a directory at any
+depth) is fetched anyway, so the differing subtree is found, and then every merge there is
+fetched: no resource is lost. The sites are served on 127.0.0.1 inside the test."""
 
 from __future__ import annotations
 
