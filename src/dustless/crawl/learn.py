@@ -153,6 +153,12 @@ class Learning(HeldIdentities):
         # and those where a check found two documents: every merge there is fetched anyway.
         self._parts: dict[int, set[str]] = {}
         self._suspect: set[tuple[int, str]] = set()
+        # The spellings admitted as checks, under their identity without the learned rules:
+        # a rule learned before one is fetched must not re-key it into the identity it checks
+        # (merged so, it was never fetched, and a retraction missed it: its merge row is
+        # the check's, ``learned_merges`` keeping one row per rule and identity — the real
+        # web's seed 4 lost a page of the www twin's subtree so). A few per rule.
+        self._checking: set[str] = set()
         self._in_part: dict[tuple[int, str], int] = {}  # an alias's merges per part
         # The host aliases' rule ids: a twin host that differs does so by subtree (a part of
         # the site left out of the mirror); a parameter or substring rule is checked by count.
@@ -364,6 +370,7 @@ class Learning(HeldIdentities):
             if not ids:
                 continue
             if self._due(ids, base):
+                self._checking.add(base)
                 out.append(_admit(u, base))
                 self._keep(ids, base, u, None, checked=True)
                 continue
@@ -562,7 +569,7 @@ class Learning(HeldIdentities):
         changes = []
         for url_id, url, identity, _ in queued:
             base = self._key(url) if " " not in identity else None
-            if base is not None and apply(base) != identity:
+            if base is not None and base not in self._checking and apply(base) != identity:
                 changes.append((url_id, identity, apply(base)))
         collided = set(store.rekey_urls(changes))
         new_of = {i: new for i, _, new in changes if i not in collided}
@@ -598,7 +605,9 @@ class Learning(HeldIdentities):
 
             def rekeyed(u: AdmitURL) -> str | None:
                 base = self._key(u.url) if " " not in u.identity else None
-                new = None if base is None else apply(base)
+                if base is None or base in self._checking:
+                    return None  # a check keeps the identity it is checked under
+                new = apply(base)
                 # A redirect's target waiting here keeps its identity, as queued ones do.
                 return None if new in self._pointers else new
 
