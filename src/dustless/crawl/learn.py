@@ -593,6 +593,7 @@ class Learning(HeldIdentities):
                 if isinstance(item, QueuedURL):
                     kept.append(dataclasses.replace(item, identity=new_of.get(url_id, identity)))
                 if due and base is not None:
+                    self._checking.add(base)
                     self._keep(ids, base, item, url_id, checked=True)
                 continue
             self._keep(ids, base, item, url_id)
