@@ -14,8 +14,8 @@ decides is put in force before the pending links are admitted:
   spelling fetched for it yields no document, this one is fetched — a merge never costs a
   page that a correct spelling reaches);
 * what each rule merged is kept (``learned_merges``), and a few merges of each rule are
-  fetched anyway to check it (its 1st, 8th, 32nd … merge, :data:`VERIFY`): a rule cannot hide
-  its own counterexamples;
+  fetched anyway to check it (its 1st, 8th, 32nd … merge, :data:`VERIFY`; a host alias's
+  first in each spot of the site, :data:`SPOTS`): a rule cannot hide its own counterexamples;
 * a **retracted** rule leaves the identities, and everything it merged is admitted again —
   queued rows return to ``queued``, dropped links are admitted under their identity without
   the rule: learning must never cost coverage.
