@@ -1,8 +1,8 @@
-"""Spot checks spread over a rule's URL space (``crawl/learn.py``, ``PREFIXES``): a ``www``
+"""Spot checks spread over a host alias's URL space (``crawl/learn.py``, ``SPOTS``): a ``www``
 twin identical to its host but in one subtree of 12 pages, which show other documents. The
-alias is learned from the identical pages; the first merge in each path prefix is fetched
-anyway, so the differing subtree is found, and then every merge there is fetched: no
-resource is lost. The site is served on 127.0.0.1 inside the test."""
+alias is learned from the identical pages; its first merge in each spot (a directory at any
+depth) is fetched anyway, so the differing subtree is found, and then every merge there is
+fetched: no resource is lost. The sites are served on 127.0.0.1 inside the test."""
 
 from __future__ import annotations
 
@@ -102,4 +102,105 @@ def test_a_www_twin_differing_in_one_subtree_loses_no_resource(twin_site, tmp_pa
         reached.add(("www" if twin else "docs", k, j))
     lost = [(k, j) for k in range(SECTIONS) for j in range(PAGES) if ("docs", k, j) not in reached]
     lost += [("www", j) for j in range(DIFFER) if ("www", TWIN, j) not in reached]
+    assert lost == []
+
+
+# A www twin differing in a subtree deeper than the first segment: ``/manual/x/digest/`` among
+# the pages of ``/manual/a/``. Every link in a page names the main host, but for a few to the
+# twin: many in ``/guide/`` (where the alias is learned and its count-based checks are spent),
+# one in ``/manual/a/`` (the first merge in ``/manual/``, equal) and two into the digest, the
+# second and third merges of ``/manual/``: a check by count or by first segment misses them.
+GUIDE, MANUAL, DIGEST = 80, 30, 12
+_WWW_LINKS = {("manual/a", 5): 8, ("manual/x/digest", 1): 4, ("manual/x/digest", 5): 8}
+
+
+def _deep_page(path: str) -> tuple[str, int, int] | None:
+    """(directory, index, count) of a page of the deep site, or None."""
+    for where, prefix, count in (("guide", "g", GUIDE), ("manual/a", "p", MANUAL),
+                                 ("manual/x/digest", "d", DIGEST)):  # fmt: skip
+        head, _, name = path.strip("/").rpartition("/")
+        if head == where and name.startswith(prefix) and name.endswith(".html"):
+            j = name[len(prefix) : -5]
+            if j.isdigit() and int(j) < count:
+                return where, int(j), count
+    return None
+
+
+class _DeepHandler(BaseHTTPRequestHandler):
+    port = 0
+
+    def do_GET(self) -> None:
+        host = self.headers["Host"].partition(":")[0]
+        path = self.path.partition("?")[0]
+        main, www = f"http://docs.test:{self.port}", f"http://www.docs.test:{self.port}"
+        body = None
+        order = [("guide", "g", GUIDE), ("manual/a", "p", MANUAL), ("manual/x/digest", "d", DIGEST)]
+        if path == "/":
+            body = f'<html><body><a href="{main}/guide/g0.html">g</a></body></html>'.encode()
+        elif (page := _deep_page(path)) is not None:
+            where, j, count = page
+            other = host.startswith("www.") and where == "manual/x/digest"
+            text = _words(f"twin-{where}-{j}" if other else f"deep-{where}-{j}")
+            prefix = path.strip("/").rpartition("/")[2][0]
+            # One chain through the site, each page found from the one before it.
+            if j + 1 < count:
+                links = f'<a href="{main}/{where}/{prefix}{j + 1}.html">n</a>'
+            else:
+                k = [w for w, _, _ in order].index(where) + 1
+                nxt = f"{order[k][0]}/{order[k][1]}0.html" if k < len(order) else ""
+                links = f'<a href="{main}/{nxt}">n</a>' if nxt else ""
+            ahead = j + 3 if where == "guide" and j + 3 < count else _WWW_LINKS.get((where, j))
+            if ahead is not None:
+                links += f'<a href="{www}/{where}/{prefix}{ahead}.html">w</a>'
+            body = f"<html><body><p>{text}</p>{links}</body></html>".encode()
+        self.send_response(404 if body is None else 200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body or b"")))
+        self.end_headers()
+        self.wfile.write(body or b"")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def deep_twin_site() -> Iterator[int]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _DeepHandler)
+    _DeepHandler.port = httpd.server_address[1]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield _DeepHandler.port
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+def test_a_www_twin_differing_deeper_than_the_first_segment_loses_no_resource(
+    deep_twin_site, tmp_path
+):
+    port = deep_twin_site
+    out = tmp_path / "c"
+    config = CrawlConfig(
+        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
+        learn=True, delay=0, delay_factor=0, progress=False, max_depth=1000,
+    )  # fmt: skip
+    assert run_crawl(config, out).finished
+    with sqlite3.connect(out / "crawl.db") as db:
+        rules = db.execute("SELECT host, spec FROM learned_rules").fetchall()
+        fetched = {u for (u,) in db.execute(
+            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
+        )}  # fmt: skip
+    assert any("hostRedirect" in spec for _, spec in rules), rules  # the alias was learned
+    reached = set()
+    for url in fetched:
+        host, _, path = url.partition("://")[2].partition("/")
+        page = _deep_page(path)
+        if page is not None:
+            twin = host.startswith("www.") and page[0] == "manual/x/digest"
+            reached.add(("www" if twin else "docs", page[0], page[1]))
+    pages = [("guide", GUIDE), ("manual/a", MANUAL), ("manual/x/digest", DIGEST)]
+    lost = [(w, j) for w, n in pages for j in range(n) if ("docs", w, j) not in reached]
+    lost += [("www", j) for j in (4, 8) if ("www", "manual/x/digest", j) not in reached]
     assert lost == []

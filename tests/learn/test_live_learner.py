@@ -225,3 +225,25 @@ def test_redirects_are_the_servers_word_and_aliases_need_both_hosts_pages():
     other = LiveLearner()
     other.observe([page("http://c.test/p", "C"), page("http://www.c.test/p", "WC")])
     assert not other.learn()
+
+
+def test_a_redirect_to_another_host_teaches_no_rule_within_the_host_it_leaves():
+    # The real web's seed 4: www.a.test's old paths /doc/x redirect to the main host's
+    # /research/x, and www.a.test/research/x mirrors it but in a subtree. Within www.a.test
+    # that is no evidence that /research/x and /doc/x are one document: such a rule would
+    # merge the twin's own pages into the main host's (as an alias would, unchecked by
+    # subtree), and the subtree where the twin differs would be lost.
+    W = "http://www.a.test"
+    learner = LiveLearner()
+    facts = [page(H + f"/research/x{i}.html", f"X{i}") for i in range(4)]
+    facts += [moved(W + f"/doc/x{i}.html", H + f"/research/x{i}.html") for i in range(4)]
+    facts += [page(W + f"/research/x{i}.html", f"X{i}") for i in range(4)]
+    learner.observe(facts)
+    learner.learn()
+    assert specs(learner, "www.a.test") <= {rule_spec(HostRedirect("a.test"))}
+    # On the main host, its own redirects are the server's word, as ever.
+    main = LiveLearner()
+    main.observe([page(H + f"/research/x{i}.html", f"X{i}") for i in range(4)])
+    main.observe([moved(H + f"/doc/x{i}.html", H + f"/research/x{i}.html") for i in range(4)])
+    main.learn()
+    assert specs(main) == {rule_spec(Substitute("/research/", "/doc/"))}

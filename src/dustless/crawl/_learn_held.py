@@ -25,17 +25,47 @@ if TYPE_CHECKING:
     from dustless.crawl.hosts import HostTable
     from dustless.crawl.spellings import Spellings
 
-__all__ = ["QUEUED_AT_ONCE", "HeldIdentities", "part_of"]
+__all__ = ["QUEUED_AT_ONCE", "HeldIdentities", "directory_of", "spot_of", "within"]
 
 QUEUED_AT_ONCE = 20_000  # queued URLs of a host re-keyed at once
 
 
-def part_of(url: str) -> str:
-    """The part of a URL space a check stands for: the first segment of the path."""
+def _path(url: str) -> str:
     rest = url.partition("://")[2]
-    path = "/" + rest.partition("/")[2].partition("?")[0]
-    head, slash, _ = path[1:].partition("/")
-    return f"/{head}/" if slash else "/"
+    return "/" + rest.partition("/")[2].partition("?")[0].partition("#")[0]
+
+
+def directory_of(url: str) -> str:
+    """The directory a URL's path lies in (``/a/b/`` for ``/a/b/x.html`` and ``/a/b/``): the
+    part of the site a check that found two documents distrusts, with its subdirectories."""
+    return _path(url).rpartition("/")[0] + "/"
+
+
+def spot_of(url: str) -> str:
+    """Where a merge lies, as narrowly as a check stands for it: its directory, and within it
+    the leading word of its file name when the name has several (``/a/b/app-`` for
+    ``/a/b/app-psql.html``). A mirror left out a directory, or a run of related pages that a
+    flat site names by a shared prefix (the real web's documentation, whose subdirectories
+    are flattened into ``dir-file.html`` names): each is its own spot, checked on its first
+    merge, however deep it sits and however many pages share its first segment. A word and
+    a number (``news-5.html``, ``item_12``) is one page of a series, not a run: its directory."""
+    directory, _, name = _path(url).rpartition("/")
+    stem = name.partition(".")[0]
+    for i, c in enumerate(stem):
+        if c in "-_":
+            word, rest = stem[:i], stem[i + 1 :]
+            if word.isalpha() and rest[:1].isalpha():
+                return f"{directory}/{word}{c}"
+            break
+    return directory + "/"
+
+
+def within(url: str, directory: str) -> bool:
+    """True if ``url`` lies in the distrusted ``directory``: in it or below it, but for the
+    top level, which stands for its own pages only (a difference in a site's top-level page
+    must not cost a check of every page of the site)."""
+    own = directory_of(url)
+    return own == directory or (directory != "/" and own.startswith(directory))
 
 
 class HeldIdentities:
@@ -57,11 +87,24 @@ class HeldIdentities:
     def _key(self, url: str | None) -> str | None:
         raise NotImplementedError  # Learning's: the identity without learned rules
 
+    def _suspected(self, rid: int, url: str) -> bool:
+        """True if a check found two documents rule ``rid`` merges in ``url``'s directory or
+        one above it (``within``)."""
+        own = directory_of(url)
+        if (rid, own) in self._suspect:
+            return True
+        while own != "/":
+            own = own[:-1].rpartition("/")[0] + "/"
+            if own != "/" and (rid, own) in self._suspect:
+                return True
+        return False
+
     def _distrust(self, rid: int, part: str) -> None:
-        """A check found two documents that rule ``rid`` merges in ``part`` of its URL space
-        (within its budget: the rule stays): every later merge there is fetched anyway, so a
-        subtree where a ``www`` twin differs costs fetches, not pages. What the alias merged
-        or held there before is given back: fetched under its own identity."""
+        """A check found two documents that rule ``rid`` merges in directory ``part`` of its
+        URL space (within its budget: the rule stays): every later merge there (and below,
+        ``within``) is fetched anyway, so a subtree where a ``www`` twin differs costs
+        fetches, not pages. What the alias merged or held there before is given back: fetched
+        under its own identity."""
         if (rid, part) in self._suspect:
             return
         self._suspect.add((rid, part))
@@ -69,7 +112,7 @@ class HeldIdentities:
         if rid not in self._aliases:
             return
         self._release(rid, part, None)
-        rows = [m for m in self.store.merges_of([rid]) if not m.checked and part_of(m.base) == part]
+        rows = [m for m in self.store.merges_of([rid]) if not m.checked and within(m.base, part)]
         back = self.store.urls_by_id([m.url_id for m in rows if m.url_id is not None])
         queued = [u for u in back.values() if u.state is URLState.MERGED]
         if queued:
@@ -94,7 +137,7 @@ class HeldIdentities:
         identities that URL-seen dropped meanwhile (``crawl/spellings.py`` kept them) are
         admitted again: the twin's page and the main host's are both fetched."""
         held = self._held.get(rid, {})
-        picked = [i for i, (url, _) in held.items() if part is None or part_of(url) == part]
+        picked = [i for i, (url, _) in held.items() if part is None or within(url, part)]
         for i in picked:
             del held[i]
         rows = self.store.urls_by_id(picked)

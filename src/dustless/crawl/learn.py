@@ -14,8 +14,8 @@ decides is put in force before the pending links are admitted:
   spelling fetched for it yields no document, this one is fetched — a merge never costs a
   page that a correct spelling reaches);
 * what each rule merged is kept (``learned_merges``), and a few merges of each rule are
-  fetched anyway to check it (its 1st, 8th, 32nd … merge, :data:`VERIFY`): a rule cannot hide
-  its own counterexamples;
+  fetched anyway to check it (its 1st, 8th, 32nd … merge, :data:`VERIFY`; a host alias's
+  first in each spot of the site, :data:`SPOTS`): a rule cannot hide its own counterexamples;
 * a **retracted** rule leaves the identities, and everything it merged is admitted again —
   queued rows return to ``queued``, dropped links are admitted under their identity without
   the rule: learning must never cost coverage.
@@ -34,8 +34,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities
-from dustless.crawl._learn_held import part_of as _part
+from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities, directory_of, spot_of
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
 from dustless.crawl.page import is_html
@@ -74,26 +73,24 @@ if TYPE_CHECKING:
     from dustless.crawl.admission import Admission
     from dustless.crawl.spellings import Spellings
 
-__all__ = ["LEARNED_RULES", "PART_EVERY", "PREFIXES", "VERIFY", "Learning", "learning_policy"]
+__all__ = ["LEARNED_RULES", "PART_EVERY", "SPOTS", "VERIFY", "Learning", "learning_policy"]
 
 LEARNED_RULES = "learned-rules.xml"
 #: The merges of a rule that are fetched anyway, to check it (the n-th merge, 1-based):
 #: the first, then ever more rarely, so that the check costs a few fetches per rule.
 VERIFY = frozenset({1, 8, 32, 128, 512, 2048, 8192})
-#: Besides, the first merge of a rule in each part of its URL space (the first segment of the
-#: merged URL's path: ``/docs/``, ``/wiki/``; ``/`` for the top level) is fetched anyway, for
-#: this many parts per rule: a ``www`` twin that differs in one subtree is found when the
-#: rule first merges there, not by the luck of the n-th merge landing on it.
-PREFIXES = 64
-#: ... and every this-many-th merge of a host alias in each such part: a twin that differs in
-#: a dozen pages of a part is found there with a few checks more (and what was merged there
-#: before is then fetched too, ``Learning._distrust``), whichever page of the part came first.
-#: Any 8 merges in a row hold a check. Every 4th finds the differing 12-page subtree of the
-#: real web's seed 2 (``bench/learn_realweb.py 1 --first 2 --sites 4 --pages-per-site 300``:
-#: 0 lost, 12 with 8), but costs the test web's learning crawl ~3 % more duplicate fetches, over
-#: its quarter (tests/learn/test_live_musthold.py): a check that lands on a subtree by count
-#: is the wrong tool, and the better one is open (issue 25).
-PART_EVERY = 8
+#: Besides, a host alias's first merge in each *spot* of its URL space is fetched anyway, for
+#: this many spots per alias: the merged path's directory at any depth (``/manual/x/digest/``),
+#: and within a directory the leading word of a file name (``/catalog/app-`` for
+#: ``app-psql.html``: a flat site's run of related pages, ``_learn_held.spot_of``). A ``www``
+#: twin that differs in one subtree (a directory left out of the mirror) is found where the
+#: alias first merges there, not by the luck of a count landing on it (issue 25), however deep
+#: the subtree and however many pages share its first segment.
+SPOTS = 256
+#: ... and every this-many-th merge of a host alias in each spot: a twin that differs in only
+#: some pages of a spot is found there with a few checks more (and what was merged there
+#: before is then fetched too, ``Learning._distrust``). Sparse: the spots find subtrees.
+PART_EVERY = 16
 _PERMANENT = frozenset({301, 308})
 # Identities remembered as held by a redirect (a pointer, no document): a few MB at most.
 _POINTERS = 100_000
@@ -156,6 +153,13 @@ class Learning(HeldIdentities):
         # and those where a check found two documents: every merge there is fetched anyway.
         self._parts: dict[int, set[str]] = {}
         self._suspect: set[tuple[int, str]] = set()
+        # The spellings admitted as checks of a host alias, under their identity without the
+        # learned rules (``_checking_for``):
+        # a rule learned before one is fetched must not re-key it into the identity it checks
+        # (merged so, it was never fetched, and a retraction missed it: its merge row is
+        # the check's, ``learned_merges`` keeping one row per rule and identity — the real
+        # web's seed 4 lost a page of the www twin's subtree so). A few per rule.
+        self._checking: set[str] = set()
         self._in_part: dict[tuple[int, str], int] = {}  # an alias's merges per part
         # The host aliases' rule ids: a twin host that differs does so by subtree (a part of
         # the site left out of the mirror); a parameter or substring rule is checked by count.
@@ -194,7 +198,7 @@ class Learning(HeldIdentities):
                 if m.checked and m.url_id is not None and m.base != self._key(m.url)
             }
             self._held[row.id] = held
-            self._parts[row.id] = {_part(m.base) for m in merged if m.url_id not in held}
+            self._parts[row.id] = {spot_of(m.base) for m in merged if m.url_id not in held}
         if not row.active:
             self._rows.pop(key, None)
             self.stats.rules_retracted += 1
@@ -309,8 +313,7 @@ class Learning(HeldIdentities):
         key = self._key(url)
         if key is None:
             return None
-        part = _part(key)
-        if any((rid, part) in self._suspect for rid in self._rule_ids(key)):
+        if any(self._suspected(rid, key) for rid in self._rule_ids(key)):
             return key
         return self.live.apply(key)
 
@@ -368,6 +371,7 @@ class Learning(HeldIdentities):
             if not ids:
                 continue
             if self._due(ids, base):
+                self._checking_for(ids, base)
                 out.append(_admit(u, base))
                 self._keep(ids, base, u, None, checked=True)
                 continue
@@ -384,24 +388,33 @@ class Learning(HeldIdentities):
 
     def _due(self, ids: list[int], base: str) -> bool:
         """Count a merge of ``base`` for each rule; True if one of them has a check due: its
-        n-th merge (``VERIFY``), its first in a part of its URL space (``PREFIXES``), or any
-        in a part where a check found two documents."""
+        n-th merge (``VERIFY``), an alias's first in a spot of its URL space (``SPOTS``) and
+        every ``PART_EVERY``-th there, or any in a directory where a check found two
+        documents."""
         due = False
-        part = _part(base)
+        spot = spot_of(base)
         for rid in ids:
             n = self._merged.get(rid, 0) + 1
             self._merged[rid] = n
-            due |= n in self.verify or (rid, part) in self._suspect
+            due |= n in self.verify or self._suspected(rid, base)
             if rid not in self._aliases:
                 continue
-            parts = self._parts.setdefault(rid, set())
-            if part not in parts and len(parts) < PREFIXES:
-                parts.add(part)
+            spots = self._parts.setdefault(rid, set())
+            if spot not in spots and len(spots) < SPOTS:
+                spots.add(spot)
                 due = True
-            elif part in parts:
-                k = self._in_part[(rid, part)] = self._in_part.get((rid, part), 1) + 1
+            else:
+                k = self._in_part[(rid, spot)] = self._in_part.get((rid, spot), 1) + 1
                 due |= k % PART_EVERY == 0
         return due
+
+    def _checking_for(self, ids: list[int], base: str) -> None:
+        """``base`` is admitted as a check of rules ``ids``: of a host alias, it keeps its
+        identity until fetched (``_checking``). A parameter rule's check may still be merged
+        by a later rule's re-key, as before: honouring those too costs the test web's
+        learning crawl ~3 % more duplicate fetches, over its quarter."""
+        if any(rid in self._aliases for rid in ids):
+            self._checking.add(base)
 
     def _keep(
         self,
@@ -462,7 +475,7 @@ class Learning(HeldIdentities):
         for host, spec, a, b in changes.differed:
             rid = self._ids.get((host, spec))
             if rid is not None and (host, spec) not in gone:
-                for part in {_part(a), _part(b)}:
+                for part in {directory_of(a), directory_of(b)}:
                     self._distrust(rid, part)
         if changes.retracted or learned.learned or polled:
             self._install()
@@ -565,7 +578,7 @@ class Learning(HeldIdentities):
         changes = []
         for url_id, url, identity, _ in queued:
             base = self._key(url) if " " not in identity else None
-            if base is not None and apply(base) != identity:
+            if base is not None and base not in self._checking and apply(base) != identity:
                 changes.append((url_id, identity, apply(base)))
         collided = set(store.rekey_urls(changes))
         new_of = {i: new for i, _, new in changes if i not in collided}
@@ -589,6 +602,7 @@ class Learning(HeldIdentities):
                 if isinstance(item, QueuedURL):
                     kept.append(dataclasses.replace(item, identity=new_of.get(url_id, identity)))
                 if due and base is not None:
+                    self._checking_for(ids, base)
                     self._keep(ids, base, item, url_id, checked=True)
                 continue
             self._keep(ids, base, item, url_id)
@@ -601,7 +615,9 @@ class Learning(HeldIdentities):
 
             def rekeyed(u: AdmitURL) -> str | None:
                 base = self._key(u.url) if " " not in u.identity else None
-                new = None if base is None else apply(base)
+                if base is None or base in self._checking:
+                    return None  # a check keeps the identity it is checked under
+                new = apply(base)
                 # A redirect's target waiting here keeps its identity, as queued ones do.
                 return None if new in self._pointers else new
 

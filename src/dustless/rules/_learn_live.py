@@ -404,15 +404,24 @@ class LiveLearner:
                 return out  # another site: not a spelling of this one
             known = site.host(target).entries.get(f.redirect)
             if known is not None and known != NO_DOCUMENT:
-                out += self._add(site, host, f.key, known, None)
+                out += self._add(site, host, f.key, known, None, away=target != authority)
             elif len(site.waiting_redirects) < _WAITING_CAP * self.options.max_docs:
                 site.waiting_redirects.setdefault(f.redirect, []).append(f.key)
         return out
 
     def _add(
-        self, site: _Site, host: _Host, key: str, cls: int, url_id: int | None
+        self,
+        site: _Site,
+        host: _Host,
+        key: str,
+        cls: int,
+        url_id: int | None,
+        *,
+        away: bool = False,
     ) -> list[Retraction]:
-        """A spelling shown by a fetch (or a redirect to one): mine, monitor, resolve."""
+        """A spelling shown by a fetch (or a redirect to one): mine, monitor, resolve.
+        ``away``: a redirect to another host of the site, which says where the document
+        lives, not that the host serves it (``_mine``)."""
         old = host.entries.get(key)
         if old is not None and (old != NO_DOCUMENT or cls == NO_DOCUMENT):
             return []  # known already (a document is not undone by a later failure)
@@ -423,7 +432,7 @@ class LiveLearner:
         self._total += old is None
         out = self._monitor(site, key, cls) if site.members is not None else []
         if cls != NO_DOCUMENT:
-            self._mine(site, host, key, cls)
+            self._mine(site, host, key, cls, away=away)
         # What waited for this spelling: canonical claims about it, redirects to it.
         if site.waiting_claims:
             for declarer, claimed in site.waiting_claims.pop(key, ()):
@@ -434,7 +443,10 @@ class LiveLearner:
                     d.trust_bad += 1
         if cls != NO_DOCUMENT and site.waiting_redirects:
             for source in site.waiting_redirects.pop(key, ()):
-                out += self._add(site, site.host(authority_of(source)), source, cls, None)
+                away = authority_of(source) != authority_of(key)
+                out += self._add(
+                    site, site.host(authority_of(source)), source, cls, None, away=away
+                )
         return out
 
     def _claim(self, site: _Site, host: _Host, key: str, cls: int, canonical: str) -> None:
@@ -465,8 +477,18 @@ class LiveLearner:
             site.alias_hints[(host.name, target)] += 1
             site.alias_hints[(target, host.name)] += 1
 
-    def _mine(self, site: _Site, host: _Host, key: str, cls: int) -> None:
-        """Pairs with the spellings of the same document: hints for candidate rules."""
+    def _mine(self, site: _Site, host: _Host, key: str, cls: int, *, away: bool = False) -> None:
+        """Pairs with the spellings of the same document: hints for candidate rules. A
+        spelling that redirects ``away`` to another host of the site (``www.h/doc/x`` to
+        ``h/sec/x``) pairs with no spelling of its own host: the document is the other
+        host's, and ``www.h/sec/x`` holding it too is the alias's evidence, not a rule of
+        ``www.h`` — such a rule (``substitute /sec/ → /doc/``) would merge the twin's pages
+        into the other host's unchecked by subtree, and lose those where the twin differs
+        (the real web's seed 4). It still shows the alias (``_alias_pairs``)."""
+        if away:
+            if len(site.hosts) > 1:
+                self._alias_pairs(site, host, key, cls)
+            return
         keys = _keys(host.by_class.get(cls))
         for other in keys:
             self._hint(host, key, other, fetched=True)
