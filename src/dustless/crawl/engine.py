@@ -254,6 +254,9 @@ class Crawler:
         # not know to fetch it again. ``_handled``: those handled since the last commit.
         self._open: Counter[str] = Counter()
         self._handled: list[str] = []
+        # Learning: when each fetched page's request ended (by its ``_Done``'s id), for the
+        # host's politeness clock once the page is handled (``_task_done``).
+        self._ended: dict[int, float] = {}
         self._wake: asyncio.Future[None] | None = None
         self._stop = 0  # 1: finish in-flight fetches and flush; 2: cancel them
         self._last_commit = clock()
@@ -381,6 +384,13 @@ class Crawler:
                     # Our failure, not the server's (issue 24): no delay is owed for it and
                     # no failure counts against the host; the URL is queued again.
                     self.hosts.frontier.release(done.item.host)
+                elif self.learning is not None:
+                    # Learning: the host's next request waits until this page is handled
+                    # (its politeness clock still starts now, ``_host_done``), so that the
+                    # learner has seen every page of a host before the host's next fetch —
+                    # however far the loop's handling lags behind the fetching (a loaded
+                    # machine), the rules a host's pages teach are in force as early.
+                    self._ended[id(done)] = self.clock()
                 else:
                     self.hosts.page_done(
                         done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
@@ -857,6 +867,10 @@ class Crawler:
         done: _Done = task.result()
         self._backlog_bytes -= sum(len(r.body) for r in done.results)
         item = done.item
+        ended = self._ended.pop(id(done), None)
+        if ended is not None and isinstance(item, QueuedURL):
+            r = done.results[0]
+            self.hosts.page_done(item, ended, r.elapsed, failed=_trouble(r), state=r.state)
         self._handled.append(item.host)  # its rows are written at the next commit
         if isinstance(item, RobotsItem):
             self._robots_in_flight -= 1

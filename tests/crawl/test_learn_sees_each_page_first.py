@@ -1,0 +1,79 @@
+"""With ``--learn``, a host's next request waits until its last page has been handed to the
+learner: however far the loop's handling lags behind the fetching (a loaded machine, many
+pages ending together), the rules a host's pages teach are in force as early — the learning
+crawl's duplicates do not depend on how its work happened to be scheduled.
+
+The engine against fakes (tests/crawl/test_engine_fakes.py): four hosts whose fetches all
+end at once, so that the loop has several finished pages of different hosts to handle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from crawl.test_engine_fakes import ROBOTS_ALL, FakeFetcher, Page, links
+from dustless.crawl import CrawlConfig
+from dustless.crawl.engine import Crawler
+from dustless.store import SQLiteStore, WarcWriter
+
+HOSTS = [f"http://h{i}.test" for i in range(4)]
+PAGES = 8
+
+
+def _web() -> dict[str, Any]:
+    web: dict[str, Any] = {}
+    for h in HOSTS:
+        web[f"{h}/robots.txt"] = ROBOTS_ALL
+        for p in range(PAGES):
+            # A chain, and a link to every later page: each page adds work for its host.
+            later = [f"{h}/p{q}" for q in range(p + 1, PAGES)]
+            web[f"{h}/p{p}"] = Page(body=b"<html><body><p>page %d of %s</p>" % (p, h.encode())
+                                    + links(*later) + b"</body></html>")  # fmt: skip
+    return web
+
+
+def test_a_learning_crawl_hands_each_page_to_the_learner_before_its_host_is_asked_again(
+    tmp_path: Any,
+) -> None:
+    events: list[tuple[str, str]] = []
+    fetcher = FakeFetcher(_web())
+    fetch_with = fetcher.fetch_with
+
+    async def asked(url: str, *args: Any, **kwargs: Any) -> Any:
+        events.append(("asked", url))
+        return await fetch_with(url, *args, **kwargs)
+
+    fetcher.fetch_with = asked  # type: ignore[method-assign]
+    store = SQLiteStore(":memory:")
+    config = CrawlConfig(
+        seeds=tuple(f"{h}/p0" for h in HOSTS), delay=0.0, delay_factor=0.0, backoff=0.001,
+        progress=False, learn=True, no_soft404_probe=True, concurrency=16,
+    )  # fmt: skip
+    batch = store.start_batch(config.to_json(), time.time())
+    warc = WarcWriter(tmp_path / "warc")
+    crawler = Crawler(config, store, fetcher, warc, batch=batch, learned=tmp_path / "rules.xml")
+    assert crawler.learning is not None
+    page = crawler.learning.page
+
+    def learned(item: Any, r: Any, fetch: Any) -> None:
+        events.append(("learned", item.url))
+        page(item, r, fetch)
+
+    crawler.learning.page = learned  # type: ignore[method-assign]
+    assert asyncio.run(crawler.run()).finished
+    warc.close()
+
+    pages = [url for kind, url in events if kind == "asked" and "/robots.txt" not in url]
+    assert len(pages) == len(HOSTS) * PAGES
+    unlearned: dict[str, str] = {}  # host -> its page asked, not yet handed to the learner
+    for kind, url in events:
+        if "/robots.txt" in url:
+            continue
+        host = url.split("/")[2]
+        if kind == "asked":
+            assert host not in unlearned, f"{url} asked before {unlearned[host]} was learned from"
+            unlearned[host] = url
+        else:
+            assert unlearned.pop(host) == url
