@@ -7,6 +7,7 @@ in the assertion message so it can be replayed (``dustless testweb --profile rea
 
 from __future__ import annotations
 
+import functools
 import html
 import sqlite3
 import subprocess
@@ -43,6 +44,13 @@ def _web(seed, sites=6, pages=20):
     return build_web(
         WebConfig(seed=seed, sites=sites, pages_per_site=pages, profile=Profile.REAL, port=PORT)
     )
+
+
+@functools.cache
+def _built(seed):
+    """The web of ``seed``, built once for the tests that only read it (a build takes seconds;
+    the determinism test compares this one with a build of its own)."""
+    return _web(seed)
 
 
 class _Hrefs(HTMLParser):
@@ -99,7 +107,7 @@ def _walk(web, trap_pages=10, limit=20_000):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_same_seed_gives_byte_identical_sites(corpus, seed):
-    one, two = _web(seed), _web(seed)
+    one, two = _built(seed), _web(seed)
     assert [s.plan for s in one.sites] == [s.plan for s in two.sites], f"seed {seed}"
     walked = _walk(one, trap_pages=5)
     for url, (_, body) in walked.items():
@@ -109,7 +117,7 @@ def test_the_same_seed_gives_byte_identical_sites(corpus, seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_every_link_resolves_to_a_url_the_truth_classifies(corpus, seed):
-    web = _web(seed)
+    web = _built(seed)
     walked = _walk(web)
     kinds = {}
     for url, (out, _) in walked.items():
@@ -146,7 +154,7 @@ def _doc_of(site):
 
 def _sites(seeds, test):
     """(seed, site) of every site of the seeds for which ``test(plan)`` holds."""
-    out = [(seed, s) for seed in seeds for s in _web(seed).sites if test(s.plan)]
+    out = [(seed, s) for seed in seeds for s in _built(seed).sites if test(s.plan)]
     assert out, "no seed drew this behaviour: add seeds"
     return out
 
