@@ -25,6 +25,8 @@ from dustless.testweb._web import truth_kind
 from support import require
 from testweb_fixture import start_testweb
 
+pytestmark = pytest.mark.slow  # 2½ minutes: first under xdist (conftest)
+
 SEEDS = (1, 2, 3)
 PORT = 8080
 
