@@ -132,8 +132,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ``--dist loadfile`` hands out whole files in the order collected: a file of a minute or
     two handed out last keeps one process busy while the other has nothing left, and that
     tail was minutes of the run. Started first, the long files overlap the short ones, which
-    fill in around them. A stable sort: both processes must collect the same order, and
-    within a file the order stays as written."""
+    fill in around them (the Makefile passes ``--no-loadscope-reorder``, or xdist would order
+    files by their number of tests). A stable sort: both processes must collect the same
+    order, and within a file the order stays as written."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
