@@ -42,6 +42,10 @@ settings.load_profile("dustless")
 def _testweb_pool() -> Iterator[dict[tuple[Any, ...], TestWeb]]:
     pool: dict[tuple[Any, ...], TestWeb] = {}
     yield pool
+    # All asked first, then waited for: a server takes a moment to shut down, and a worker
+    # ends with a dozen of them.
+    for web in pool.values():
+        web.terminate()
     for web in pool.values():
         web.stop()
 
@@ -117,3 +121,21 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
             store.close()
     if request.param != "sqlite":
         server.drop_database(dsn)
+
+
+# -- the order of files in two processes (make test: pytest -n 2 --dist loadfile) ------------
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the files holding a ``slow`` test run first.
+
+    ``--dist loadfile`` hands out whole files in the order collected: a file of a minute or
+    two handed out last keeps one process busy while the other has nothing left, and that
+    tail was minutes of the run. Started first, the long files overlap the short ones, which
+    fill in around them (the Makefile passes ``--no-loadscope-reorder``, or xdist would order
+    files by their number of tests). A stable sort: both processes must collect the same
+    order, and within a file the order stays as written."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)

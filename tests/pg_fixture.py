@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -21,11 +20,7 @@ from pathlib import Path
 
 import support
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+free_port = support.free_port  # kept importable from here, where it used to live
 
 
 @dataclass
@@ -101,23 +96,32 @@ def running_postgres() -> Iterator[Postgres]:
 
         entry = pwd.getpwnam(user)
         os.chown(root, entry.pw_uid, entry.pw_gid)
-    port = free_port()
-    options = (
-        f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root}"
-        " -c fsync=off"  # a throwaway server: its crash safety is not what we test
-        " -c max_connections=200"
-    )
     try:
         subprocess.run(
             [*prefix, initdb, "-D", str(datadir), "-U", "postgres", "--auth=trust",
              "-E", "UTF8", "--no-sync"],
             check=True, capture_output=True, cwd=root,
         )  # fmt: skip
-        subprocess.run(
-            [*prefix, pg_ctl, "-D", str(datadir), "-o", options, "-l", str(root / "log"),
-             "-w", "start"],
-            check=True, capture_output=True, cwd=root,
-        )  # fmt: skip
+        for attempt in range(support.PORT_TRIES):
+            port = support.free_port()
+            options = (
+                f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root}"
+                " -c fsync=off"  # a throwaway server: its crash safety is not what we test
+                " -c max_connections=200"
+            )
+            try:
+                subprocess.run(
+                    [*prefix, pg_ctl, "-D", str(datadir), "-o", options, "-l",
+                     str(root / "log"), "-w", "start"],
+                    check=True, capture_output=True, cwd=root,
+                )  # fmt: skip
+                break
+            except subprocess.CalledProcessError:
+                # The other test worker took the port between our pick and the server's
+                # bind: start again on another one (support.free_port).
+                log = (root / "log").read_text(errors="replace")
+                if attempt + 1 == support.PORT_TRIES or not support.address_in_use(log):
+                    raise
     except subprocess.CalledProcessError as exc:
         shutil.rmtree(root, ignore_errors=True)
         support.require(False, f"could not start PostgreSQL: {exc.stderr.decode()[-300:]}")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,6 +34,62 @@ def testdata(*parts: str) -> Path:
     path = TESTDATA.joinpath(*parts)
     require(path.exists(), f"test data not found: {path}")
     return path
+
+
+# -- loopback ports (the suite runs in two processes: ``make test`` is ``pytest -n 2``) -----
+
+#: how many ports a server that cannot bind port 0 itself is started on before giving up
+PORT_TRIES = 5
+
+
+def free_port() -> int:
+    """A loopback port free when asked, for a server that cannot bind port 0 itself
+    (PostgreSQL, nginx, pywb …). Another process — the other test worker — may take it
+    before the server binds it: callers start the server again on a new port when its output
+    says :func:`address_in_use` (at most ``PORT_TRIES`` times)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def address_in_use(output: str) -> bool:
+    """Whether a server's output says its port was taken (nginx, Apache, lighttpd,
+    PostgreSQL and Python servers all say errno 98's words, in either case)."""
+    return "address already in use" in output.lower()
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` itself holds a socket listening on loopback ``port``.
+
+    A server started on a picked port is ready when *it* listens there: a connection that
+    succeeds may reach whoever took the port first (the other test worker), while our server
+    is still failing to bind it. Linux's ``/proc/net/tcp`` lists listening sockets (state
+    0A) by inode, and ``/proc/PID/fd`` links to the sockets a process holds."""
+    inodes = set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return False
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                if os.readlink(fd) in inodes:
+                    return True
+    return False
+
+
+@contextlib.contextmanager
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections for the ``with`` block: bound, never
+    listening (Linux answers a SYN there with RST). Holding it bound keeps any other
+    process — the other test worker — from listening there, which a port bound and closed
+    again cannot promise."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
 
 
 # Debian's Chromium, headless, kept off the network: without the background-networking flags

@@ -79,6 +79,11 @@ class TestWeb:
 
         return read_truth(self.truth_path)
 
+    def terminate(self) -> None:
+        """Ask the server to stop without waiting for it (``stop`` waits)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+
     def stop(self) -> None:
         proc = self.process
         if proc is None:

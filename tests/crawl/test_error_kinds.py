@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import support
 from dustless.crawl import CrawlConfig, run_crawl
 from dustless.crawl.net import failure_kind
 from dustless.crawl.progress import RunCounters, progress_lines
@@ -113,14 +114,8 @@ def _resetting_server() -> Iterator[int]:
         thread.join(timeout=30)
 
 
-def _closed_port() -> int:
-    with socket.create_server(("127.0.0.1", 0)) as s:
-        return s.getsockname()[1]  # nothing listens there once closed
-
-
 def test_each_failed_fetch_counts_by_its_kind(tmp_path: Path) -> None:
-    dead = _closed_port()
-    with _resetting_server() as port:
+    with support.refused_port() as dead, _resetting_server() as port:
         config = CrawlConfig(
             seeds=(f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{dead}/"),
             delay=0.0,

@@ -24,6 +24,8 @@ import pytest
 from crawl.workers_support import fetched_twice, final_states, finish, until
 from dustless.store import PostgresCrawlStore, SQLiteStore
 
+pytestmark = pytest.mark.slow  # most of a minute: first under xdist (conftest)
+
 DELAY = 0.1  # seconds between two requests to one host
 TTL = 2.0  # seconds a lease lasts unrenewed
 LATENCY = ("--latency", "0.05")  # every answer of the test web waits this long

@@ -10,7 +10,6 @@ import asyncio
 import base64
 import http.client
 import json
-import socket
 import subprocess
 import threading
 import time
@@ -22,6 +21,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+import support
 from support import CHROMIUM_ARGS, chromium, require
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,12 +32,6 @@ def replay_tool(name: str) -> Path:
     path = REPLAY_BIN / name
     require(path.exists(), f"{path} missing: run `make install` (it builds .venv-replay)")
     return path
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -53,14 +47,40 @@ def pywb(root: Path, warc_dir: Path | None = None, index_dir: Path | None = None
         else ""
     )
     (root / "config.yaml").write_text(named + "framed_replay: false\n", encoding="utf-8")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [str(wayback), "-p", str(port), "-b", "127.0.0.1", "-t", "2"],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    for attempt in range(support.PORT_TRIES):
+        port = support.free_port()
+        proc = subprocess.Popen(
+            [str(wayback), "-p", str(port), "-b", "127.0.0.1", "-t", "2"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            _until_started(proc, port)
+            break
+        except AssertionError as exc:
+            _stop(proc)
+            # The other test worker took the port between our pick and pywb's bind: start
+            # again on another one (support.free_port).
+            if attempt + 1 == support.PORT_TRIES or not support.address_in_use(str(exc)):
+                raise
+    try:
+        yield port
+    finally:
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    proc.wait(10)
+    assert proc.stdout is not None
+    proc.stdout.close()
+
+
+def _until_started(proc: subprocess.Popen[str], port: int) -> None:
+    """Until pywb says it starts and then accepts a connection; an AssertionError holding
+    its output when it exits first."""
     ready = threading.Event()
     output: list[str] = []
 
@@ -73,30 +93,23 @@ def pywb(root: Path, warc_dir: Path | None = None, index_dir: Path | None = None
         ready.set()  # exited: the wait below sees the process is gone
 
     threading.Thread(target=read, daemon=True).start()
-    try:
-        assert ready.wait(60), "pywb did not start in 60 s"
-        assert proc.poll() is None, "pywb did not start:\n" + "".join(output)
-        _until_listening(proc, port, output)
-        yield port
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        assert proc.stdout is not None
-        proc.stdout.close()
+    assert ready.wait(60), "pywb did not start in 60 s"
+    if not any("Starting" in line for line in output):
+        proc.wait(10)  # its output ended: it exits
+    assert proc.poll() is None, "pywb did not start:\n" + "".join(output)
+    _until_listening(proc, port, output)
 
 
 def _until_listening(proc: subprocess.Popen[str], port: int, output: list[str]) -> None:
     """pywb's server says "Starting" before its socket listens: on a loaded machine the first
     request came too early (connection refused). Ask until it answers a connect."""
     deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            assert proc.poll() is None, "pywb exited:\n" + "".join(output)
-            assert time.monotonic() < deadline, "pywb did not listen in 30 s"
-            time.sleep(0.05)
+    # pywb itself must hold the socket: a connection could reach whoever took the port before
+    # it (support.listens).
+    while not support.listens(proc.pid, port):
+        assert proc.poll() is None, "pywb exited:\n" + "".join(output)
+        assert time.monotonic() < deadline, "pywb did not listen in 30 s"
+        time.sleep(0.05)
 
 
 def get(host: str, port: int, path: str, headers: dict[str, str] | None = None):

@@ -12,6 +12,7 @@ import socket
 import pytest
 from aiohttp import web
 
+import support
 from dustless.fetch import AddressPolicy, Fetcher, FetchLimits, Resolver
 
 
@@ -102,12 +103,9 @@ async def make_fetcher():
 
 @pytest.fixture
 def refused_port():
-    """A port nothing listens on (bound, then closed)."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
+    """A port nothing listens on (bound and held, never listening: see ``support``)."""
+    with support.refused_port() as port:
+        yield port
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -28,12 +27,6 @@ import support
 KEEP_ALIVE = 1  # seconds: the servers' keep-alive timeout, and the crawl's politeness rest
 DOCS = Path("/usr/share/doc/libxml2/html")  # libxml2-doc: ~30 top-level real HTML pages
 BINARIES = {"nginx": "nginx", "apache": "apache2", "lighttpd": "lighttpd"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass(frozen=True)
@@ -159,15 +152,16 @@ class RealServer:
 
 
 def _wait_listening(proc: subprocess.Popen[bytes], port: int, name: str, root: Path) -> None:
-    # An external process has no event to await: try to connect until it accepts, with a
-    # deadline generous for a loaded machine.
+    # An external process has no event to await: look until it listens, with a deadline
+    # generous for a loaded machine. The server itself must hold the socket: a connection
+    # could reach whoever took the port before it (support.listens).
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
             log = (root / "error.log").read_text() if (root / "error.log").exists() else ""
             raise AssertionError(f"{name} exited {proc.returncode}: {out[-1500:]} {log[-1500:]}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+        if support.listens(proc.pid, port):
             return
         time.sleep(0.05)
     raise AssertionError(f"{name} did not listen on {port} within 30 s")
@@ -183,27 +177,45 @@ def running(name: str, docroot: Path) -> Iterator[RealServer]:
     )
     root = Path(tempfile.mkdtemp(prefix=f"dustless-{name}-"))
     root.chmod(0o755)
-    port = free_port()
-    command = _CONFIGS[name](root, port, docroot)
     path = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=root,
-        env={**os.environ, "PATH": path},
-        start_new_session=True,
-    )
     try:
-        _wait_listening(proc, port, name, root)
+        for attempt in range(support.PORT_TRIES):
+            port = support.free_port()
+            command = _CONFIGS[name](root, port, docroot)
+            proc = subprocess.Popen(
+                command,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=root,
+                env={**os.environ, "PATH": path},
+                start_new_session=True,
+            )
+            try:
+                _wait_listening(proc, port, name, root)
+                break
+            except AssertionError as exc:
+                _stop(proc)
+                # The other test worker took the port between our pick and the server's
+                # bind: start again on another one (support.free_port).
+                if attempt + 1 == support.PORT_TRIES or not support.address_in_use(str(exc)):
+                    raise
+                (root / "error.log").unlink(missing_ok=True)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    try:
         yield RealServer(name, port, root)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+        _stop(proc)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()

@@ -27,6 +27,8 @@ import pytest
 from dustless.cli.main import main
 from realservers.servers import KEEP_ALIVE, Docroot, make_docroot, running
 
+pytestmark = pytest.mark.slow  # half a minute: first under xdist (conftest)
+
 NAMES = ("nginx", "apache", "lighttpd")
 PAGES, OTHERS = 14, 2  # real HTML pages and other documents: few, each one costs a 1 s rest
 

@@ -19,14 +19,9 @@ import aiohttp
 import pytest
 import uvicorn
 
+import support
 from dustless.shortener import ShortenerApp, create_app
 from shortener.helpers import open_config
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -143,7 +138,20 @@ class ServerProcess:
 def start_server(db: str, *args: str, workers: int = 1, port: int | None = None) -> ServerProcess:
     """``dustless shortener serve`` in its own process group; returns once it serves (read
     from its log, not guessed with a sleep)."""
-    port = port or free_port()
+    if port is not None:
+        return _start_server(db, *args, workers=workers, port=port)
+    for attempt in range(support.PORT_TRIES):
+        try:
+            return _start_server(db, *args, workers=workers, port=support.free_port())
+        except AssertionError as exc:
+            # The other test worker took the port between our pick and the server's bind:
+            # start again on another one (support.free_port).
+            if attempt + 1 == support.PORT_TRIES or not support.address_in_use(str(exc)):
+                raise
+    raise AssertionError("not reached")
+
+
+def _start_server(db: str, *args: str, workers: int, port: int) -> ServerProcess:
     cmd = [
         sys.executable,
         "-m",
@@ -174,6 +182,8 @@ def start_server(db: str, *args: str, workers: int = 1, port: int | None = None)
     while started < workers:
         line = proc.stdout.readline()
         if not line:
+            server.proc.wait(timeout=10)
+            proc.stdout.close()
             raise AssertionError("server exited:\n" + "".join(server.lines))
         server.lines.append(line)
         # One worker binds its socket after its startup; N workers share the socket the

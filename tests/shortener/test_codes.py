@@ -80,6 +80,7 @@ def test_each_round_is_invertible_for_any_round_function_value():
     assert ROUNDS % 2 == 0  # an even number of rounds brings the halves back to (Z_a, Z_b)
 
 
+@pytest.mark.slow
 def test_millions_of_ids_give_distinct_codes():
     # Codes never collide, checked over millions of ids. A permutation cannot
     # collide (the tests above check the structure that makes it one); this checks the

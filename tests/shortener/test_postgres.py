@@ -7,9 +7,9 @@ import sys
 import aiohttp
 import pytest
 
+import support
 from dustless.shortener import AliasTaken, NewLink, Redirect, create_app, open_store
 from dustless.shortener._model import ClickKey
-from pg_fixture import free_port
 from shortener.helpers import open_config
 
 pytestmark = pytest.mark.slow
@@ -227,11 +227,12 @@ async def test_the_pool_keeps_only_idle_connections_and_bounds_the_wait(pg_db):
     with pytest.raises(StoreError, match="closed"):
         await pool.getconn()
     # Nothing listening: one line, and the slot is free again for the next request.
-    down = ConnectionPool(f"postgresql://postgres@127.0.0.1:{free_port()}/x", 1, 0.2, 5)
-    for _ in range(2):
-        with pytest.raises(StoreError, match="Connection refused") as raised:
-            await down.getconn()
-        assert raised.value.__cause__ is None  # not retried as a broken pooled connection
+    with support.refused_port() as port:
+        down = ConnectionPool(f"postgresql://postgres@127.0.0.1:{port}/x", 1, 0.2, 5)
+        for _ in range(2):
+            with pytest.raises(StoreError, match="Connection refused") as raised:
+                await down.getconn()
+            assert raised.value.__cause__ is None  # not retried as a broken pooled connection
 
 
 def test_export_never_stops_at_a_bad_row_on_postgresql(pg_db):

@@ -7,6 +7,7 @@ in the assertion message so it can be replayed (``dustless testweb --profile rea
 
 from __future__ import annotations
 
+import functools
 import html
 import sqlite3
 import subprocess
@@ -23,6 +24,8 @@ from dustless.testweb._realpages import Where
 from dustless.testweb._web import truth_kind
 from support import require
 from testweb_fixture import start_testweb
+
+pytestmark = pytest.mark.slow  # 2½ minutes: first under xdist (conftest)
 
 SEEDS = (1, 2, 3)
 PORT = 8080
@@ -43,6 +46,13 @@ def _web(seed, sites=6, pages=20):
     return build_web(
         WebConfig(seed=seed, sites=sites, pages_per_site=pages, profile=Profile.REAL, port=PORT)
     )
+
+
+@functools.cache
+def _built(seed):
+    """The web of ``seed``, built once for the tests that only read it (a build takes seconds;
+    the determinism test compares this one with a build of its own)."""
+    return _web(seed)
 
 
 class _Hrefs(HTMLParser):
@@ -67,6 +77,13 @@ def _get(web, url):
     elif out is not None:
         body = out.body
     return out, body
+
+
+@functools.cache
+def _walked(seed):
+    """``_walk`` of ``_built(seed)``, done once: the link test reads it, and the determinism
+    test renders each of its URLs again from a second build."""
+    return _walk(_built(seed))
 
 
 def _walk(web, trap_pages=10, limit=20_000):
@@ -99,9 +116,9 @@ def _walk(web, trap_pages=10, limit=20_000):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_same_seed_gives_byte_identical_sites(corpus, seed):
-    one, two = _web(seed), _web(seed)
+    one, two = _built(seed), _web(seed)
     assert [s.plan for s in one.sites] == [s.plan for s in two.sites], f"seed {seed}"
-    walked = _walk(one, trap_pages=5)
+    walked = _walked(seed)
     for url, (_, body) in walked.items():
         assert _get(two, url)[1] == body, f"seed {seed}: {url}"
     assert [s.plan for s in _web(seed + 100).sites] != [s.plan for s in one.sites]
@@ -109,8 +126,8 @@ def test_the_same_seed_gives_byte_identical_sites(corpus, seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_every_link_resolves_to_a_url_the_truth_classifies(corpus, seed):
-    web = _web(seed)
-    walked = _walk(web)
+    web = _built(seed)
+    walked = _walked(seed)
     kinds = {}
     for url, (out, _) in walked.items():
         assert out is not None, f"seed {seed}: {url} names no host of the web"
@@ -146,7 +163,7 @@ def _doc_of(site):
 
 def _sites(seeds, test):
     """(seed, site) of every site of the seeds for which ``test(plan)`` holds."""
-    out = [(seed, s) for seed in seeds for s in _web(seed).sites if test(s.plan)]
+    out = [(seed, s) for seed in seeds for s in _built(seed).sites if test(s.plan)]
     assert out, "no seed drew this behaviour: add seeds"
     return out
 

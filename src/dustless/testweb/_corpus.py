@@ -18,11 +18,13 @@ package is cached as JSON beside it (parsing PostgreSQL's 1,169 pages takes seco
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import posixpath
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -131,27 +133,39 @@ def _package_root(pkg: DocPackage, cache: Path, fetch: bool) -> Path | None:
     if not fetch or shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
         return None
     where = cache / pkg.name
-    where.mkdir(parents=True, exist_ok=True)
+    # Two processes may fetch the same package at once (the test suite's two workers each
+    # start a real test web): each downloads and unpacks into a directory of its own, then
+    # renames its tree into place in one step. A rename onto the other's finished tree fails
+    # and the loser uses the winner's, so no process ever reads a half-unpacked tree.
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=".fetch-", dir=where))
+    except OSError:
+        return None
     try:
         subprocess.run(
             ["apt-get", "download", "-qq", pkg.name],
-            cwd=where,
+            cwd=work,
             check=True,
             capture_output=True,
             timeout=300,
         )
-        debs = sorted(where.glob(f"{pkg.name}_*.deb"))
+        debs = sorted(work.glob(f"{pkg.name}_*.deb"))
         if not debs:
             return None
         subprocess.run(
-            ["dpkg-deb", "-x", str(debs[-1]), str(where / "root")],
+            ["dpkg-deb", "-x", str(debs[-1]), str(work / "root")],
             check=True,
             capture_output=True,
             timeout=300,
         )
+        with contextlib.suppress(OSError):  # another process's tree is there: use it
+            (work / "root").rename(where / "root")
     except (OSError, subprocess.SubprocessError):
         return None
-    return unpacked if unpacked.is_dir() else None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return unpacked if unpacked.is_dir() and any(unpacked.glob("*.html")) else None
 
 
 def load_corpus(packages: tuple[DocPackage, ...] = PACKAGES, fetch: bool = True) -> Corpus:
