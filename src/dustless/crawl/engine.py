@@ -193,6 +193,24 @@ class Crawler:
             lease_ttl=c.lease_ttl,  # many machines: how soon a dead worker's hosts come back
         )
         self.record = Recorder(store, warc, batch.number, resumed=resumed)
+        # Fallback spellings: kept at admission, tried when a fetch gives no document.
+        self.spellings = Spellings(store, self.discovery, c.spelling_tries)
+        self.learning: Learning | None = None
+        if live is not None:
+            self.stats.learning = True
+            self.learning = Learning(
+                store,
+                self.discovery,
+                Normalizer(policy).normalize,
+                live,
+                self.stats,
+                LiveOptions(max_fp=c.max_fp, min_support=c.min_support),
+                wall=wall,
+                path=learned,
+                hosts=self.hosts,
+                spellings=self.spellings,
+            )
+        # Spellings and learning return what the admission must do (crawl/_orders.py).
         self.admission = Admission(
             store,
             self.discovery,
@@ -200,11 +218,9 @@ class Crawler:
             self.stats,
             batch=batch.number,
             scripted=self.scripted,
+            spellings=self.spellings,
+            learning=self.learning,
         )
-        # Fallback spellings: kept at admission, tried when a fetch gives no document.
-        self.spellings = Spellings(store, self.discovery, c.spelling_tries)
-        self.spellings.admission = self.admission
-        self.admission.spellings = self.spellings
         # Sitemaps and feeds (crawl/sources.py): where they come from, how they are read.
         default = SourceSwitch(c.sitemaps, c.feeds)
         self.sources = Sources(
@@ -219,21 +235,6 @@ class Crawler:
         )
         # Soft 404s (crawl/soft404.py): each host's answer to a random missing path.
         self.soft404 = Soft404Hosts(probe=not (probe or c.no_soft404_probe))
-        self.learning: Learning | None = None
-        if live is not None:
-            self.stats.learning = True
-            self.learning = Learning(
-                store,
-                self.discovery,
-                Normalizer(policy).normalize,
-                live,
-                self.stats,
-                LiveOptions(max_fp=c.max_fp, min_support=c.min_support),
-                wall=wall,
-                path=learned,
-            )
-            self.learning.admission, self.admission.learning = self.admission, self.learning
-            self.learning.spellings, self.learning.hosts = self.spellings, self.hosts
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
@@ -328,7 +329,8 @@ class Crawler:
         try:
             finished = self._stop == 0 and self._stuck is None
             if self.learning is not None:
-                self.learning.commit()  # what the last pages taught, kept with them
+                # What the last pages taught, kept with them.
+                self.admission.apply(self.learning.commit())
             self.admission.flush()
             self.sources.write()  # the dates of the URLs just admitted
             self._record_leftovers()
@@ -1019,9 +1021,10 @@ class Crawler:
             self.admission.label(outcome.own_label)
         self.record.fetch(outcome.fetch)
         # No document (a soft 404 neither): the next spelling.
-        self.spellings.fetched(item, outcome.fetch.state, status)
+        self.admission.apply(self.spellings.fetched(item, outcome.fetch.state, status))
         if self.learning is not None:
-            self.learning.page(item, r, outcome.fetch)  # evidence for the learned rules
+            # Evidence for the learned rules.
+            self.admission.apply(self.learning.page(item, r, outcome.fetch))
 
     def _on_source(self, item: QueuedURL, r: FetchResult, reader: SourceReader) -> None:
         """A sitemap or feed fetched (its entries are admitted already): its row."""
@@ -1051,7 +1054,7 @@ class Crawler:
             # Resumed, or a worker joining: the seeds are in (a crash before the first
             # commit leaves none, and they are admitted again). Identities whose fetched
             # spellings all failed get their next one.
-            self.spellings.resume()
+            self.admission.apply(self.spellings.resume())
             return
         self.hosts.seeding = True  # a dead seed is told quickly (HostTable._refused_seed)
         self.admission.seed(self.config.seeds)
@@ -1076,7 +1079,8 @@ class Crawler:
         takes what this one would have."""
         assert self._committing is None, "one commit at a time"
         if self.learning is not None:
-            self.learning.commit()  # new rules first: the pending links get them
+            # New rules first: the pending links get them.
+            self.admission.apply(self.learning.commit())
         lease_round = now >= self._next_maintain
         shared = self.store.shared
         results = None if prefetch is None else _pages_of(prefetch)
