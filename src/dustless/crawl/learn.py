@@ -626,9 +626,20 @@ class Learning(HeldIdentities):
             spellings.append((apply(base), url))
         if kept and self.hosts is not None:
             self.hosts.give_back(kept)
-        # 3. The links waiting for admission: admitted under the new identities. Applied
-        #    after this commit returns: the checks and pointers are as they are now.
-        checking, pointers = frozenset(self._checking), frozenset(self._pointers)
+        # 3. The links waiting for admission: admitted under the new identities.
+        self._orders.append(self._rekey_pending(fetch_hosts))
+        if merged:
+            store.set_url_state(merged, URLState.MERGED)
+        if spellings and self.spellings is not None:
+            # The fallback if the merged-into spelling fails.
+            self._orders += self.spellings.note(spellings)
+
+    def _rekey_pending(self, fetch_hosts: list[str]) -> Rekey:
+        """The re-key of the links waiting for admission on ``fetch_hosts``: applied once
+        this commit returns, with the checks as they are now (a later host's re-key in the
+        same commit adds some). The pointers change only as a page is handled, before."""
+        apply, pointers = self.live.apply, self._pointers
+        checking = frozenset(self._checking)
 
         def rekeyed(u: AdmitURL) -> str | None:
             base = self._key(u.url) if " " not in u.identity else None
@@ -638,12 +649,7 @@ class Learning(HeldIdentities):
             # A redirect's target waiting here keeps its identity, as queued ones do.
             return None if new in pointers else new
 
-        self._orders.append(Rekey(frozenset(fetch_hosts), rekeyed))
-        if merged:
-            store.set_url_state(merged, URLState.MERGED)
-        if spellings and self.spellings is not None:
-            # The fallback if the merged-into spelling fails.
-            self._orders += self.spellings.note(spellings)
+        return Rekey(frozenset(fetch_hosts), rekeyed)
 
     # -- retraction --------------------------------------------------------------------------
 
