@@ -15,7 +15,7 @@ import pytest
 
 from crawl.scripted_data import FIG6, ONE_CATEGORY, crawl_web, web_seed
 from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler
+from dustless.crawl.engine import Crawler, CrawlSetup
 from dustless.crawl.resume import open_run
 from dustless.errors import ScriptError
 from dustless.rules import load_script
@@ -144,8 +144,8 @@ def test_scripts_and_rules_are_kept_for_resume(tmp_path):
     try:
         assert run.rules.scripts is not None
         assert run.config.scripts == (str(script),)
-        crawler = Crawler(run.config, run.store, run.fetcher, run.warc, batch=run.batch,
-                          rules=run.rules)  # fmt: skip
+        crawler = Crawler(CrawlSetup(run.config, run.store, run.fetcher, run.warc, run.batch,
+                                     rules=run.rules))  # fmt: skip
         assert crawler.scripted is not None
         assert crawler.discovery.identity("http://www.web.com/list.aspx?page=2&cate_id=9&x=1") == (
             "http://www.web.com/list.aspx?cate_id=9&page=2"

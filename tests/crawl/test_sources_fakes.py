@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 
 from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler
+from dustless.crawl.engine import Crawler, CrawlSetup
 from dustless.crawl.scripted import load_rules
 from dustless.fetch import FetchResult
 from dustless.states import NetState
@@ -74,8 +74,9 @@ def crawl(tmp_path, web, *seeds, rules=(), **options):
     fetcher = StreamingFetcher(web)
     warc = WarcWriter(tmp_path / "warc")
     crawler = Crawler(
-        config, store, fetcher, warc, batch=batch, rules=load_rules(config.rules, ()), strict=True
-    )
+        CrawlSetup(config, store, fetcher, warc, batch, rules=load_rules(config.rules, ()),
+                   strict=True)
+    )  # fmt: skip
     result = asyncio.run(crawler.run())
     warc.close()
     return store, fetcher, result

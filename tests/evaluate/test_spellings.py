@@ -94,11 +94,13 @@ def test_no_document_means_an_error_answer_or_no_answer() -> None:
 
 
 class _Admission:
+    """The fallbacks the spellings returned (the engine hands them to the admission)."""
+
     def __init__(self) -> None:
         self.admitted: list[Candidate] = []
 
-    def same_document(self, cand: Candidate, item: object) -> None:
-        self.admitted.append(cand)
+    def apply(self, orders: list[Any]) -> None:
+        self.admitted += [o.candidate for o in orders]
 
 
 def test_spellings_survive_a_restart_and_a_late_spelling_is_tried(tmp_path: Path) -> None:
@@ -114,23 +116,20 @@ def test_spellings_survive_a_restart_and_a_late_spelling_is_tried(tmp_path: Path
     discovery = Discovery(config, Normalizer("standard + lowercase-path"))
 
     def fresh() -> tuple[Spellings, _Admission]:
-        sp = Spellings(store, discovery, tries=3)
-        adm = _Admission()
-        sp.admission = adm  # type: ignore[assignment]
-        return sp, adm
+        return Spellings(store, discovery, tries=3), _Admission()
 
     # Nothing known yet: after a restart the identity waits for a spelling.
     sp, adm = fresh()
-    sp.resume()
+    adm.apply(sp.resume())
     assert adm.admitted == []
     good = (base, "http://a.test/pubs/x.html")
-    sp.note([good])
+    adm.apply(sp.note([good]))
     sp.flush()
     assert adm.admitted == []  # not waiting in this process: only kept
     store.commit()
     # A restart finds the failed identity and its kept spelling, and queues it.
     sp, adm = fresh()
-    sp.resume()
+    adm.apply(sp.resume())
     assert [(c.url, c.identity) for c in adm.admitted] == [
         ("http://a.test/pubs/x.html", spelling_identity(base, 1))
     ]
@@ -140,9 +139,9 @@ def test_spellings_survive_a_restart_and_a_late_spelling_is_tried(tmp_path: Path
 
     item = QueuedURL("http://a.test/pubs/X.HTML", "a.test", 1, url_id=url_id, identity=base)
     store.query("DELETE FROM spellings")
-    sp.fetched(item, NetState.code, 404)
+    adm.apply(sp.fetched(item, NetState.code, 404))
     assert adm.admitted == []
-    sp.note([good])
+    adm.apply(sp.note([good]))
     assert [c.url for c in adm.admitted] == ["http://a.test/pubs/x.html"]
     store.close()
 
@@ -168,10 +167,9 @@ def test_a_restart_reads_the_spellings_of_many_identities_at_once(tmp_path: Path
     config = CrawlConfig(seeds=("http://a.test/",))
     sp = Spellings(store, Discovery(config, Normalizer("standard + lowercase-path")), tries=3)
     adm = _Admission()
-    sp.admission = adm  # type: ignore[assignment]
     reads = []
     real = store.spelling_rows
     store.spelling_rows = lambda names: reads.append(len(names)) or real(names)  # type: ignore[method-assign]
-    sp.resume()
+    adm.apply(sp.resume())
     assert len(reads) == 1
     assert sorted(c.url for c in adm.admitted) == sorted(bases[:4])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from dustless.crawl.config import DEFAULT_USER_AGENT, CrawlConfig
     from dustless.crawl.discover import Candidate, Discovery, DiscoveryStats
-    from dustless.crawl.engine import Crawler, CrawlResult
+    from dustless.crawl.engine import Crawler, CrawlResult, CrawlSetup
     from dustless.crawl.filter import UrlFilter
     from dustless.crawl.progress import Progress, RunCounters
     from dustless.crawl.resume import SEEDS_OUT, write_seeds_out
@@ -33,6 +33,7 @@ _WHERE = {
     "DiscoveryStats": "discover",
     "Crawler": "engine",
     "CrawlResult": "engine",
+    "CrawlSetup": "engine",
     "run_crawl": "run",
     "UrlFilter": "filter",
     "RunCounters": "progress",
@@ -50,6 +51,7 @@ __all__ = [
     "Candidate",
     "CrawlConfig",
     "CrawlResult",
+    "CrawlSetup",
     "Crawler",
     "Discovery",
     "DiscoveryStats",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from dustless.crawl._orders import Forget, Order, Readmit
 from dustless.crawl.discover import Discovery
 from dustless.crawl.progress import RunCounters
 from dustless.errors import InvalidURL
@@ -21,7 +22,6 @@ from dustless.store import AdmitURL, CrawlStore, StoredURL, URLState
 from dustless.url import authority_of
 
 if TYPE_CHECKING:
-    from dustless.crawl.admission import Admission
     from dustless.crawl.hosts import HostTable
     from dustless.crawl.spellings import Spellings
 
@@ -74,9 +74,11 @@ class HeldIdentities:
     store: CrawlStore
     discovery: Discovery
     stats: RunCounters
-    admission: Admission | None
     spellings: Spellings | None
     hosts: HostTable | None
+    # What the admission must do, in order (``crawl/_orders.py``): returned by ``Learning``'s
+    # ``page`` and ``commit``, never done here (the admission is not ours to call).
+    _orders: list[Order]
     # rule id -> url id -> (url, identity): spellings fetched under the identity an alias
     # gave them; and (rule id, part) where a check found two documents; the aliases' ids.
     _held: dict[int, dict[int, tuple[str, str]]]
@@ -126,8 +128,8 @@ class HeldIdentities:
             for m in rows
             if m.url_id is None
         ]  # fmt: skip
-        if again and self.admission is not None:
-            self.admission.readmit(again)
+        if again:
+            self._orders.append(Readmit(tuple(again)))
         self.stats.readmitted += len(queued) + len(again)
 
     def _release(self, rid: int, part: str | None, host: str | None) -> None:
@@ -179,8 +181,8 @@ class HeldIdentities:
                 if i in collided and old in kept_of
             ]
         )
-        if self.admission is not None:
-            self.admission.forget(kept_of)
+        if kept_of:
+            self._orders.append(Forget(tuple(kept_of)))
         again: list[AdmitURL] = []
         for i, old, _ in changes:
             if old not in kept_of:
@@ -196,8 +198,8 @@ class HeldIdentities:
                 again.append(
                     AdmitURL(url, identity, host, site, holder.depth, holder.kind, seed, None)
                 )
-        if again and self.admission is not None:
-            self.admission.readmit(again)
+        if again:
+            self._orders.append(Readmit(tuple(again)))
         self.stats.readmitted += len(again)
 
     def _identity(self, url: str) -> str | None:

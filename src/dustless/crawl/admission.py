@@ -26,6 +26,7 @@ import dataclasses
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
+from dustless.crawl._orders import Fallback, Order, Readmit, Rekey
 from dustless.crawl.discover import Candidate, Discovery
 from dustless.crawl.hosts import HostTable
 from dustless.crawl.progress import RunCounters
@@ -59,6 +60,8 @@ class Admission:
         *,
         batch: int,
         scripted: ScriptedPages | None,
+        spellings: Spellings | None = None,
+        learning: Learning | None = None,
     ) -> None:
         self.store = store
         self.discovery = discovery
@@ -78,10 +81,11 @@ class Admission:
         self._seeds: set[str] = set()
         self._old_seeds: set[str] = set()
         self._pending_seeds: set[str] = set()
-        self.spellings: Spellings | None = None  # fallback spellings (crawl/spellings.py)
+        self.spellings = spellings  # fallback spellings (crawl/spellings.py)
         # Learning while crawling (crawl/learn.py): told of the links URL-seen drops on a
         # host with learned rules (a rule's merges, kept so that a retraction can undo them).
-        self.learning: Learning | None = None
+        # Neither calls back: what they decide for the admission comes as orders (``apply``).
+        self.learning = learning
 
     def seed(self, seeds: Iterable[str]) -> None:
         """Given seeds (a fresh crawl): seed rows, parties, and their URLs queued."""
@@ -125,7 +129,7 @@ class Admission:
             if label is not None:
                 self._labels[c.url] = label
         if spellings and self.spellings is not None:
-            self.spellings.note(spellings)
+            self.apply(self.spellings.note(spellings))
         if merged and self.learning is not None:
             for u in self.learning.merged(merged):
                 self._add(u)  # a merge due a check: admitted under its own identity
@@ -152,6 +156,18 @@ class Admission:
         """A redirect target under a derived identity (``crawl/redirect.py``)."""
         self._add(c.admit(item.url_id))
 
+    def apply(self, orders: Iterable[Order]) -> None:
+        """What spellings and learning decided (``crawl/_orders.py``), in their order."""
+        for order in orders:
+            if isinstance(order, Fallback):
+                self.same_document(order.candidate, order.item)
+            elif isinstance(order, Readmit):
+                self.readmit(order.urls)
+            elif isinstance(order, Rekey):
+                self.rekey(order.hosts, order.identity)
+            else:
+                self.forget(order.identities)
+
     def rekey(self, hosts: Collection[str], identity: Callable[[AdmitURL], str | None]) -> int:
         """A learned rule changed the identities on ``hosts``: the links waiting here for
         the next flush take theirs (``identity``; None keeps one), so the crawl DB sees a
@@ -171,7 +187,7 @@ class Admission:
             self._pending_seeds = {u.identity for u in pending if u.external or u.given}
         return changed
 
-    def readmit(self, urls: list[AdmitURL]) -> None:
+    def readmit(self, urls: Iterable[AdmitURL]) -> None:
         """URLs a retracted rule had merged: admitted again with the next flush."""
         for u in urls:
             self._add(u)
@@ -236,7 +252,7 @@ class Admission:
         self._remember(stored)
         self._remember_seeds(seeded)
         if seen_again and self.spellings is not None:
-            self.spellings.note(seen_again)
+            self.apply(self.spellings.note(seen_again))
         if merged and self.learning is not None:
             for m in self.learning.merged(merged):
                 self._add(m)  # a merge due a check: admitted with the next flush

@@ -1,10 +1,12 @@
 """The crawl engine: one loop that makes every decision; fetches are the only concurrent work.
 
-``Crawler(config, store, fetcher, warc, batch=…)`` is given its parts (opening a crawl
-directory happens outside, in ``crawl/resume.py``): a ``CrawlStore`` (SQLite for one machine,
-PostgreSQL for many), the fetcher, the WARC writer and the clocks. The loop asks the host
-table (``crawl/hosts.py``, the one owner of everything known about a host) what to do,
-starts a fetch task for it (at most ``--concurrency``), and handles finished fetches
+``Crawler(CrawlSetup(config, store, fetcher, warc, batch, …))`` is given what a run opened
+(opening a crawl directory happens outside, in ``crawl/resume.py``): a ``CrawlStore``
+(SQLite for one machine, PostgreSQL for many), the fetcher, the WARC writer and the clocks;
+its collaborators are built from that in ``crawl/_build.py``, and what differs between one
+machine and many is one strategy chosen from the store (``crawl/_batching.py``). The loop
+asks the host table (``crawl/hosts.py``, the one owner of everything known about a host)
+what to do, starts a fetch task for it (at most ``--concurrency``), and handles finished fetches
 synchronously — the page's outcome is computed by ``crawl/page.py``, its links admitted in
 batches by ``crawl/admission.py`` — so a page costs no chain of awaits. Completed tasks wake
 the loop through one future; no task ever waits on another.
@@ -40,38 +42,30 @@ import os
 import secrets
 import signal
 import threading
-import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from dustless.crawl.admission import Admission
-from dustless.crawl.conditional import conditional_batch
-from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import Discovery
-from dustless.crawl.hosts import Block, Denied, HostTable, RobotsItem
-from dustless.crawl.learn import Learning, learning_policy
-from dustless.crawl.net import Fetches, failure_kind, resolve_first
+from dustless.crawl._batching import BACKLOG_PAGES
+from dustless.crawl._build import CrawlSetup, build_parts
+from dustless.crawl.hosts import Block, Denied, RobotsItem
+from dustless.crawl.net import failure_kind
 from dustless.crawl.page import is_html, page_outcome, page_state
-from dustless.crawl.progress import Progress, RunCounters
-from dustless.crawl.record import Recorder, Stored
-from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy
-from dustless.crawl.soft404 import Soft404Hosts, probe_url
-from dustless.crawl.sources import SourceReader, Sources, SourceSwitch, site_switch
-from dustless.crawl.spellings import Spellings
+from dustless.crawl.progress import RunCounters
+from dustless.crawl.record import Stored
+from dustless.crawl.soft404 import probe_url
+from dustless.crawl.sources import SourceReader
 from dustless.errors import DatabaseAway, InternalError, StoreError
 from dustless.extract import content_fingerprint
 from dustless.fetch import FetchResult, RobotsFetch, fetch_robots
 from dustless.frontier import QueuedURL
 from dustless.kinds import SOURCE_KINDS, LinkKind
 from dustless.robots import robots_key
-from dustless.rules import LiveOptions, LiveRules
 from dustless.states import NetState
-from dustless.store import Batch, CrawlStore, FetchRecord, URLState, WarcWriter, WorkLeft
+from dustless.store import FetchRecord, URLState, WorkLeft
 
-__all__ = ["CrawlResult", "Crawler", "strict_mode"]
+__all__ = ["CrawlResult", "CrawlSetup", "Crawler", "strict_mode"]
 
 # A bug of ours met while crawling: the traceback goes here, the URL's fetch row keeps
 # one line of it, and the progress line counts them ("internal errors N, see the log").
@@ -89,27 +83,23 @@ _TROUBLE = frozenset(
         NetState.hSht,
     }
 )
-# Fetched pages waiting to be handled: past either bound (or ``Crawler._backlog_pages``) no
-# new fetch starts. Fetching ahead of the CPU-bound handling is faster than lock-step
-# (bench/crawl_peers.py); the bounds keep memory small and what a kill -9 repeats to about
-# half a second of work.
+# Fetched pages waiting to be handled: past either bound (or the narrow one of
+# ``Batching.backlog_pages``) no new fetch starts. Fetching ahead of the CPU-bound handling
+# is faster than lock-step (bench/crawl_peers.py); the bounds keep memory small and what a
+# kill -9 repeats to about half a second of work (the pages' bound: ``BACKLOG_PAGES``).
 _BACKLOG_BYTES = 64 * 1024 * 1024
-_BACKLOG_PAGES = 1000
 _NOT_STORED = Stored(None, None, None, None, False)
 _MAINTAIN_EVERY = 1.0  # seconds between lease renewals / lease rounds
 _IDLE_POLL = 0.5  # seconds between two looks at the DB while other workers hold all the work
-# Many machines: on a shared store the payloads of a batch of pages are asked about in one
-# round trip (``_prefetch``), so a small batch waits for company while fetches are out — at
-# most this long (on to the lease round when that is less than another hold away:
-# ``_held_for``), or until this many pages have come.
-_HOLD_SECONDS = 0.5
-_HOLD_PAGES = 128
-# ... but only this long while nothing can start until a fetch out ends or the waiting pages
-# are handled (their links may be the next work: a chain of pages is not held a half second
-# a page), and not at all when the slots are idle for want of those links.
-_HOLD_STALLED = 0.3
 _EAGER_FLUSH = 0.02  # seconds between two admissions made because slots were idle
 _STUCK_ROUNDS = 4  # idle rounds in a row with queued work and nothing to do: a stuck crawl
+
+
+class _Again:
+    """The loop goes round again at once (``Crawler._plan``)."""
+
+
+_AGAIN = _Again()
 
 
 def strict_mode() -> bool:
@@ -143,111 +133,28 @@ class _Fenced(Exception):
 
 
 class Crawler:
-    def __init__(
-        self,
-        config: CrawlConfig,
-        store: CrawlStore,
-        fetcher: Fetches,
-        warc: WarcWriter,
-        *,
-        batch: Batch,
-        rules: Rules | None = None,
-        learned: Path | None = None,
-        resumed: bool = False,
-        progress: Progress | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall: Callable[[], float] = time.time,
-        strict: bool | None = None,
-        probe: bool = False,
-    ) -> None:
-        from dustless.url import Normalizer
-
-        self.config = c = config
-        self.store = store
-        self.fetcher = fetcher
-        self.warc = warc
-        self.batch = batch
-        self.clock = clock
-        self.wall = wall
-        self.progress = progress
-        self.resumed = resumed
-        self.strict = strict_mode() if strict is None else strict
-        # The probe mode of ``evaluate --fetch`` (crawl/probe.py): the URLs queued are
-        # fetched, redirects followed a few hops, links not followed.
-        self.probe = probe
-        self.agent = c.user_agent
-        self.stats = RunCounters(started=clock())
-        all_rules = None if rules is None else rules.all
-        policy = identity_policy(c.policy, all_rules)
-        # --learn: rules learned during the crawl join the identities (crawl/learn.py).
-        live = LiveRules() if c.learn else None
-        identity = policy if live is None else learning_policy(policy, live)
-        self.discovery = Discovery(c, Normalizer(identity))
-        scripts = None if rules is None else rules.scripts
-        self.scripted = None if scripts is None else ScriptedPages(scripts, store)
-        self.hosts = HostTable(
-            store,
-            c.politeness(),
-            agent=c.user_agent,
-            conditional=conditional_batch(batch.config),
-            lease_ttl=c.lease_ttl,  # many machines: how soon a dead worker's hosts come back
+    def __init__(self, setup: CrawlSetup) -> None:
+        """One value in (``crawl/_build.py``): the parts are built from it, in order."""
+        s = self.setup = setup
+        self.config, self.store, self.fetcher, self.warc = s.config, s.store, s.fetcher, s.warc
+        self.batch, self.clock, self.wall, self.progress = s.batch, s.clock, s.wall, s.progress
+        self.strict = strict_mode() if s.strict is None else s.strict
+        self.probe = s.probe  # evaluate --fetch (crawl/probe.py): links not followed
+        self.agent = s.config.user_agent
+        p = build_parts(s)
+        self.stats, self.discovery, self.scripted, self.hosts = (
+            p.stats,
+            p.discovery,
+            p.scripted,
+            p.hosts,
         )
-        self.record = Recorder(store, warc, batch.number, resumed=resumed)
-        self.admission = Admission(
-            store,
-            self.discovery,
-            self.hosts,
-            self.stats,
-            batch=batch.number,
-            scripted=self.scripted,
-        )
-        # Fallback spellings: kept at admission, tried when a fetch gives no document.
-        self.spellings = Spellings(store, self.discovery, c.spelling_tries)
-        self.spellings.admission = self.admission
-        self.admission.spellings = self.spellings
-        # Sitemaps and feeds (crawl/sources.py): where they come from, how they are read.
-        default = SourceSwitch(c.sitemaps, c.feeds)
-        self.sources = Sources(
-            store,
-            self.discovery,
-            self.admission,
-            self.hosts,
-            self.stats,
-            batch=batch.number,
-            default=default,
-            site_switch=site_switch(None if rules is None else rules.all, default),
-        )
-        # Soft 404s (crawl/soft404.py): each host's answer to a random missing path.
-        self.soft404 = Soft404Hosts(probe=not (probe or c.no_soft404_probe))
-        self.learning: Learning | None = None
-        if live is not None:
-            self.stats.learning = True
-            self.learning = Learning(
-                store,
-                self.discovery,
-                Normalizer(policy).normalize,
-                live,
-                self.stats,
-                LiveOptions(max_fp=c.max_fp, min_support=c.min_support),
-                wall=wall,
-                path=learned,
-            )
-            self.learning.admission, self.admission.learning = self.admission, self.learning
-            self.learning.spellings, self.learning.hosts = self.spellings, self.hosts
+        self.record, self.spellings, self.learning = p.record, p.spellings, p.learning
+        self.admission, self.sources, self.soft404 = p.admission, p.sources, p.soft404
+        # One machine or many (crawl/_batching.py): chosen once, from the store.
+        self.batching = p.batching
         self._tasks: set[asyncio.Task[Any]] = set()
         self._done: deque[asyncio.Task[Any]] = deque()
         self._backlog_bytes = 0  # body bytes of the fetches in _done
-        # Fetched pages waiting to be handled, at most: as many as fetches run at once.
-        # Further ahead, a page's links and what learning draws from it come late: a fast
-        # fetch on a fast server outran handling by hundreds of pages, and a learning crawl
-        # fetched the duplicates its rules were about to merge (tests/learn/
-        # test_live_musthold.py failed about every other run). A shared
-        # store holds pages to batch its queries (_held_for): there the wide bound stays.
-        self._backlog_pages = _BACKLOG_PAGES if store.shared else max(1, c.concurrency)
-        self._done_since = 0.0  # when the oldest of _done finished (many machines: _take_done)
-        # Many machines: how long finished fetches may wait for company (_held_for), as the
-        # last look for work found it (_start_ready).
-        self._hold = _HOLD_SECONDS
         # Many machines: per host, the fetches that ended and are not in the DB yet (waiting
         # to be handled, or handled since the last commit). Such a host is not given away:
         # its URL is in flight in the DB, and had this worker died, the next owner would
@@ -259,7 +166,7 @@ class Crawler:
         self._ended: dict[int, float] = {}
         self._wake: asyncio.Future[None] | None = None
         self._stop = 0  # 1: finish in-flight fetches and flush; 2: cancel them
-        self._last_commit = clock()
+        self._last_commit = self.clock()
         self._last_progress = 0.0
         self._next_maintain = -math.inf
         self._robots_in_flight = 0  # robots.txt requests out: their hosts' pages wait
@@ -284,10 +191,7 @@ class Crawler:
         # thread heard it (``_db_away``); the progress line counts from there.
         self._away_since: float | None = None
         self._loop_thread = threading.get_ident()
-        if store.shared:
-            # A DB across the network may go away for a while (a restart, a failover): the
-            # store waits for it, and the progress line says so meanwhile.
-            store.watch_outages(self._db_away)
+        self.batching.watch_outages(self.store, self._db_away)
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -331,7 +235,8 @@ class Crawler:
         try:
             finished = self._stop == 0 and self._stuck is None
             if self.learning is not None:
-                self.learning.commit()  # what the last pages taught, kept with them
+                # What the last pages taught, kept with them.
+                self.admission.apply(self.learning.commit())
             self.admission.flush()
             self.sources.write()  # the dates of the URLs just admitted
             self._record_leftovers()
@@ -396,60 +301,16 @@ class Crawler:
                         done.item, self.clock(), r.elapsed, failed=_trouble(r), state=r.state
                     )
         if not self._done:
-            self._done_since = self.clock()
+            self.batching.done_began(self.clock())
         self._done.append(task)
         self._poke()
 
     async def _loop(self, loop: asyncio.AbstractEventLoop) -> None:
-        concurrency = self.config.concurrency
         interval = self.config.commit_interval
-        clock = self.clock
         while True:
             self._reap()  # a commit that is in: what waited for it goes on
-            free = self._store_free()
-            batch: list[asyncio.Task[Any]] = []
-            if free and self._taken:
-                batch, self._taken = self._taken, []  # their payloads were asked about
-            elif free:
-                # The fetches finished so far, one batch: new completions wait for the next
-                # round, so that commits (crash safety) and the display are never starved.
-                batch = self._take_done(clock())
-                if batch and self.store.shared and clock() >= self._next_maintain:
-                    # The lease round is due: the commit now, its writes riding with this
-                    # batch's content-seen query (one exchange, in the commit's thread); the
-                    # batch is handled once it is in, and its rows go with the next commit.
-                    self._commit(clock(), prefetch=batch)
-                    self._taken, batch = batch, []
-                elif batch and self.store.shared:
-                    # Their content-seen query in the thread too (the DB may have gone away
-                    # since the last look: the loop fetches meanwhile); handled once answered.
-                    self._launch(functools.partial(self.record.prefetch, _pages_of(batch)), None)
-                    self._taken, batch = batch, []
-            for i, task in enumerate(batch):
-                if not self._store_free():
-                    # The DB went away (its server closed our connection): the pages wait
-                    # for it, while its thread waits and the loop goes on fetching. Looked
-                    # at before each page, so that few of the loop's own store calls (a
-                    # claim, an admission) meet the outage first.
-                    self._taken = batch[i:]
-                    break
-                self._handle(task)
-                if clock() - self._last_commit >= interval:
-                    self._commit(clock())
-                    # The rest of the batch waits for the commit (its pages write WARC
-                    # records and ask the store).
-                    self._taken = batch[i + 1 :]
-                    break
-                if not self._stop and len(self._tasks) < concurrency:
-                    # The hosts that answered are ready again (their clocks started when
-                    # the fetch ended): send their next requests (sleep(0) lets them go
-                    # out) before the next page is processed.
-                    started = len(self._tasks)
-                    self._store_free()  # claims paused, if the DB just went away
-                    self._start_ready(clock(), concurrency)
-                    if len(self._tasks) > started:
-                        await asyncio.sleep(0)
-            now = clock()
+            await self._handle_batch(self._take_batch(), interval)
+            now = self.clock()
             if self._store_free() and (
                 now - self._last_commit >= interval
                 # The lease round is due before the next commit: commit now, so that the
@@ -457,26 +318,12 @@ class Crawler:
                 or now >= self._next_maintain
             ):
                 self._commit(now)
-            wait: float = interval
-            waiting = self._done or self._taken
-            if self._stop:
-                if not self._tasks and not waiting:
-                    await self._settle()
-                    if not self._done and not self._taken:
-                        return
-                    continue
-            else:
-                next_in = self._start_ready(now, concurrency)
-                if next_in is not None:
-                    wait = next_in
-                elif not self._tasks and not waiting:
-                    await self._settle()  # _idle asks the store
-                    more = await self._idle(now)
-                    if more is None:
-                        return
-                    if more == 0.0:
-                        continue
-                    wait = more
+            waiting = bool(self._done or self._taken)
+            wait = await self._plan(now, interval, waiting)
+            if wait is None:
+                return
+            if isinstance(wait, _Again):
+                continue
             if self.progress is not None and now - self._last_progress >= 0.25:
                 self._last_progress = now
                 self._show(now)
@@ -492,37 +339,92 @@ class Crawler:
             timer.cancel()
             self._wake = None
 
+    def _take_batch(self) -> list[asyncio.Task[Any]]:
+        """The finished fetches to handle now, if the store is free for them."""
+        if not self._store_free():
+            return []
+        if self._taken:
+            batch, self._taken = self._taken, []  # their payloads were asked about
+            return batch
+        # The fetches finished so far, one batch: new completions wait for the next round,
+        # so that commits (crash safety) and the display are never starved.
+        batch = self._take_done(self.clock())
+        if not self.batching.asks_ahead(batch):
+            return batch
+        if self.clock() >= self._next_maintain:
+            # The lease round is due: the commit now, its writes riding with this batch's
+            # content-seen query (one exchange, in the commit's thread); the batch is handled
+            # once it is in, and its rows go with the next commit.
+            self._commit(self.clock(), prefetch=batch)
+        else:
+            # Their content-seen query in the thread too (the DB may have gone away since
+            # the last look: the loop fetches meanwhile); handled once answered.
+            self._launch(functools.partial(self.record.prefetch, _pages_of(batch)), None)
+        self._taken = batch
+        return []
+
+    async def _handle_batch(self, batch: list[asyncio.Task[Any]], interval: float) -> None:
+        """Handle ``batch``'s pages, a commit when due (the rest waits for it), and between
+        pages the next requests of the hosts that answered."""
+        clock, concurrency = self.clock, self.config.concurrency
+        for i, task in enumerate(batch):
+            if not self._store_free():
+                # The DB went away (its server closed our connection): the pages wait for
+                # it, while its thread waits and the loop goes on fetching. Looked at before
+                # each page, so that few of the loop's own store calls (a claim, an
+                # admission) meet the outage first.
+                self._taken = batch[i:]
+                return
+            self._handle(task)
+            if clock() - self._last_commit >= interval:
+                self._commit(clock())
+                # The rest of the batch waits for the commit (its pages write WARC records
+                # and ask the store).
+                self._taken = batch[i + 1 :]
+                return
+            if not self._stop and len(self._tasks) < concurrency:
+                # The hosts that answered are ready again (their clocks started when the
+                # fetch ended): send their next requests (sleep(0) lets them go out) before
+                # the next page is processed.
+                started = len(self._tasks)
+                self._store_free()  # claims paused, if the DB just went away
+                self._start_ready(clock(), concurrency)
+                if len(self._tasks) > started:
+                    await asyncio.sleep(0)
+
+    async def _plan(self, now: float, interval: float, waiting: bool) -> float | _Again | None:
+        """What the loop does next: wait up to so many seconds (for a fetch, a host's clock,
+        other workers), go round again at once (``_AGAIN``), or end (``None``)."""
+        if self._stop:
+            if not self._tasks and not waiting:
+                await self._settle()
+                return None if not self._done and not self._taken else _AGAIN
+            return interval
+        next_in = self._start_ready(now, self.config.concurrency)
+        if next_in is not None:
+            return next_in
+        if self._tasks or waiting:
+            return interval
+        await self._settle()  # _idle asks the store
+        more = await self._idle(now)
+        return _AGAIN if more == 0.0 else more
+
     # -- many machines: handling finished fetches in batches worth a round trip -------------
 
     def _held_for(self, now: float) -> float | None:
         """Seconds the finished fetches still wait for company (``None``: handle them now)."""
-        if (
-            not self._done
-            or not self.store.shared
-            or self._stop
-            or len(self._done) >= _HOLD_PAGES
-            or now >= self._next_maintain  # a lease round next: settle what is waiting
-            # No company can come (nothing in flight): holding would only stall the crawl
-            # (it cost a second at each crawl's start and end: crawl_scale.py's peer run).
-            or not self._tasks
-        ):
-            return None
-        until = self._done_since + self._hold
-        if self._hold >= _HOLD_SECONDS and self._next_maintain <= until + _HOLD_SECONDS:
-            # The usual hold, with the lease round less than another hold later: the batch
-            # waits for it, and goes with the round's commit (one exchange), not one of its own
-            # half a second before it (bench/crawl_scale.py --trips: content_seen).
-            until = self._next_maintain
-        left = until - now
-        return left if left > 0 else None
+        return self.batching.held_for(
+            now,
+            done=len(self._done),
+            in_flight=bool(self._tasks),
+            stopping=bool(self._stop),
+            next_maintain=self._next_maintain,
+        )
 
     def _take_done(self, now: float) -> list[asyncio.Task[Any]]:
         """The finished fetches to handle in this round: all of them, unless a shared
         store's small batch waits for company (``_held_for``)."""
-        if self._done and not self._tasks and self.store.shared and not self._stop:
-            # Every fetch out ended at once (a server answering them together): start the
-            # next ones first, so that the batch waits for their company instead of going
-            # with a round trip of its own, one per wave of fetches (bench/crawl_scale.py).
+        if self._done and not self._tasks and self.batching.starts_first(stopping=bool(self._stop)):
             self._start_ready(now, self.config.concurrency)
         if self._held_for(now) is not None:
             return []
@@ -578,7 +480,7 @@ class Crawler:
         queued — round after round (a host just leased and found empty is let go at the
         next) — the crawl would wait forever. That is a bug of ours: say so and stop
         (resumable), never hang. A dead run's leases (``leased_elsewhere``) expire: wait."""
-        if self.store.shared or left.leased_elsewhere:
+        if not self.batching.alone or left.leased_elsewhere:
             self._idle_rounds = 0
             return False
         st = self.stats
@@ -601,7 +503,7 @@ class Crawler:
             return math.inf  # handle what is waiting first
         hosts = self.hosts
         wall = self.wall()
-        self._hold = _HOLD_SECONDS
+        self.batching.reset_hold()
         while len(self._tasks) < concurrency:
             try:
                 with self.store.impatient():
@@ -616,13 +518,10 @@ class Crawler:
                     # Links wait for the next admission (at most every _EAGER_FLUSH): come
                     # back for them then, not at the next commit (a chain of pages crawled
                     # one a second otherwise).
-                    self._hold = 0.0
+                    self.batching.hold(r, links_pending=True)
                     soon = max(0.0, self._next_eager - now)
                     return soon if r is None else min(r, soon)
-                # Nothing queued here (None): the waiting pages' links are the only work, so
-                # they are not held. Nothing ready until a fetch out ends or a page is
-                # handled (inf): held briefly. Else a host's clock runs: the usual hold.
-                self._hold = 0.0 if r is None else _HOLD_STALLED if r == math.inf else self._hold
+                self.batching.hold(r)  # how long the waiting pages may wait for company
                 return r
             if isinstance(r, Denied):
                 self._open[r.page.host] += 1
@@ -643,11 +542,11 @@ class Crawler:
         waiting = len(self._done) + len(self._taken)
         return (
             self._backlog_bytes > _BACKLOG_BYTES
-            or waiting > _BACKLOG_PAGES
+            or waiting > BACKLOG_PAGES
             # The narrow bound is for pages that could be handled now; while a commit is
             # in flight none can, and fetching goes on (the host's politeness pauses are
             # not stretched by the commit) up to the wide bounds, for as long as it lasts.
-            or (waiting >= self._backlog_pages and self._committing is None)
+            or (waiting >= self.batching.backlog_pages and self._committing is None)
         )
 
     def _eager_flush(self, now: float) -> bool:
@@ -676,11 +575,9 @@ class Crawler:
         """The lease fence, right before a request is sent (``HostTable.sure``): checked
         when the task was started, it is checked again once the task has waited its turn
         (the loop handling a batch of pages, a robots.txt's rest between redirects) and the
-        host's DNS lookup, so a worker stalled past its lease meanwhile sends nothing."""
-        if not self.store.shared:
-            return True  # no other worker can hold the host
-        await resolve_first(self.fetcher, url)
-        return self.hosts.sure(host, self.clock())
+        host's DNS lookup, so a worker stalled past its lease meanwhile sends nothing. On one
+        machine no other worker can hold the host (``Batching``)."""
+        return await self.batching.may_send(self.fetcher, self.hosts, host, url, self.clock)
 
     def _fenced(self, item: QueuedURL | RobotsItem) -> None:
         """A task sent nothing (``_may_send``): its URL waits for a renewal."""
@@ -844,20 +741,6 @@ class Crawler:
 
     # -- handling a finished fetch (synchronous) ---------------------------------------------
 
-    def _prefetch(self, batch: list[asyncio.Task[Any]]) -> None:
-        """A store shared with other workers: their payloads are asked about in one round
-        trip for the whole batch of pages (content seen, seed 003)."""
-        if self.store.shared:
-            self.record.prefetch(
-                [
-                    t.result().results[0]
-                    for t in batch
-                    if not t.cancelled()
-                    and t.exception() is None
-                    and isinstance(t.result().item, QueuedURL)
-                ]
-            )
-
     def _handle(self, task: asyncio.Task[Any]) -> None:
         if task.cancelled():
             return
@@ -874,7 +757,7 @@ class Crawler:
         self._handled.append(item.host)  # its rows are written at the next commit
         if isinstance(item, RobotsItem):
             self._robots_in_flight -= 1
-        if self.store.shared and not self.hosts.holds(item.host):
+        if self.batching.lost(self.hosts, item.host):
             # Fencing: the host's lease was lost while this fetch was out (a stall); its
             # new owner fetches the URL again, so nothing of this one is recorded (the
             # store would refuse its row anyway).
@@ -1033,9 +916,10 @@ class Crawler:
             self.admission.label(outcome.own_label)
         self.record.fetch(outcome.fetch)
         # No document (a soft 404 neither): the next spelling.
-        self.spellings.fetched(item, outcome.fetch.state, status)
+        self.admission.apply(self.spellings.fetched(item, outcome.fetch.state, status))
         if self.learning is not None:
-            self.learning.page(item, r, outcome.fetch)  # evidence for the learned rules
+            # Evidence for the learned rules.
+            self.admission.apply(self.learning.page(item, r, outcome.fetch))
 
     def _on_source(self, item: QueuedURL, r: FetchResult, reader: SourceReader) -> None:
         """A sitemap or feed fetched (its entries are admitted already): its row."""
@@ -1065,7 +949,7 @@ class Crawler:
             # Resumed, or a worker joining: the seeds are in (a crash before the first
             # commit leaves none, and they are admitted again). Identities whose fetched
             # spellings all failed get their next one.
-            self.spellings.resume()
+            self.admission.apply(self.spellings.resume())
             return
         self.hosts.seeding = True  # a dead seed is told quickly (HostTable._refused_seed)
         self.admission.seed(self.config.seeds)
@@ -1090,18 +974,16 @@ class Crawler:
         takes what this one would have."""
         assert self._committing is None, "one commit at a time"
         if self.learning is not None:
-            self.learning.commit()  # new rules first: the pending links get them
+            # New rules first: the pending links get them.
+            self.admission.apply(self.learning.commit())
         lease_round = now >= self._next_maintain
-        shared = self.store.shared
         results = None if prefetch is None else _pages_of(prefetch)
         try:
             with self.store.impatient():
-                if lease_round and shared and ride:
-                    # Many machines: the round's reading of the work left rides at the end
-                    # of the admission's exchange, in a transaction of its own after the
-                    # admission's (``expect_work_left``), and costs no round trip of its own
-                    # (0.015 a page of 0.067 with 4 workers: bench/crawl_scale.py --trips).
-                    self.store.expect_work_left(self.wall(), alive_within=self.hosts.lease_ttl)
+                if lease_round and ride:
+                    # Many machines: the round's reading of the work left rides with the
+                    # admission's exchange (``Batching.expect_work_left``).
+                    self.batching.expect_work_left(self.store, self.wall(), self.hosts)
                 self.admission.flush()
             self.sources.write()
             self._record_leftovers()
@@ -1126,7 +1008,8 @@ class Crawler:
                 if open_[host] <= 0:
                     del open_[host]
 
-        self._launch(lambda: self.record.durable(taken, results if shared else None), then)
+        asked = self.batching.payloads(results)  # a shared store: asked in the exchange
+        self._launch(lambda: self.record.durable(taken, asked), then)
         return True
 
     def _launch(self, durable: Callable[[], None], then: Callable[[], None] | None) -> None:
@@ -1163,7 +1046,7 @@ class Crawler:
         is then the thread's (``store.reach``), and the loop fetches meanwhile."""
         if self._committing is not None:
             return False
-        if self.store.shared and self.store.maybe_away():
+        if self.batching.away(self.store):
             self._launch(self.store.reach, None)
             return False
         return True

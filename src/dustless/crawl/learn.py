@@ -32,14 +32,14 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities, directory_of, spot_of
+from dustless.crawl._orders import Forget, Order, Readmit, Rekey
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
 from dustless.crawl.page import is_html
 from dustless.crawl.progress import RunCounters
-from dustless.crawl.spellings import no_document
+from dustless.crawl.spellings import Spellings, no_document
 from dustless.errors import InvalidURL, ScriptError
 from dustless.extract import extract_links
 from dustless.fetch import FetchResult
@@ -68,10 +68,6 @@ from dustless.store import (
     URLState,
 )
 from dustless.url import Policy, authority_of
-
-if TYPE_CHECKING:
-    from dustless.crawl.admission import Admission
-    from dustless.crawl.spellings import Spellings
 
 __all__ = ["LEARNED_RULES", "PART_EVERY", "SPOTS", "VERIFY", "Learning", "learning_policy"]
 
@@ -121,6 +117,8 @@ class Learning(HeldIdentities):
         wall: Callable[[], float],
         path: Path | None,
         verify: frozenset[int] = VERIFY,
+        hosts: HostTable | None = None,
+        spellings: Spellings | None = None,
     ) -> None:
         self.store = store
         self.discovery = discovery
@@ -131,9 +129,9 @@ class Learning(HeldIdentities):
         self.path = path
         self.verify = verify
         self.learner = LiveLearner(options)
-        self.admission: Admission | None = None  # set by the engine
-        self.spellings: Spellings | None = None
-        self.hosts: HostTable | None = None
+        self.hosts = hosts
+        self.spellings = spellings
+        self._orders: list[Order] = []  # for the admission: returned by page() and commit()
         self._facts: list[PageFacts] = []
         self._rekeys: list[tuple[int, str, str]] = []
         self._rekey_urls: dict[int, str] = {}  # url id -> its URL, to check a re-key again
@@ -245,8 +243,18 @@ class Learning(HeldIdentities):
         except InvalidURL:
             return None
 
-    def page(self, item: QueuedURL, r: FetchResult, fetch: FetchRecord) -> None:
-        """A fetch was handled: its facts wait for the next commit."""
+    def page(self, item: QueuedURL, r: FetchResult, fetch: FetchRecord) -> list[Order]:
+        """A fetch was handled: its facts wait for the next commit. What the admission must
+        do at once (a spelling that stands for another identity is checked; a batch of facts
+        committed), in order."""
+        self._page(item, r, fetch)
+        return self._take_orders()
+
+    def _take_orders(self) -> list[Order]:
+        orders, self._orders = self._orders, []
+        return orders
+
+    def _page(self, item: QueuedURL, r: FetchResult, fetch: FetchRecord) -> None:
         key = self._key(item.url)
         if key is None:
             return
@@ -278,7 +286,7 @@ class Learning(HeldIdentities):
             )
         )
         if len(self._facts) >= BATCH:
-            self.commit()
+            self._commit()
         authority = authority_of(key)
         if item.host != authority:
             self._fetch_hosts.setdefault(authority, set()).add(item.host)
@@ -337,20 +345,23 @@ class Learning(HeldIdentities):
         identity back and the identity's spelling is admitted, fetched, and compared — a
         ``www`` twin that differs in a subtree loses no page of the host it aliases."""
         ids = self._rule_ids(key)
-        if not ids or self.admission is None or not self._due(ids, key):
+        if not ids or not self._due(ids, key):
             return False
         # At once (not with the commit's re-keying): the admission may flush before it.
         if self.store.rekey_urls([(item.url_id, identity, key)]):
             # Its own identity is stored already (the check is that row's): the identity it
             # holds is given up all the same, under a derived one no link can hold.
             self.store.rekey_urls([(item.url_id, identity, f"{key} released-{item.url_id}")])
-        self.admission.forget([identity])
+        self._orders.append(Forget((identity,)))
         host = authority_of(identity)
         site = self.discovery.site_of_host(host)
         seed_id = item.seed_id or None
-        self.admission.readmit(
-            [AdmitURL(identity, identity, host, site, item.depth, item.kind, seed_id, item.url_id)]
-        )
+        self._orders.append(
+            Readmit(
+                (AdmitURL(identity, identity, host, site, item.depth, item.kind, seed_id,
+                          item.url_id),)
+            )
+        )  # fmt: skip
         self._keep(ids, key, item, item.url_id, checked=True)
         return True
 
@@ -459,9 +470,14 @@ class Learning(HeldIdentities):
 
     # -- the commit --------------------------------------------------------------------------
 
-    def commit(self) -> None:
+    def commit(self) -> list[Order]:
         """Learn from the batch; put new rules and retractions in force (before the engine
-        admits the pending links)."""
+        admits the pending links). What the admission must do, in order: the engine applies
+        it before its next flush."""
+        self._commit()
+        return self._take_orders()
+
+    def _commit(self) -> None:
         facts, self._facts = self._facts, []
         changes = self.learner.observe(facts)
         learned = self.learner.learn()
@@ -611,21 +627,29 @@ class Learning(HeldIdentities):
         if kept and self.hosts is not None:
             self.hosts.give_back(kept)
         # 3. The links waiting for admission: admitted under the new identities.
-        if self.admission is not None:
-
-            def rekeyed(u: AdmitURL) -> str | None:
-                base = self._key(u.url) if " " not in u.identity else None
-                if base is None or base in self._checking:
-                    return None  # a check keeps the identity it is checked under
-                new = apply(base)
-                # A redirect's target waiting here keeps its identity, as queued ones do.
-                return None if new in self._pointers else new
-
-            self.admission.rekey(set(fetch_hosts), rekeyed)
+        self._orders.append(self._rekey_pending(fetch_hosts))
         if merged:
             store.set_url_state(merged, URLState.MERGED)
         if spellings and self.spellings is not None:
-            self.spellings.note(spellings)  # the fallback if the merged-into spelling fails
+            # The fallback if the merged-into spelling fails.
+            self._orders += self.spellings.note(spellings)
+
+    def _rekey_pending(self, fetch_hosts: list[str]) -> Rekey:
+        """The re-key of the links waiting for admission on ``fetch_hosts``: applied once
+        this commit returns, with the checks as they are now (a later host's re-key in the
+        same commit adds some). The pointers change only as a page is handled, before."""
+        apply, pointers = self.live.apply, self._pointers
+        checking = frozenset(self._checking)
+
+        def rekeyed(u: AdmitURL) -> str | None:
+            base = self._key(u.url) if " " not in u.identity else None
+            if base is None or base in checking:
+                return None  # a check keeps the identity it is checked under
+            new = apply(base)
+            # A redirect's target waiting here keeps its identity, as queued ones do.
+            return None if new in pointers else new
+
+        return Rekey(frozenset(fetch_hosts), rekeyed)
 
     # -- retraction --------------------------------------------------------------------------
 
@@ -635,11 +659,13 @@ class Learning(HeldIdentities):
         if rid is None:
             return
         if rid in self._aliases:
-            if self.admission is not None:
-                # Links waiting for admission took the alias's identities: today's instead.
-                self.admission.rekey(
-                    {r.host}, lambda u: None if " " in u.identity else self._identity(u.url)
+            # Links waiting for admission took the alias's identities: today's instead.
+            self._orders.append(
+                Rekey(
+                    frozenset({r.host}),
+                    lambda u: None if " " in u.identity else self._identity(u.url),
                 )
+            )
             self._release(rid, None, r.host)  # the twin's spellings get their own identities back
         rows = [m for m in self.store.merges_of([rid]) if not m.checked]  # checks: fetched
         queued_ids = [m.url_id for m in rows if m.url_id is not None]
@@ -670,8 +696,8 @@ class Learning(HeldIdentities):
                     m.external,
                 )
             )
-        if again and self.admission is not None:
-            self.admission.readmit(again)
+        if again:
+            self._orders.append(Readmit(tuple(again)))
         self.store.drop_merges([rid])
         self.stats.duplicates_avoided -= min(self.stats.duplicates_avoided, len(rows))
         self.stats.readmitted += len(back) + len(again)

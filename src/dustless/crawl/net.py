@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import ssl
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 from dustless.crawl.config import CrawlConfig
@@ -100,10 +100,10 @@ def failure_kind(state: NetState, error: str | None) -> str:
     return _STATE_KINDS.get(state, state.value)
 
 
-def seed_ips(config: CrawlConfig) -> tuple[str, ...]:
+def seed_ips(trusted: Iterable[str]) -> tuple[str, ...]:
     """Trusted seeds given as IP literals: the crawl was pointed at those addresses on purpose."""
     ips = []
-    for url in config.trusted():
+    for url in trusted:
         host = hostname_of(authority_of(url)).strip("[]")
         try:
             ips.append(str(ipaddress.ip_address(host)))
@@ -118,12 +118,12 @@ def make_fetcher(config: CrawlConfig) -> Fetcher:
             ipaddress.ip_network(spec, strict=False)
         except ValueError:
             raise InvalidOption(f"not an address range (CIDR): {spec!r}") from None
-    resolve = config.resolve_map()
+    resolve, trusted = config.resolve_map(), config.trusted()
     # Seeds' hosts are trusted (the crawl was pointed there); those a --resolve name covers
     # already are, and every trusted name costs a comparison on each connection.
     seed_hosts = {
         h
-        for h in (hostname_of(authority_of(u)) for u in config.trusted())
+        for h in (hostname_of(authority_of(u)) for u in trusted)
         if not any(h == n or (n.startswith("*.") and h.endswith(n[1:])) for n in resolve)
     }
     policy = AddressPolicy(
@@ -131,7 +131,7 @@ def make_fetcher(config: CrawlConfig) -> Fetcher:
         deny=config.deny_ip,
         allow_private=config.allow_private,
         trusted_hosts=(*resolve, *seed_hosts),
-        trusted_ips=seed_ips(config),
+        trusted_ips=seed_ips(trusted),
     )
     limits = FetchLimits(
         max_bytes=config.max_bytes,

@@ -27,7 +27,7 @@ from typing import Any
 
 from dustless.crawl.admission import MAX_PROBE_HOPS
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.engine import Crawler
+from dustless.crawl.engine import Crawler, CrawlSetup
 from dustless.crawl.net import make_fetcher
 from dustless.crawl.progress import Progress
 from dustless.errors import InvalidOption
@@ -131,7 +131,9 @@ def run_probe(
         exact_ends=store.warc_committed_ends(),
         bodies=config.warc_bodies,  # the crawl's: a probe's revisits refer to its records
     )
-    crawler = Crawler(config, store, fetcher, warc, batch=batch, progress=progress, probe=True)
+    crawler = Crawler(
+        CrawlSetup(config, store, fetcher, warc, batch, progress=progress, probe=True)
+    )
     try:
         if progress is not None:
             with progress:

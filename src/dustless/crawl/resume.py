@@ -63,13 +63,13 @@ class Run:
     resumed: bool
 
 
-def checked_rules(config: CrawlConfig) -> Rules:
-    """The crawl's rule files, loaded; bad settings (policy, --resolve, CIDRs, rule files)
-    fail here, before anything is written."""
+def checked_rules(config: CrawlConfig) -> tuple[Rules, Fetcher]:
+    """The crawl's rule files, loaded, and its fetcher; bad settings (policy, --resolve,
+    CIDRs, rule files) fail here, before anything is written. The fetcher is the run's, as
+    long as ``config`` is (``start_worker``): made once, not once to check and once to use."""
     rules = load_rules(config.rules, config.scripts)
     identity_policy(config.policy, rules.all)
-    make_fetcher(config)
-    return rules
+    return rules, make_fetcher(config)
 
 
 def failed_first_crawl(out: Path) -> bool:
@@ -107,8 +107,9 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
         )
     if resume and not db_path.exists():
         raise InvalidOption(f"{out} holds no crawl to resume (no crawl.db)")
+    fetcher = None
     if not resume:
-        rules = checked_rules(config)
+        rules, fetcher = checked_rules(config)
     store = SQLiteStore(out)
     try:
         if resume:
@@ -127,7 +128,9 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
             store.rebuild_sites(lambda host: site_of(hostname_of(host), scope))
         else:
             batch = store.start_batch(config.to_json(), now)
-        return start_worker(config, store, batch, out, rules, resume=resume, now=now)
+        return start_worker(
+            config, store, batch, out, rules, resume=resume, now=now, fetcher=fetcher
+        )
     except BaseException:
         store.close()
         raise
@@ -143,6 +146,7 @@ def start_worker(
     resume: bool,
     now: float,
     prefix: str = "dustless",
+    fetcher: Fetcher | None = None,
 ) -> Run:
     """The part of opening a run every worker shares, its batch chosen: register the worker,
     give back what it had claimed, open its WARC writer cut to what the DB committed."""
@@ -158,7 +162,10 @@ def start_worker(
         bodies=config.warc_bodies,
     )
     store.commit()
-    return Run(config, store, batch, warc, make_fetcher(config), rules, resume)
+    # The fetcher of the settings checked before the DB was opened, if they are still the
+    # crawl's (a resume or a joining worker takes the stored ones).
+    fetcher = make_fetcher(config) if fetcher is None else fetcher
+    return Run(config, store, batch, warc, fetcher, rules, resume)
 
 
 def warc_info(config: CrawlConfig) -> dict[str, str]:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlResult
+from dustless.crawl.engine import Crawler, CrawlResult, CrawlSetup
 from dustless.crawl.learn import LEARNED_RULES
 from dustless.crawl.progress import Progress
 from dustless.crawl.resume import open_run, write_seeds_out
@@ -48,16 +48,18 @@ def run_crawl(
 
         run = open_worker(config, out, db=db, worker=worker, resume=resume, now=time.time())
     crawler = Crawler(
-        run.config,
-        run.store,
-        run.fetcher,
-        run.warc,
-        batch=run.batch,
-        rules=run.rules,
-        learned=out / LEARNED_RULES,  # --learn writes its rules there as it goes
-        resumed=resume,
-        progress=progress,
-        strict=strict,
+        CrawlSetup(
+            run.config,
+            run.store,
+            run.fetcher,
+            run.warc,
+            run.batch,
+            rules=run.rules,
+            learned=out / LEARNED_RULES,  # --learn writes its rules there as it goes
+            resumed=resume,
+            progress=progress,
+            strict=strict,
+        )
     )
     # The crawl allocates millions of short-lived objects and few cycles: collect the young
     # generation less often (measured: ~10 % of the CPU per page at the default threshold).

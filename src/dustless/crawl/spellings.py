@@ -18,14 +18,15 @@ spellings too: they are discovered like links.
 
 Spellings are noted in the admission batches (a candidate whose identity is stored, or
 already pending, is another spelling of it); a failed fetch asks the store once for what was
-tried and what is kept (``CrawlStore.spelling_state``).
+tried and what is kept (``CrawlStore.spelling_state``). The fallbacks to queue are returned
+(``crawl/_orders.py``'s ``Fallback``), for the admission: this module never calls it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
+from dustless.crawl._orders import Fallback
 from dustless.crawl.discover import Candidate, Discovery
 from dustless.frontier import QueuedURL
 from dustless.states import NetState
@@ -33,9 +34,6 @@ from dustless.store import CrawlStore, StoredURL
 from dustless.url import authority_of
 
 _RESUME_BATCH = 1000  # identities whose spellings a resume reads at once
-
-if TYPE_CHECKING:
-    from dustless.crawl.admission import Admission
 
 __all__ = ["MAX_SPELLINGS", "Spellings", "base_of", "no_document", "spelling_identity"]
 
@@ -90,7 +88,6 @@ class Spellings:
         # spelling met later is queued at once. Rebuilt from the DB by ``resume``.
         self.waiting: dict[str, QueuedURL] = {}
         self.fallbacks = 0  # fallback URLs queued (a figure for tests and progress)
-        self.admission: Admission | None = None  # queues the fallbacks (set by the engine)
         self._pending: list[tuple[str, str]] = []
 
     @property
@@ -102,19 +99,21 @@ class Spellings:
 
     # -- admission ------------------------------------------------------------------------------
 
-    def note(self, pairs: Iterable[tuple[str, str]]) -> None:
+    def note(self, pairs: Iterable[tuple[str, str]]) -> list[Fallback]:
         """``(identity, url)`` spellings of identities already stored or pending (URL-seen
         said "seen"): kept (written with the next admission batch, :meth:`flush`); one that
-        an identity whose fetches all failed waits for is queued at once."""
+        an identity whose fetches all failed waits for is returned, to be queued at once."""
+        out: list[Fallback] = []
         if not self.enabled:
-            return
+            return out
         fresh = [(i, u) for i, u in pairs if " " not in i]  # derived identities: none
         self._pending += fresh
         for identity, _ in fresh:
             item = self.waiting.get(identity)
             if item is not None:
                 self.flush()
-                self._queue(item, self._next(item, identity))
+                self._queue(out, item, self._next(item, identity))
+        return out
 
     def flush(self) -> None:
         """Store the spellings noted since the last call (one batch)."""
@@ -122,19 +121,21 @@ class Spellings:
             pairs, self._pending = self._pending, []
             self.store.add_spellings(pairs, MAX_SPELLINGS)
 
-    def _queue(self, item: QueuedURL, cand: Candidate | None) -> None:
-        if cand is not None and self.admission is not None:
+    def _queue(self, out: list[Fallback], item: QueuedURL, cand: Candidate | None) -> None:
+        if cand is not None:
             self.fallbacks += 1
-            self.admission.same_document(cand, item)
+            out.append(Fallback(cand, item))
 
     # -- a fetch ended ----------------------------------------------------------------------
 
-    def fetched(self, item: QueuedURL, state: NetState, status: int | None) -> None:
-        """``item``'s fetch ended: if it gave no document, queue the next spelling."""
+    def fetched(self, item: QueuedURL, state: NetState, status: int | None) -> list[Fallback]:
+        """``item``'s fetch ended: if it gave no document, the next spelling to queue."""
+        out: list[Fallback] = []
         if self.enabled and item.identity and no_document(state, status):
             base, _ = base_of(item.identity)
             if " " not in base:  # a redirect's derived identity has no spellings of its own
-                self._queue(item, self._next(item, base))
+                self._queue(out, item, self._next(item, base))
+        return out
 
     def _next(self, item: QueuedURL, base: str) -> Candidate | None:
         self.flush()
@@ -160,11 +161,12 @@ class Spellings:
 
     # -- resume -----------------------------------------------------------------------------
 
-    def resume(self) -> None:
+    def resume(self) -> list[Fallback]:
         """After a restart: identities with spellings whose fetched ones all failed and
-        that have none queued get their next spelling queued (or wait for one)."""
+        that have none queued get their next spelling (returned, to queue) or wait for one."""
+        out: list[Fallback] = []
         if not self.enabled:
-            return
+            return out
         bases = self.store.spelling_bases()
         for start in range(0, len(bases), _RESUME_BATCH):
             # The rows of many identities in one read (a shared store: one round trip, not
@@ -175,9 +177,15 @@ class Spellings:
             for row in self.store.spelling_rows(list(owner)):
                 rows_of.setdefault(owner[row[0].identity], []).append(row)
             for base in part:
-                self._resume_one(base, rows_of.get(base, []))
+                self._resume_one(out, base, rows_of.get(base, []))
+        return out
 
-    def _resume_one(self, base: str, rows: list[tuple[StoredURL, str | None, int | None]]) -> None:
+    def _resume_one(
+        self,
+        out: list[Fallback],
+        base: str,
+        rows: list[tuple[StoredURL, str | None, int | None]],
+    ) -> None:
         if not rows or any(u.state.value != "done" or s is None for u, s, _ in rows):
             return  # still queued, or never fetched: nothing to decide yet
         if not all(no_document(NetState(s), status) for _, s, status in rows if s):
@@ -192,4 +200,4 @@ class Spellings:
             url_id=last.id,
             identity=last.identity,
         )
-        self._queue(item, self._next(item, base))
+        self._queue(out, item, self._next(item, base))

@@ -20,6 +20,7 @@ import socket
 from pathlib import Path
 
 from dustless.crawl.config import CrawlConfig
+from dustless.crawl.net import Fetcher
 from dustless.crawl.resume import CrawlFinished, Run, checked_rules, start_worker
 from dustless.crawl.scripted import load_rules
 from dustless.errors import InvalidOption
@@ -95,6 +96,7 @@ def open_worker(
     config: CrawlConfig, out: Path, *, db: str, worker: str | None, resume: bool, now: float
 ) -> Run:
     """Open ``out`` as a worker of the crawl in ``db`` (see the module docstring)."""
+    fetcher: Fetcher | None = None  # checked with the settings given, if they are the crawl's
     remembered = _remembered(out)
     if resume:
         if remembered is None:
@@ -113,7 +115,7 @@ def open_worker(
         if (out / "crawl.db").exists():
             raise InvalidOption(f"{out} holds a crawl on SQLite: choose another directory")
         name = _check_name(worker) if worker is not None else default_worker_name()
-        rules = checked_rules(config)
+        rules, fetcher = checked_rules(config)
     store = PostgresCrawlStore(db, worker=name)
     try:
         if resume:
@@ -132,9 +134,18 @@ def open_worker(
             # display is its own.
             config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
             rules = load_rules(config.rules, config.scripts)  # the files the crawl began with
+            fetcher = None  # made from the crawl's settings
         _remember(out, name, store.where)
         return start_worker(
-            config, store, batch, out, rules, resume=resume, now=now, prefix=warc_prefix(name)
+            config,
+            store,
+            batch,
+            out,
+            rules,
+            resume=resume,
+            now=now,
+            prefix=warc_prefix(name),
+            fetcher=fetcher,
         )
     except BaseException:
         store.close()
