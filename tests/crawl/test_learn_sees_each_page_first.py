@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from crawl.test_engine_fakes import ROBOTS_ALL, FakeFetcher, Page, links
-from dustless.crawl import CrawlConfig
+from dustless.crawl import CrawlConfig, CrawlSetup
 from dustless.crawl.engine import Crawler
 from dustless.store import SQLiteStore, WarcWriter
 
@@ -53,13 +53,15 @@ def test_a_learning_crawl_hands_each_page_to_the_learner_before_its_host_is_aske
     )  # fmt: skip
     batch = store.start_batch(config.to_json(), time.time())
     warc = WarcWriter(tmp_path / "warc")
-    crawler = Crawler(config, store, fetcher, warc, batch=batch, learned=tmp_path / "rules.xml")
+    crawler = Crawler(
+        CrawlSetup(config, store, fetcher, warc, batch, learned=tmp_path / "rules.xml")
+    )
     assert crawler.learning is not None
     page = crawler.learning.page
 
-    def learned(item: Any, r: Any, fetch: Any) -> None:
+    def learned(item: Any, r: Any, fetch: Any) -> Any:
         events.append(("learned", item.url))
-        page(item, r, fetch)
+        return page(item, r, fetch)
 
     crawler.learning.page = learned  # type: ignore[method-assign]
     assert asyncio.run(crawler.run()).finished
