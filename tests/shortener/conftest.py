@@ -195,6 +195,14 @@ def _start_server(db: str, *args: str, workers: int, port: int) -> ServerProcess
             raise AssertionError("server did not start:\n" + "".join(server.lines))
     # Keep reading its output so a full pipe can never block the server.
     threading.Thread(target=_drain, args=(server,), daemon=True).start()
+    # N workers share the socket the supervisor bound, and a worker's startup line comes
+    # before it listens on it: until one does, a connection is refused (seen under load in
+    # two test processes). Ready when the socket the supervisor holds listens.
+    while not support.listens(proc.pid, port):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            server.kill_all()
+            raise AssertionError("server did not listen:\n" + "".join(server.lines))
+        time.sleep(0.01)
     return server
 
 
