@@ -12,6 +12,7 @@ import string
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,30 @@ def _words(tag: str) -> str:
         "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
         for _ in range(120)
     )
+
+
+def _reply(handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
+    """The page, or a 404 without one."""
+    handler.send_response(404 if body is None else 200)
+    handler.send_header("Content-Type", "text/html; charset=utf-8")
+    handler.send_header("Content-Length", str(len(body or b"")))
+    handler.end_headers()
+    handler.wfile.write(body or b"")
+
+
+def _serving(cls: Any) -> Iterator[int]:
+    """Serve ``cls`` on a free loopback port (told to the handler as ``cls.port``) until
+    the test ends."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), cls)
+    cls.port = httpd.server_address[1]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield cls.port
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -54,11 +79,7 @@ class _Handler(BaseHTTPRequestHandler):
                     links += f'<a href="/s{(k + 1) % SECTIONS}/p0.html">s</a>'
                 links += f'<a href="{www}/s{k}/p{(j + 3) % PAGES}.html">w</a>'
                 body = f"<html><body><p>{text}</p>{links}</body></html>".encode()
-        self.send_response(404 if body is None else 200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body or b"")))
-        self.end_headers()
-        self.wfile.write(body or b"")
+        _reply(self, body)
 
     def log_message(self, *args: object) -> None:
         pass
@@ -66,16 +87,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def twin_site() -> Iterator[int]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    _Handler.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield _Handler.port
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    yield from _serving(_Handler)
 
 
 def test_a_www_twin_differing_in_one_subtree_loses_no_resource(twin_site, tmp_path):
@@ -153,11 +165,7 @@ class _DeepHandler(BaseHTTPRequestHandler):
             if ahead is not None:
                 links += f'<a href="{www}/{where}/{prefix}{ahead}.html">w</a>'
             body = f"<html><body><p>{text}</p>{links}</body></html>".encode()
-        self.send_response(404 if body is None else 200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body or b"")))
-        self.end_headers()
-        self.wfile.write(body or b"")
+        _reply(self, body)
 
     def log_message(self, *args: object) -> None:
         pass
@@ -165,16 +173,7 @@ class _DeepHandler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def deep_twin_site() -> Iterator[int]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _DeepHandler)
-    _DeepHandler.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield _DeepHandler.port
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    yield from _serving(_DeepHandler)
 
 
 def test_a_www_twin_differing_deeper_than_the_first_segment_loses_no_resource(

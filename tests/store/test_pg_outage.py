@@ -95,13 +95,8 @@ def test_a_claim_whose_answer_is_lost_raises_at_once_and_its_urls_come_back_once
     store.close()
 
 
-def test_a_lease_round_cut_before_it_is_sent_applies_nothing_and_goes_on_later(
-    proxy: PgProxy, pg_db: str
-) -> None:
-    store = _store(proxy)
-    store.admit([_url("/b", "b.test")], Limits(), 1)
-    store.commit()
-    proxy.cut()
+def _lease_meets_the_outage(store: Any) -> DatabaseAway:
+    """An impatient lease round, in a thread: it must give up at once, with DatabaseAway."""
 
     def lease() -> Any:
         with store.impatient():
@@ -111,6 +106,17 @@ def test_a_lease_round_cut_before_it_is_sent_applies_nothing_and_goes_on_later(
     assert done.wait(BOUND), "the impatient lease round waited for the server"
     (exc,) = out
     assert isinstance(exc, DatabaseAway)
+    return exc
+
+
+def test_a_lease_round_cut_before_it_is_sent_applies_nothing_and_goes_on_later(
+    proxy: PgProxy, pg_db: str
+) -> None:
+    store = _store(proxy)
+    store.admit([_url("/b", "b.test")], Limits(), 1)
+    store.commit()
+    proxy.cut()
+    _lease_meets_the_outage(store)
     proxy.restore()
     store.reach()
     assert [x.host for x in store.lease_hosts(10, now=111.0, ttl=600.0)] == ["b.test"]
@@ -122,15 +128,7 @@ def test_a_lease_round_whose_answer_is_lost_is_read_back_by_the_next(proxy: PgPr
     store.admit([_url("/b", "b.test")], Limits(), 1)
     store.commit()
     proxy.lose_next_answer()
-
-    def lease() -> Any:
-        with store.impatient():
-            return store.lease_hosts(10, now=110.0, ttl=600.0)
-
-    done, out = _in_thread(lease)
-    assert done.wait(BOUND), "the impatient lease round waited for the server"
-    (exc,) = out
-    assert isinstance(exc, DatabaseAway)
+    exc = _lease_meets_the_outage(store)
     assert exc.sent
     proxy.restore()
     store.reach()
