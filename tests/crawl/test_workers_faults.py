@@ -21,7 +21,13 @@ from typing import Any
 
 import pytest
 
-from crawl.workers_support import fetched_twice, final_states, finish, until
+from crawl.workers_support import (
+    fetched_twice,
+    final_states,
+    finish,
+    started_and_connected,
+    until,
+)
 from dustless.store import PostgresCrawlStore, SQLiteStore
 
 pytestmark = pytest.mark.slow  # most of a minute: first under xdist (conftest)
@@ -127,8 +133,9 @@ def test_workers_ride_out_a_postgresql_restart(
     reference: Any, postgres: Any, pg_db: str, tmp_path: Path, workers: list[Any]
 ) -> None:
     web, want = reference(sites=6, pages_per_site=40)
-    procs = [_worker(web, tmp_path / f"w{i}", pg_db, f"w{i}") for i in (1, 2, 3)]
-    workers.extend(procs)
+    procs = started_and_connected(
+        pg_db, ("w1", "w2", "w3"), lambda n: _worker(web, tmp_path / n, pg_db, n), workers
+    )
     with PostgresCrawlStore(pg_db, worker="check") as store:
         until(lambda: store.query("SELECT count(*) FROM fetches")[0][0] >= 20)
     # -l: the new server's output goes to its log, not to the pipe ``ctl`` reads to its end.

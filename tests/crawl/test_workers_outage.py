@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from crawl.workers_support import fetched_twice, final_states, until
+from crawl.workers_support import fetched_twice, final_states, started_and_connected, until
 from dustless.cli.main import main as dustless_main
 from dustless.crawl.hosts import HostTable
 from dustless.store import PostgresCrawlStore, SQLiteStore
@@ -64,33 +64,6 @@ def _requests(web: Any) -> int:
     return sum(h["requests"] for h in web.stats()["hosts"].values())
 
 
-def _both_registered(
-    web: Any, tmp_path: Path, db: str, workers: list[subprocess.Popen[bytes]]
-) -> list[subprocess.Popen[bytes]]:
-    """Two workers started, each past its first connection to the DB (registered in it) before
-    the test goes on: a worker rides out an outage once connected, but its first connection is
-    not waited for (a wrong --db gets its line at once). The first one is held (SIGSTOP; its
-    lease outlives the pause) until the second has registered, so that on a loaded machine it
-    cannot have crawled the whole web alone before the second one starts."""
-
-    def registered(name: str, proc: subprocess.Popen[bytes]) -> bool:
-        assert proc.poll() is None, f"{name} exited {proc.returncode}"
-        with PostgresCrawlStore(db, worker="check") as store:
-            return bool(store.query("SELECT 1 FROM workers WHERE name = ?", (name,)))
-
-    first = _worker(web, tmp_path / "w1", db, "w1")
-    workers.append(first)
-    until(lambda: registered("w1", first), timeout=DEADLINE)
-    first.send_signal(signal.SIGSTOP)
-    second = _worker(web, tmp_path / "w2", db, "w2")
-    workers.append(second)
-    try:
-        until(lambda: registered("w2", second), timeout=DEADLINE)
-    finally:
-        first.send_signal(signal.SIGCONT)
-    return [first, second]
-
-
 def test_workers_fetch_while_postgresql_is_stopped(
     testweb_factory: Any,
     ch: Any,
@@ -106,7 +79,9 @@ def test_workers_fetch_while_postgresql_is_stopped(
         want = final_states(store)
     web.reset()
 
-    procs = _both_registered(web, tmp_path, pg_db, workers)
+    procs = started_and_connected(
+        pg_db, ("w1", "w2"), lambda n: _worker(web, tmp_path / n, pg_db, n), workers
+    )
     with PostgresCrawlStore(pg_db, worker="check") as store:
         # The workers hold URLs to fetch: claimed (in flight in the DB), so in their memory.
         until(lambda: store.query(CLAIMED)[0][0] >= 2 * DURING, timeout=DEADLINE)
