@@ -160,7 +160,7 @@ class PeerFailed(Exception):
     pass
 
 
-def timed(cmd: list[str], *, check: bool = True) -> dict:
+def timed(cmd: list[str], *, check: bool = True, ok: tuple[int, ...] = (0,)) -> dict:
     """Run a whole process on the crawler core; wall, CPU and peak RSS from its rusage.
 
     A process that fails ends the bench (``check``), or raises PeerFailed for a peer."""
@@ -176,7 +176,7 @@ def timed(cmd: list[str], *, check: bool = True) -> dict:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
+    if proc.returncode not in ok:
         why = f"{cmd[:4]} failed ({proc.returncode}): {err.decode(errors='replace')[-2000:]}"
         if not check:
             raise PeerFailed(why)
@@ -230,7 +230,7 @@ def run_peer(server: Server, tmp: Path, name: str, depth: int) -> dict:
     )
     server.get("reset")
     before = server.cpu()
-    m = timed(cmd, check=False)
+    m = timed(cmd, check=False, ok=peer_crawlers.ok_codes(name))
     m["server_cpu"] = server.cpu() - before
     stats = server.get("stats")
     m.update(pages=stats["resources_fetched"], server=stats)

@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PEERS", "Peer", "PeerMissing", "command", "hosts_file"]
+__all__ = ["PEERS", "Peer", "PeerMissing", "command", "hosts_file", "ok_codes"]
 
 BENCH = Path(__file__).resolve().parent
 PY = sys.executable
@@ -81,6 +81,12 @@ PEERS: dict[str, Peer] = {
         Peer("spider", "nothing", False),
     )
 }
+
+
+def ok_codes(name: str) -> tuple[int, ...]:
+    """The exit codes of a finished crawl: wget and wget2 exit 8 when any response was an
+    error (a 404 linked from a page), which a crawl of real pages meets."""
+    return (0, 8) if name in ("wget", "wget2") else (0,)
 
 
 def hosts_file(path: Path, hosts: dict[str, str]) -> Path:
