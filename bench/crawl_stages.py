@@ -18,7 +18,9 @@ first makes it the event loop's (its transports' socket calls included), and a m
 there, and ``--top N`` prints the N frames that cost each stage most.
 
 Run: ``.venv/bin/python bench/crawl_stages.py`` (``--pages``/``--hosts`` to scale down;
-``--store none`` profiles that mode where ``dustless crawl --help`` lists it).
+``--store none`` profiles that mode where ``dustless crawl --help`` lists it;
+``--realdocs postgresql-doc-15,git-doc`` profiles bench/realdocs_peers.py's crawl of real
+documentation pages from nginx instead).
 """
 
 from __future__ import annotations
@@ -207,6 +209,12 @@ def main() -> int:
     ap.add_argument("--interval", type=float, default=0.001, help="CPU seconds between samples")
     ap.add_argument("--store", choices=("none",), help="profile `crawl --store none`")
     ap.add_argument("--top", type=int, default=0, help="the N costliest frames of each stage")
+    ap.add_argument(
+        "--realdocs",
+        metavar="PACKAGES",
+        help="crawl realdocs_peers.py's web instead: these Debian documentation packages "
+        "(comma-separated, e.g. postgresql-doc-15,git-doc) from one nginx",
+    )
     args = ap.parse_args()
     if args.store and not store_none():
         print("this dustless has no crawl --store none (issue 28): that budget is missing")
@@ -214,33 +222,54 @@ def main() -> int:
     from dustless.cli.main import main as dustless_main
 
     pin(0, CRAWLER_CPU)
+    sampler = Sampler(args.interval)
+
+    def profiled(argv: list[str]) -> tuple[int, float]:
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        sampler.start()
+        try:
+            status = dustless_main(argv)
+        finally:
+            sampler.stop()
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        return status, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    extra = ["--store", args.store] if args.store else []
     with tempfile.TemporaryDirectory(prefix="crawl-stages-") as t:
         tmp = Path(t)
-        per_site = max(1, args.pages // args.hosts)
-        server = Server(tmp, profile="clean", sites=args.hosts, pages=per_site, extra=[])
-        try:
-            argv = crawl_args(server, tmp / "crawl", args.depth, args.store)
-            sampler = Sampler(args.interval)
-            before = resource.getrusage(resource.RUSAGE_SELF)
-            sampler.start()
+        if args.realdocs:
+            import realdocs_peers as rd
+
+            tmp.chmod(0o755)
+            (tmp / "srv").mkdir()
+            packages = [p for p in args.realdocs.split(",") if p]
+            nginx = rd.Nginx(tmp / "srv", rd.docroot(tmp / "srv", packages))
             try:
-                status = dustless_main(argv)
+                mark = nginx.mark()
+                seed = f"http://{rd.HOST}:{nginx.port}/"
+                argv = ["crawl", seed, "--out", str(tmp / "crawl"), *rd.crawl_options(), *extra]
+                status, cpu = profiled(argv)
+                time.sleep(0.2)  # nginx's access log line follows its response
+                pages = max(1, nginx.served(mark)["pages"])
             finally:
-                sampler.stop()
-            after = resource.getrusage(resource.RUSAGE_SELF)
-            stats = server.get("stats")
-        finally:
-            server.stop()
+                nginx.stop()
+            what = f"{', '.join(packages)} from one nginx, HTML pages"
+        else:
+            per_site = max(1, args.pages // args.hosts)
+            server = Server(tmp, profile="clean", sites=args.hosts, pages=per_site, extra=[])
+            try:
+                status, cpu = profiled(crawl_args(server, tmp / "crawl", args.depth, args.store))
+                pages = max(1, server.get("stats")["resources_fetched"])
+            finally:
+                server.stop()
+            what = f"{args.hosts} hosts, clean, depth {args.depth}"
     if status != 0:
         print(f"the crawl failed ({status})")
         return 1
-    pages = max(1, stats["resources_fetched"])
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     mode = "--store none" if args.store else "WARC + CDXJ + SQLite"
     print(
-        f"crawl_stages: {pages:,} pages ({args.hosts} hosts, clean, depth {args.depth}, "
-        f"{mode}) on CPU {CRAWLER_CPU}, one sample per {1000 * args.interval:g} ms of CPU, "
-        f"PID {os.getpid()}"
+        f"crawl_stages: {pages:,} pages ({what}, {mode}) on CPU {CRAWLER_CPU}, one sample "
+        f"per {1000 * args.interval:g} ms of CPU, PID {os.getpid()}"
     )
     print("\n".join(budget(sampler, pages, cpu, args.top)))
     return 0

@@ -148,6 +148,14 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def crawl_options() -> list[str]:
+    """dustless crawl's options here: the docs host, no delay, depth unlimited."""
+    return [
+        "--resolve", f"{HOST}:127.0.0.1", "--delay", "0", "--delay-factor", "0",
+        "--max-depth", "100", "--policy", "standard", "--quiet",
+    ]  # fmt: skip
+
+
 def run(nginx: Nginx, cmd: list[str], ok: tuple[int, ...] = (0,)) -> dict:
     mark = nginx.mark()
     m = timed(cmd, check=False, ok=ok)
@@ -178,10 +186,7 @@ def main() -> int:
         seed = f"http://{HOST}:{nginx.port}/"
         rows: list[tuple[str, dict | str]] = []
         try:
-            common = [
-                "--resolve", f"{HOST}:127.0.0.1", "--delay", "0", "--delay-factor", "0",
-                "--max-depth", "100", "--policy", "standard", "--quiet",
-            ]  # fmt: skip
+            common = crawl_options()
             # The seed page alone: what start-up (imports, opening the crawl directory,
             # robots.txt) costs, so the per-page figure can be given without it too.
             for name, extra in (
