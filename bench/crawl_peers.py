@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -204,7 +205,10 @@ def store_none() -> bool:
     help_text = subprocess.run(
         [PY, "-m", "dustless", "crawl", "--help"], capture_output=True, text=True, check=True
     ).stdout
-    return "--store" in help_text and "none" in help_text.split("--store", 1)[1][:400]
+    # The option's own entry: "--store" not followed by "-" (not --store-bodies or the
+    # like), up to the next option's entry; "none" among its choices or in its help.
+    entry = re.search(r"^  --store(?![-\w]).*?(?=^  -|\Z)", help_text, re.M | re.S)
+    return entry is not None and re.search(r"\bnone\b", entry.group(0)) is not None
 
 
 def run_scrapy(server: Server, tmp: Path, depth: int) -> dict:
