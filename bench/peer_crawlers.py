@@ -24,6 +24,8 @@ CI's case). The machine's /etc/hosts is never touched.
 from __future__ import annotations
 
 import functools
+import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -134,8 +136,7 @@ def command(
         raise PeerMissing(why)
     run = _in_namespace(hosts)
     if name == "lean":
-        import_hint = "pip install aiohttp lxml (make bench)"
-        _require_modules(("aiohttp", "lxml"), import_hint)
+        _require_modules(("aiohttp", "lxml"), "pip install -e '.[dev]' (make install)")
         hosts_args = [a for h in names for a in ("--host", h)]
         return [
             *run, PY, str(BENCH / "lean_loop.py"), *seeds, "--max-depth", str(depth),
@@ -178,8 +179,6 @@ def command(
             raise PeerMissing(f"its native module does not load on this Node: {last}")
         script = SPIDER_DIR / "spider_peer.js"
         script.write_text(SPIDER_JS)
-        import json
-
         return [*run, "node", str(script), json.dumps([seeds, depth])]
     raise PeerMissing(f"no such peer: {name}")
 
@@ -190,8 +189,6 @@ def _require_binary(binary: str, hint: str) -> None:
 
 
 def _require_modules(modules: tuple[str, ...], hint: str) -> None:
-    import importlib.util
-
     for module in modules:
         if importlib.util.find_spec(module) is None:
             raise PeerMissing(f"{module} is not installed ({hint})")
