@@ -46,8 +46,21 @@ $(REPLAYWEB_STAMP):
 	tar -xzf $(REPLAYWEB)/replaywebpage-$(REPLAYWEB_VERSION).tgz -C $(REPLAYWEB); \
 	touch $@
 
+# The peers bench/crawl_peers.py times that are not on PyPI: spider's npm binding into
+# bench/out/node (0.0.157: the newest, 0.0.163, has no native linux-x64 package on the
+# registry), and wget2 from Debian (apt-get install wget2). A peer that is missing is printed
+# as missing by the bench, so neither is required.
+SPIDER_VERSION := 0.0.157
+
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,bench]'
+	@if command -v npm >/dev/null 2>&1; then \
+		npm install --silent --no-audit --no-fund --prefix bench/out/node \
+			@spider-rs/spider-rs@$(SPIDER_VERSION) \
+			@spider-rs/spider-rs-linux-x64-gnu@$(SPIDER_VERSION) || \
+			echo "spider's npm binding did not install: crawl_peers prints it as missing"; \
+	else echo "npm not found: crawl_peers prints spider as missing (apt-get install npm)"; fi
+	@command -v wget2 >/dev/null 2>&1 || echo "wget2 not found: apt-get install wget2"
 	touch $@
 
 lint: $(STAMP)

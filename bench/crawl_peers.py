@@ -1,13 +1,19 @@
-"""dustless crawl against Scrapy on the test web (the README's table of
-measured figures).
+"""dustless crawl against Scrapy and the other crawlers a user might pick, on the test web
+(the README's table of measured figures; issue 28's CPU per page).
 
 Two runs, each crawler in the same run of this script, against the same server:
 
 1. throughput: the test web's ``clean`` profile, 20,000 pages over 50 hosts, no politeness
    delay. dustless runs its full pipeline (robots.txt, normalization, URL-seen, content-seen,
-   WARC, crawl DB); Scrapy 2.x runs with its politeness off (no delay, no AutoThrottle, no
-   robots.txt) and 64 concurrent requests. Each crawler is timed as a whole process, start-up
-   included; CPU time and peak RSS come from the process's own rusage (``os.wait4``).
+   WARC, crawl DB), and again with ``--store none`` when ``dustless crawl --help`` lists it;
+   Scrapy 2.x runs with its politeness off (no delay, no AutoThrottle, no robots.txt) and 64
+   concurrent requests; then the peers of bench/peer_crawlers.py (the lean asyncio loop,
+   wget2, GNU wget with a WARC, Crawlee, spider), each with the same depth and concurrency.
+   Each crawler is timed as a whole process, start-up included; CPU time and peak RSS come
+   from the process's own rusage (``os.wait4``). Pages are counted by the server (distinct
+   pages served, ``resources_fetched``), the same count for every crawler; the table gives
+   CPU seconds per 1,000 of them beside pages/s. On a shared machine the CPU figures are the
+   evidence; pages/s moves with the load.
 2. duplicates: a dirty web (the ``mixed`` profile: fragments, tracking and session
    parameters, ``/./``, reordered queries, www aliases, a calendar trap) with the same depth
    limit; dustless with policy ``aggressive``, which learns each site's rules while it crawls
@@ -21,7 +27,8 @@ learning must not cost the crawl's pages/s.
 
 The server runs on one core and the crawlers on another (``os.sched_setaffinity``), so
 neither steals the other's CPU. Run: ``.venv/bin/python bench/crawl_peers.py``
-(``--pages``/``--hosts`` to scale down for a quick look).
+(``--pages``/``--hosts`` to scale down for a quick look, ``--peers lean,wget2`` to choose
+peers; ``make bench`` installs them, a missing one is printed with its install hint).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,6 +45,8 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+
+import peer_crawlers
 
 PY = sys.executable
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -147,8 +157,14 @@ def pin(pid: int, cpu: int) -> None:
     os.sched_setaffinity(pid, {cpu})
 
 
-def timed(cmd: list[str]) -> dict:
-    """Run a whole process on the crawler core; wall, CPU and peak RSS from its rusage."""
+class PeerFailed(Exception):
+    pass
+
+
+def timed(cmd: list[str], *, check: bool = True, ok: tuple[int, ...] = (0,)) -> dict:
+    """Run a whole process on the crawler core; wall, CPU and peak RSS from its rusage.
+
+    A process that fails ends the bench (``check``), or raises PeerFailed for a peer."""
     started = time.perf_counter()
     proc = subprocess.Popen(
         cmd,
@@ -161,8 +177,11 @@ def timed(cmd: list[str]) -> dict:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{cmd[:4]} failed ({proc.returncode}): {err.decode()[-2000:]}")
+    if proc.returncode not in ok:
+        why = f"{cmd[:4]} failed ({proc.returncode}): {err.decode(errors='replace')[-2000:]}"
+        if not check:
+            raise PeerFailed(why)
+        raise SystemExit(why)
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
 
 
@@ -176,12 +195,20 @@ def run_dustless(server: Server, tmp: Path, name: str, *extra: str) -> dict:
     before = server.cpu()
     m = timed(cmd)
     m["server_cpu"] = server.cpu() - before
-    import sqlite3
-
-    with sqlite3.connect(out / "crawl.db") as db:
-        (pages,) = db.execute("SELECT count(*) FROM fetches WHERE status IS NOT NULL").fetchone()
-    m.update(pages=pages, server=server.get("stats"))
+    stats = server.get("stats")
+    m.update(pages=stats["resources_fetched"], server=stats)
     return m
+
+
+def store_none() -> bool:
+    """Whether this dustless has ``crawl --store none`` (issue 28; not on every version)."""
+    help_text = subprocess.run(
+        [PY, "-m", "dustless", "crawl", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    # The option's own entry: "--store" not followed by "-" (not --store-bodies or the
+    # like), up to the next option's entry; "none" among its choices or in its help.
+    entry = re.search(r"^  --store(?![-\w]).*?(?=^  -|\Z)", help_text, re.M | re.S)
+    return entry is not None and re.search(r"\bnone\b", entry.group(0)) is not None
 
 
 def run_scrapy(server: Server, tmp: Path, depth: int) -> dict:
@@ -192,7 +219,25 @@ def run_scrapy(server: Server, tmp: Path, depth: int) -> dict:
     before = server.cpu()
     m = timed([PY, str(script), json.dumps([server.seeds, server.port, depth, str(result)])])
     m["server_cpu"] = server.cpu() - before
-    m.update(pages=json.loads(result.read_text())["responses"], server=server.get("stats"))
+    stats = server.get("stats")
+    m.update(pages=stats["resources_fetched"], server=stats)
+    return m
+
+
+def run_peer(server: Server, tmp: Path, name: str, depth: int) -> dict:
+    """Peer ``name`` of bench/peer_crawlers.py; raises PeerMissing or PeerFailed."""
+    work = tmp / f"peer-{name}"
+    work.mkdir(exist_ok=True)
+    hosts = peer_crawlers.hosts_file(work / "hosts", dict.fromkeys(server.hosts, server.address))
+    cmd = peer_crawlers.command(
+        name, server.seeds, hosts, server.hosts, work, depth=depth, concurrency=64
+    )
+    server.get("reset")
+    before = server.cpu()
+    m = timed(cmd, check=False, ok=peer_crawlers.ok_codes(name))
+    m["server_cpu"] = server.cpu() - before
+    stats = server.get("stats")
+    m.update(pages=stats["resources_fetched"], server=stats)
     return m
 
 
@@ -202,6 +247,29 @@ def line(name: str, m: dict) -> str:
         f"pages/s, {1000 * m['cpu'] / max(m['pages'], 1):6.2f} CPU ms/page, "
         f"peak RSS {m['rss'] / 2**20:5.0f} MiB (server CPU {m['server_cpu']:.1f} s)"
     )
+
+
+def table(rows: list[tuple[str, str, str, dict | str]], base: dict) -> list[str]:
+    """The peers' table: one row a crawler, its figures or why it is missing."""
+    head = (
+        f"  {'crawler':17} {'stores':28} {'robots':6} {'pages':>7} {'requests':>8} "
+        f"{'pages/s':>8} {'CPU-s/1k':>8} {'x dustless':>10}"
+    )
+    out = [head, "  " + "-" * (len(head) - 2)]
+    base_cpu = base["cpu"] / max(base["pages"], 1)
+    for name, stores, robots, m in rows:
+        if isinstance(m, str):
+            out.append(f"  {name:17} missing: {m}")
+            continue
+        per_page = m["cpu"] / max(m["pages"], 1)
+        out.append(
+            f"  {name:17} {stores:28} {robots:6} {m['pages']:7,} {m['server']['requests']:8,} "
+            f"{m['pages'] / m['wall']:8,.0f} {1000 * per_page:8.2f} {per_page / base_cpu:9.2f}x"
+        )
+    differ = sorted({m["pages"] for *_, m in rows if not isinstance(m, str)})
+    if len(differ) > 1:
+        out.append(f"  (not every crawler reached the same pages: {differ})")
+    return out
 
 
 def main() -> int:
@@ -214,6 +282,11 @@ def main() -> int:
     ap.add_argument("--dirty-sites", type=int, default=12)
     ap.add_argument("--dirty-pages", type=int, default=30)
     ap.add_argument("--dirty-policy", default="aggressive", choices=("aggressive", "standard"))
+    ap.add_argument(
+        "--peers",
+        default=",".join(peer_crawlers.PEERS),
+        help="comma-separated peers beside dustless and Scrapy (default: all; '' for none)",
+    )
     args = ap.parse_args()
     try:
         import scrapy
@@ -229,13 +302,29 @@ def main() -> int:
         per_site = max(1, args.pages // args.hosts)
         print(f"\nthroughput: clean profile, {args.hosts} hosts x {per_site} pages, no delay")
         server = Server(tmp, profile="clean", sites=args.hosts, pages=per_site, extra=[])
+        peers = [p for p in args.peers.split(",") if p]
+        results: dict[str, dict | str] = {}
         try:
             depth = str(args.depth)
             d = run_dustless(server, tmp, "clean", "--max-depth", depth, "--policy", "standard")
             dl = run_dustless(
                 server, tmp, "clean-learn", "--max-depth", depth, "--policy", "standard", "--learn"
             )
+            if store_none():
+                results["dustless none"] = run_dustless(
+                    server, tmp, "clean-none", "--max-depth", depth, "--policy", "standard",
+                    "--store", "none",
+                )  # fmt: skip
+            else:
+                results["dustless none"] = (
+                    "this dustless has no crawl --store none (issue 28): figure missing"
+                )
             s = run_scrapy(server, tmp, args.depth)
+            for name in peers:
+                try:
+                    results[name] = run_peer(server, tmp, name, args.depth)
+                except (peer_crawlers.PeerMissing, PeerFailed) as exc:
+                    results[name] = str(exc)
         finally:
             server.stop()
         print(line("dustless", d))
@@ -248,6 +337,23 @@ def main() -> int:
             f"  ratio: dustless {ratio:.1f}x Scrapy's pages/s, with --learn {ratio_learn:.1f}x "
             "(target >= 6x)"
         )
+        stored = "WARC + CDXJ + SQLite"
+        rows: list[tuple[str, str, str, dict | str]] = [
+            ("dustless", stored, "yes", d),
+            ("dustless --learn", stored, "yes", dl),
+            ("dustless none", "nothing (--store none)", "yes", results.pop("dustless none")),
+            ("scrapy", "nothing", "no", s),
+        ]
+        for name in peers:
+            peer = peer_crawlers.PEERS.get(name)
+            stores, robots = (peer.stores, "yes" if peer.robots else "no") if peer else ("", "")
+            rows.append((name, stores, robots, results[name]))
+        print(
+            f"\nCPU per page, every crawler pinned to CPU {CRAWLER_CPU} as a whole process "
+            f"(rusage), pages counted by the server; depth {args.depth}, 64 at once "
+            "(GNU wget: one connection)"
+        )
+        print("\n".join(table(rows, d)))
         if not args.skip_dirty:
             print(
                 f"\nduplicates: {args.dirty_profile} profile ({args.dirty_sites} sites x "
