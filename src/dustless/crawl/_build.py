@@ -37,7 +37,7 @@ from dustless.crawl.learn import LEARNED_RULES, Learning, learning_policy
 from dustless.crawl.net import Fetches, seed_ips
 from dustless.crawl.progress import Progress, RunCounters
 from dustless.crawl.record import Recorder
-from dustless.crawl.resume import Opened, open_run, ready_dir, start_worker
+from dustless.crawl.resume import Opened, open_run, ready_dir
 from dustless.crawl.scope import Scope, site_of
 from dustless.crawl.scripted import Rules, ScriptedPages, identity_policy, load_rules
 from dustless.crawl.soft404 import Soft404Hosts
@@ -47,7 +47,7 @@ from dustless.errors import InvalidOption
 from dustless.fetch import AddressPolicy, Fetcher, FetchLimits, Resolver, parse_resolve, tls_context
 from dustless.frontier import Politeness
 from dustless.rules import LiveOptions, LiveRules
-from dustless.store import Batch, CrawlStore, WarcWriter
+from dustless.store import WARC_DIR, Batch, CrawlStore, WarcWriter
 from dustless.url import Normalizer, authority_of, hostname_of
 
 __all__ = [
@@ -62,6 +62,7 @@ __all__ = [
     "fetcher_of",
     "open_crawl",
     "politeness_of",
+    "warc_info",
 ]
 
 
@@ -109,9 +110,7 @@ def open_crawl(
             if resume and db is None:
                 # A crawl stored before the parties' table existed: rebuilt from its rows.
                 opened.store.rebuild_sites(functools.partial(_site_of_host, config.scope))
-        warc = start_worker(
-            opened, out, now=now, agent=config.user_agent, bodies=config.warc_bodies
-        )
+        warc = _start(opened, out, now=now, agent=config.user_agent, bodies=config.warc_bodies)
     except BaseException:
         opened.store.close()
         raise
@@ -127,6 +126,35 @@ def open_crawl(
         progress=progress,
         strict=strict,
     )
+
+
+def _start(opened: Opened, out: Path, *, now: float, agent: str, bodies: str) -> WarcWriter:
+    """The part of opening a run every worker shares, its batch chosen: register the worker,
+    give back what it had claimed, open its WARC writer cut to what the DB committed."""
+    store = opened.store
+    store.register_worker(str(out.resolve()), now)
+    # What this worker had claimed when it stopped (or crashed) goes back to the queue.
+    store.requeue_in_flight()
+    warc = WarcWriter(
+        out / WARC_DIR,
+        prefix=opened.prefix,
+        committed_ends=store.warc_ends(),
+        exact_ends=store.warc_committed_ends(),
+        info=warc_info(agent),
+        bodies=bodies,
+    )
+    store.commit()
+    return warc
+
+
+def warc_info(agent: str) -> dict[str, str]:
+    """The ``warcinfo`` record's fields (WARC 1.1 §6.2) of a crawl's WARC files."""
+    return {
+        "software": "dustless/0.1",
+        "format": "WARC File Format 1.1",
+        "robots": "classic",
+        "http-header-user-agent": agent,
+    }
 
 
 def _site_of_host(scope: Scope, host: str) -> str:
@@ -148,9 +176,10 @@ def checked(c: CrawlConfig) -> Checked:
     """Bad settings (policy, --resolve, CIDRs, --ca-file, rule files) fail here, before the
     crawl writes anything; what they load is the run's (made once, not to check and again to
     use)."""
+    fetcher = fetcher_of(c)
     rules = load_rules(c.rules, c.scripts)
     identity_policy(c.policy, rules.all)
-    return Checked(rules, fetcher_of(c))
+    return Checked(rules, fetcher)
 
 
 def fetcher_of(c: CrawlConfig) -> Fetcher:
@@ -279,18 +308,20 @@ class Parts:
 
 def build_parts(s: CrawlSetup) -> Parts:
     c, store, batch = s.config, s.store, s.batch
+    pace = Pace(c.seeds, c.concurrency, c.commit_interval, c.user_agent)
+    politeness, page_limits = politeness_of(c), fetch_limits(c)
     stats = RunCounters(started=s.clock())
     all_rules = None if s.rules is None else s.rules.all
     policy = identity_policy(c.policy, all_rules)
+    scripts = None if s.rules is None else s.rules.scripts
+    scripted = None if scripts is None else ScriptedPages(scripts, store)
     # --learn: rules learned during the crawl join the identities (crawl/learn.py).
     live = LiveRules() if c.learn else None
     identity = policy if live is None else learning_policy(policy, live)
     discovery = discovery_of(c, Normalizer(identity))
-    scripts = None if s.rules is None else s.rules.scripts
-    scripted = None if scripts is None else ScriptedPages(scripts, store)
     hosts = HostTable(
         store,
-        politeness_of(c),
+        politeness,
         agent=c.user_agent,
         conditional=conditional_batch(batch.config),
         lease_ttl=c.lease_ttl,  # many machines: how soon a dead worker's hosts come back
@@ -334,12 +365,12 @@ def build_parts(s: CrawlSetup) -> Parts:
         batch=batch.number,
         default=default,
         site_switch=site_switch(all_rules, default),
-        page_limits=fetch_limits(c),
+        page_limits=page_limits,
         depth=c.sitemap_depth,
         max_sitemaps=c.max_sitemaps,
     )
     return Parts(
-        pace=Pace(c.seeds, c.concurrency, c.commit_interval, c.user_agent),
+        pace=pace,
         stats=stats,
         discovery=discovery,
         scripted=scripted,

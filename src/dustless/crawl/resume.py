@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dustless.errors import InvalidOption
-from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, WarcWriter, first_crawl
+from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, first_crawl
 
 __all__ = [
     "SEEDS_OUT",
@@ -26,8 +26,6 @@ __all__ = [
     "failed_first_crawl",
     "open_run",
     "ready_dir",
-    "start_worker",
-    "warc_info",
     "write_seeds_out",
 ]
 
@@ -116,35 +114,6 @@ def open_run(out: Path, settings: str, *, resume: bool, now: float) -> Opened:
     except BaseException:
         store.close()
         raise
-
-
-def start_worker(opened: Opened, out: Path, *, now: float, agent: str, bodies: str) -> WarcWriter:
-    """The part of opening a run every worker shares, its batch chosen: register the worker,
-    give back what it had claimed, open its WARC writer cut to what the DB committed."""
-    store = opened.store
-    store.register_worker(str(out.resolve()), now)
-    # What this worker had claimed when it stopped (or crashed) goes back to the queue.
-    store.requeue_in_flight()
-    warc = WarcWriter(
-        out / WARC_DIR,
-        prefix=opened.prefix,
-        committed_ends=store.warc_ends(),
-        exact_ends=store.warc_committed_ends(),
-        info=warc_info(agent),
-        bodies=bodies,
-    )
-    store.commit()
-    return warc
-
-
-def warc_info(agent: str) -> dict[str, str]:
-    """The ``warcinfo`` record's fields (WARC 1.1 §6.2) of a crawl's WARC files."""
-    return {
-        "software": "dustless/0.1",
-        "format": "WARC File Format 1.1",
-        "robots": "classic",
-        "http-header-user-agent": agent,
-    }
 
 
 SEEDS_OUT_HEADER = "# dustless seeds.out.txt: this crawl's seeds, a URL a line (seed 004 Fig. 1)\n"
