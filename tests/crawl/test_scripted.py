@@ -140,19 +140,16 @@ def test_scripts_and_rules_are_kept_for_resume(tmp_path):
     store.start_batch(config.to_json(), time.time())  # an unfinished crawl
     store.commit()
     store.close()
-    setup = open_crawl(CrawlConfig(progress=False), out, resume=True, now=time.time())
+    parts = open_crawl(CrawlConfig(progress=False), out, resume=True, now=time.time())
     try:
-        assert setup.rules is not None
-        assert setup.rules.scripts is not None
-        assert setup.config.scripts == (str(script),)
-        crawler = Crawler(setup)
+        crawler = Crawler(parts)
         assert crawler.scripted is not None
         assert crawler.discovery.identity("http://www.web.com/list.aspx?page=2&cate_id=9&x=1") == (
             "http://www.web.com/list.aspx?cate_id=9&page=2"
         )
     finally:
-        setup.warc.close()
-        setup.store.close()
+        parts.warc.close()
+        parts.store.close()
     script.write_text("<crawlscript><site></crawlscript>", encoding="utf-8")
     with pytest.raises(ScriptError, match=r"web\.xml:1:"):
         open_crawl(CrawlConfig(progress=False), out, resume=True, now=time.time())

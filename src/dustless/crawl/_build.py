@@ -79,9 +79,9 @@ def open_crawl(
     worker: str | None = None,
     progress: Progress | None = None,
     strict: bool | None = None,
-) -> CrawlSetup:
+) -> Parts:
     """Open ``out`` for a run — on its own SQLite DB, or as a worker of the crawl on the
-    PostgreSQL ``db`` (``crawl/worker.py``) — and what its engine is given. Nothing is
+    PostgreSQL ``db`` (``crawl/worker.py``) — and build what its engine is given. Nothing is
     written before the directory and the settings given are found good; a resumed crawl and
     a worker that joins run with the crawl's stored settings, this process's display kept."""
     name = None
@@ -114,17 +114,19 @@ def open_crawl(
     except BaseException:
         opened.store.close()
         raise
-    return CrawlSetup(
-        config,
-        opened.store,
-        given.fetcher,
-        warc,
-        opened.batch,
-        rules=given.rules,
-        learned=out / LEARNED_RULES,  # --learn writes its rules there as it goes
-        resumed=resume,
-        progress=progress,
-        strict=strict,
+    return build_parts(
+        CrawlSetup(
+            config,
+            opened.store,
+            given.fetcher,
+            warc,
+            opened.batch,
+            rules=given.rules,
+            learned=out / LEARNED_RULES,  # --learn writes its rules there as it goes
+            resumed=resume,
+            progress=progress,
+            strict=strict,
+        )
     )
 
 
@@ -290,8 +292,18 @@ class Pace:
 
 @dataclass(frozen=True, slots=True)
 class Parts:
-    """The collaborators of one crawl, each constructed with the ones it uses."""
+    """What a ``Crawler`` is given: what the run opened, its pace, and its collaborators,
+    each constructed with the ones it uses — everything but the settings themselves."""
 
+    store: CrawlStore
+    fetcher: Fetches
+    warc: WarcWriter
+    batch: Batch
+    clock: Callable[[], float]
+    wall: Callable[[], float]
+    progress: Progress | None
+    strict: bool | None  # None: ``DUSTLESS_STRICT`` says
+    probe: bool  # evaluate --fetch (crawl/probe.py): links not followed
     pace: Pace
     stats: RunCounters
     discovery: Discovery
@@ -370,6 +382,15 @@ def build_parts(s: CrawlSetup) -> Parts:
         max_sitemaps=c.max_sitemaps,
     )
     return Parts(
+        store=store,
+        fetcher=s.fetcher,
+        warc=s.warc,
+        batch=batch,
+        clock=s.clock,
+        wall=s.wall,
+        progress=s.progress,
+        strict=s.strict,
+        probe=s.probe,
         pace=pace,
         stats=stats,
         discovery=discovery,

@@ -1,6 +1,7 @@
 """The crawl engine: one loop that makes every decision; fetches are the only concurrent work.
 
-``Crawler(CrawlSetup(config, store, fetcher, warc, batch, …))`` is given what a run opened
+``Crawler(build_parts(CrawlSetup(config, store, fetcher, warc, batch, …)))`` is given what a
+run opened
 (opening a crawl directory happens outside, in ``crawl/_build.py``): a ``CrawlStore``
 (SQLite for one machine, PostgreSQL for many), the fetcher, the WARC writer and the clocks;
 its collaborators are built from that in ``crawl/_build.py``, the one reader of the
@@ -49,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dustless.crawl._batching import BACKLOG_PAGES
-from dustless.crawl._build import CrawlSetup, build_parts
+from dustless.crawl._build import CrawlSetup, Parts, build_parts
 from dustless.crawl.hosts import Block, Denied, RobotsItem
 from dustless.crawl.net import failure_kind
 from dustless.crawl.page import is_html, page_outcome, page_state
@@ -66,7 +67,7 @@ from dustless.robots import robots_key
 from dustless.states import NetState
 from dustless.store import FetchRecord, URLState, WorkLeft
 
-__all__ = ["CrawlResult", "CrawlSetup", "Crawler", "strict_mode"]
+__all__ = ["CrawlResult", "CrawlSetup", "Crawler", "build_parts", "strict_mode"]
 
 # A bug of ours met while crawling: the traceback goes here, the URL's fetch row keeps
 # one line of it, and the progress line counts them ("internal errors N, see the log").
@@ -134,14 +135,13 @@ class _Fenced(Exception):
 
 
 class Crawler:
-    def __init__(self, setup: CrawlSetup) -> None:
-        """One value in (``crawl/_build.py``): the parts are built from it, in order."""
-        s = setup
-        self.store, self.fetcher, self.warc = s.store, s.fetcher, s.warc
-        self.batch, self.clock, self.wall, self.progress = s.batch, s.clock, s.wall, s.progress
-        self.strict = strict_mode() if s.strict is None else s.strict
-        self.probe = s.probe  # evaluate --fetch (crawl/probe.py): links not followed
-        p = build_parts(s)
+    def __init__(self, parts: Parts) -> None:
+        """Given its parts, built (``Crawler(build_parts(CrawlSetup(...)))``, crawl/_build.py)."""
+        p = parts
+        self.store, self.fetcher, self.warc = p.store, p.fetcher, p.warc
+        self.batch, self.clock, self.wall, self.progress = p.batch, p.clock, p.wall, p.progress
+        self.strict = strict_mode() if p.strict is None else p.strict
+        self.probe = p.probe  # evaluate --fetch (crawl/probe.py): links not followed
         self.pace, self.agent = p.pace, p.pace.agent
         self.stats, self.discovery, self.scripted, self.hosts = (
             p.stats,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dustless.crawl._build import CrawlSetup, fetcher_of
+from dustless.crawl._build import CrawlSetup, build_parts, fetcher_of
 from dustless.crawl.admission import MAX_PROBE_HOPS
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.engine import Crawler
@@ -132,7 +132,7 @@ def run_probe(
         bodies=config.warc_bodies,  # the crawl's: a probe's revisits refer to its records
     )
     crawler = Crawler(
-        CrawlSetup(config, store, fetcher, warc, batch, progress=progress, probe=True)
+        build_parts(CrawlSetup(config, store, fetcher, warc, batch, progress=progress, probe=True))
     )
     try:
         if progress is not None:

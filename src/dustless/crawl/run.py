@@ -42,7 +42,7 @@ def run_crawl(
 
     ``db``: a ``postgresql://`` URL — this process is one worker (named ``worker``) of the
     crawl shared there, and ``out`` holds its own WARC files."""
-    setup = open_crawl(
+    parts = open_crawl(
         config,
         out,
         resume=resume,
@@ -52,8 +52,8 @@ def run_crawl(
         progress=progress,
         strict=strict,
     )
-    store, warc = setup.store, setup.warc
-    crawler = Crawler(setup)
+    store, warc = parts.store, parts.warc
+    crawler = Crawler(parts)
     # The crawl allocates millions of short-lived objects and few cycles: collect the young
     # generation less often (measured: ~10 % of the CPU per page at the default threshold).
     threshold = gc.get_threshold()
@@ -68,7 +68,7 @@ def run_crawl(
             result = runner.run(crawler.run())
             write_seeds_out(store, out)
             if result.finished:
-                store.end_batch(setup.batch.number, time.time())
+                store.end_batch(parts.batch.number, time.time())
                 store.commit()
         # Counted once the store is closed (its last writes are sent then).
         result.stats.db_round_trips = getattr(store, "round_trips", None)
