@@ -1,15 +1,16 @@
 """Where the crawl's settings become its parts: the one module that reads a ``CrawlConfig``.
 
-``run_crawl`` (``crawl/run.py``) hands the settings here once they are the crawl's — the
-ones given, or on ``--resume`` and for a worker that joins, the ones the batch row stored —
-and everything below is built from them, each part from the plain values it uses: the rule
-files and the fetcher (:func:`checked`, before anything is written), then the engine's parts
-(:func:`build_parts`, from one ``CrawlSetup``). No part is given the whole config, and the
-config builds nothing itself (issue 27).
+``run_crawl`` (``crawl/run.py``) hands the caller's settings to :func:`open_crawl`, which
+checks them (:func:`checked`: the rule files loaded, the fetcher made; bad settings fail
+before anything is written), opens the store and the batch (``crawl/resume.py``,
+``crawl/worker.py``: they take the settings as JSON and return an ``Opened``), takes the
+crawl's stored settings instead on ``--resume`` and for a worker that joins, opens the WARC
+writer, and builds the engine's parts from one ``CrawlSetup`` (:func:`build_parts`). Each
+part is given the plain values it uses — no part is given the whole config, and the config
+builds nothing itself (issue 27) — and the engine is given the parts:
+``Crawler(build_parts(setup))``.
 
-``Crawler(CrawlSetup(...))`` is the one constructor: what a run opened (store, fetcher, WARC
-writer, batch, rules; ``crawl/resume.py``) and how to run it go in one value. Each part is
-given what it uses when it is constructed — discovery and the host table first, then
+The parts are built in dependency order — discovery and the host table first, then
 spellings and learning, then the admission that takes both, then the sources — and none is
 given a reference afterwards: where the wiring was a cycle (admission ↔ spellings ↔
 learning), the deciding side returns orders (``crawl/_orders.py``) that the engine hands to
@@ -261,7 +262,7 @@ def discovery_of(c: CrawlConfig, identity: _Normalizer) -> Discovery:
 
 @dataclass(frozen=True, slots=True)
 class CrawlSetup:
-    """Everything a ``Crawler`` is given: the opened run and how to run it."""
+    """What :func:`build_parts` is given: the opened run and how to run it."""
 
     config: CrawlConfig
     store: CrawlStore  # SQLite for one machine, PostgreSQL for many
