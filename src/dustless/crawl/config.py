@@ -1,6 +1,7 @@
 """The crawl's settings as one typed, immutable value (CONVENTIONS §5: typed objects, not
-settings strings). The CLI builds it; the engine reads it; the store keeps it as JSON in the
-batch row so that ``--resume`` continues with the very same settings.
+settings strings). The CLI builds it; ``crawl/_build.py`` alone reads it, and gives each
+part of the crawl the plain values it uses (the config itself builds nothing); the store
+keeps it as JSON in the batch row so that ``--resume`` continues with the very same settings.
 """
 
 from __future__ import annotations
