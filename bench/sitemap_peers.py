@@ -73,9 +73,9 @@ def ours(files: list[bytes], admit: bool) -> int:
 
 def crawl_admission(files: list[bytes]) -> int:
     """The crawl's admission path into a fresh crawl DB; returns the URLs it queued."""
+    from dustless.crawl._build import discovery_of, fetch_limits, politeness_of
     from dustless.crawl.admission import Admission
     from dustless.crawl.config import CrawlConfig
-    from dustless.crawl.discover import Discovery
     from dustless.crawl.hosts import HostTable
     from dustless.crawl.progress import RunCounters
     from dustless.crawl.sources import Sources, SourceSwitch
@@ -89,8 +89,8 @@ def crawl_admission(files: list[bytes]) -> int:
         store = SQLiteStore(directory)
         batch = store.start_batch(config.to_json(), time.time()).number
         stats = RunCounters()
-        discovery = Discovery(config, Normalizer(get_policy(config.policy)))
-        hosts = HostTable(store, config.politeness(), agent=config.user_agent)
+        discovery = discovery_of(config, Normalizer(get_policy(config.policy)))
+        hosts = HostTable(store, politeness_of(config), agent=config.user_agent)
         admission = Admission(store, discovery, hosts, stats, batch=batch, scripted=None)
         sources = Sources(
             store,
@@ -100,6 +100,9 @@ def crawl_admission(files: list[bytes]) -> int:
             stats,
             batch=batch,
             default=SourceSwitch(sitemaps=True, feeds=False),
+            page_limits=fetch_limits(config),
+            depth=config.sitemap_depth,
+            max_sitemaps=config.max_sitemaps,
         )
         admission.seed(config.seeds)
         for n, data in enumerate(files):

@@ -21,7 +21,7 @@ import pytest
 from crawl.conftest import run_cli
 from crawl.test_engine_fakes import ROBOTS_ALL, FakeFetcher, Page, crawl, links, states
 from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup
+from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
 from dustless.crawl.hosts import HostTable
 from dustless.errors import InternalError
 from dustless.states import NetState
@@ -167,7 +167,9 @@ def test_a_stuck_crawl_ends_with_an_error_instead_of_waiting_forever(tmp_path, m
     config = CrawlConfig(seeds=("http://a.test/",), delay=0.0, progress=False)
     batch = store.start_batch(config.to_json(), time.time())
     warc = WarcWriter(tmp_path / "warc")
-    crawler = Crawler(CrawlSetup(config, store, FakeFetcher(web), warc, batch, strict=True))
+    crawler = Crawler(
+        build_parts(CrawlSetup(config, store, FakeFetcher(web), warc, batch, strict=True))
+    )
     errors: list[BaseException] = []
 
     def run() -> None:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import pytest
 
 from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup
+from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
 from dustless.fetch import FetchLimits, FetchResult
 from dustless.states import NetState
 from dustless.store import SQLiteStore, WarcWriter
@@ -96,7 +96,7 @@ def crawl(tmp_path, web, *seeds, store=None, strict=True, slow=None, **options):
     batch = store.resume_batch() or store.start_batch(config.to_json(), time.time())
     fetcher = FakeFetcher(web, slow or {})
     warc = WarcWriter(tmp_path / "warc", exact_ends=store.warc_committed_ends())
-    crawler = Crawler(CrawlSetup(config, store, fetcher, warc, batch, strict=strict))
+    crawler = Crawler(build_parts(CrawlSetup(config, store, fetcher, warc, batch, strict=strict)))
     result = asyncio.run(crawler.run())
     warc.close()
     return store, fetcher, result

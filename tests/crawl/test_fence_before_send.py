@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 
 from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup
+from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
 from dustless.fetch import FetchLimits, FetchResult
 from dustless.states import NetState
 from dustless.store import PostgresCrawlStore, WarcWriter
@@ -94,7 +94,9 @@ def test_a_task_that_waited_past_the_fence_sends_nothing_until_renewed(tmp_path,
     )
     batch = store.start_batch(config.to_json(), time.time())
     warc = WarcWriter(tmp_path / "warc")
-    crawler = Crawler(CrawlSetup(config, store, web, warc, batch, strict=True, clock=clock))
+    crawler = Crawler(
+        build_parts(CrawlSetup(config, store, web, warc, batch, strict=True, clock=clock))
+    )
     web.crawler = crawler
     result = asyncio.run(asyncio.wait_for(crawler.run(), timeout=120))
     warc.close()

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from dustless.crawl import CrawlConfig
 from dustless.crawl import engine as engine_module
-from dustless.crawl.engine import Crawler, CrawlSetup
+from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
 from dustless.crawl.progress import Progress
 from dustless.fetch import FetchLimits, FetchResult
 from dustless.states import NetState
@@ -83,7 +83,9 @@ def run(tmp_path, store, web, **options):
     warc = WarcWriter(tmp_path / "warc")
     stream = io.StringIO()
     progress = Progress(stream, interval=0.0)
-    crawler = Crawler(CrawlSetup(config, store, web, warc, batch, strict=False, progress=progress))
+    crawler = Crawler(
+        build_parts(CrawlSetup(config, store, web, warc, batch, strict=False, progress=progress))
+    )
     result = asyncio.run(crawler.run())
     warc.close()
     return result, crawler

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from crawl.test_engine_fakes import ROBOTS_ALL, FakeFetcher, Page, links
-from dustless.crawl import CrawlConfig, CrawlSetup
+from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
 from dustless.crawl.engine import Crawler
 from dustless.store import SQLiteStore, WarcWriter
 
@@ -54,7 +54,7 @@ def test_a_learning_crawl_hands_each_page_to_the_learner_before_its_host_is_aske
     batch = store.start_batch(config.to_json(), time.time())
     warc = WarcWriter(tmp_path / "warc")
     crawler = Crawler(
-        CrawlSetup(config, store, fetcher, warc, batch, learned=tmp_path / "rules.xml")
+        build_parts(CrawlSetup(config, store, fetcher, warc, batch, learned=tmp_path / "rules.xml"))
     )
     assert crawler.learning is not None
     page = crawler.learning.page

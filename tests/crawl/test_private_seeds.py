@@ -17,8 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from crawl.conftest import run_cli
+from dustless.crawl._build import fetcher_of
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.net import make_fetcher
 
 
 class _Counter:
@@ -147,9 +147,9 @@ def test_robots_redirected_to_a_refused_address(tmp_path, hostile_page, target):
 
 def test_file_seeds_do_not_vouch_for_their_addresses():
     seed = "http://127.0.0.2:9/"
-    typed = make_fetcher(CrawlConfig(seeds=(seed,), trusted_seeds=(seed,)))
-    listed = make_fetcher(CrawlConfig(seeds=(seed,), trusted_seeds=()))
-    api = make_fetcher(CrawlConfig(seeds=(seed,)))  # the API: every seed given on purpose
+    typed = fetcher_of(CrawlConfig(seeds=(seed,), trusted_seeds=(seed,)))
+    listed = fetcher_of(CrawlConfig(seeds=(seed,), trusted_seeds=()))
+    api = fetcher_of(CrawlConfig(seeds=(seed,)))  # the API: every seed given on purpose
     assert typed.address_policy.permits("127.0.0.2", "127.0.0.2")
     assert api.address_policy.permits("127.0.0.2", "127.0.0.2")
     assert not listed.address_policy.permits("127.0.0.2", "127.0.0.2")

@@ -1,11 +1,13 @@
 """The pure parts of the crawl package: URL filter, scope and parties, limits, settings."""
 
+import asyncio
+
 import pytest
 
+from dustless.crawl._build import discovery_of, fetcher_of, politeness_of
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import (
     Candidate,
-    Discovery,
     fetch_form,
     hostname_of,
 )
@@ -79,7 +81,7 @@ A = LinkKind.ANCHOR
 
 
 def _discovery(**kw):
-    return Discovery(CrawlConfig(**kw), Identity())
+    return discovery_of(CrawlConfig(**kw), Identity())
 
 
 def _store(d, *sites):
@@ -174,14 +176,15 @@ def test_config_round_trips_through_json_and_validates():
         seeds=("http://a.test/",), scope=Scope.DOMAIN, max_pages=10, resolve=("*.test:127.0.0.1",)
     )
     assert CrawlConfig.from_json(c.to_json()) == c
-    assert c.resolve_map() == {"*.test": "127.0.0.1"}
-    assert CrawlConfig(resolve=("H.test:[::1]",)).resolve_map() == {"h.test": "::1"}
-    assert c.politeness().min_delay == c.delay
+    assert asyncio.run(fetcher_of(c).resolver.resolve("a.test")) == "127.0.0.1"
+    resolver = fetcher_of(CrawlConfig(resolve=("H.test:[::1]",))).resolver
+    assert asyncio.run(resolver.resolve("h.test")) == "::1"
+    assert politeness_of(c).min_delay == c.delay
     for bad in ({"max_pages": 0}, {"concurrency": 0}, {"delay": -1.0}, {"max_depth": -1}):
         with pytest.raises(InvalidOption):
             CrawlConfig(**bad)
     with pytest.raises(InvalidOption, match="NAME:IP"):
-        CrawlConfig(resolve=("nocolon",)).resolve_map()
+        fetcher_of(CrawlConfig(resolve=("nocolon",)))
 
 
 def test_another_spelling_on_the_same_page_is_passed_on_as_a_repeat():
@@ -189,7 +192,7 @@ def test_another_spelling_on_the_same_page_is_passed_on_as_a_repeat():
         def normalize(self, url):
             return url.split("?")[0]
 
-    d = Discovery(CrawlConfig(), DropV())
+    d = discovery_of(CrawlConfig(), DropV())
     cands = d.links(
         [("http://a.test/c?v=1", A), ("http://a.test/c?v=1", A), ("http://a.test/c?v=2", A)],
         depth=1,

@@ -15,8 +15,8 @@ import pytest
 
 from crawl.scripted_data import FIG6, ONE_CATEGORY, crawl_web, web_seed
 from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup
-from dustless.crawl.resume import open_run
+from dustless.crawl._build import open_crawl
+from dustless.crawl.engine import Crawler
 from dustless.errors import ScriptError
 from dustless.rules import load_script
 from dustless.store import SQLiteStore
@@ -140,22 +140,19 @@ def test_scripts_and_rules_are_kept_for_resume(tmp_path):
     store.start_batch(config.to_json(), time.time())  # an unfinished crawl
     store.commit()
     store.close()
-    run = open_run(CrawlConfig(progress=False), out, resume=True, now=time.time())
+    parts = open_crawl(CrawlConfig(progress=False), out, resume=True, now=time.time())
     try:
-        assert run.rules.scripts is not None
-        assert run.config.scripts == (str(script),)
-        crawler = Crawler(CrawlSetup(run.config, run.store, run.fetcher, run.warc, run.batch,
-                                     rules=run.rules))  # fmt: skip
+        crawler = Crawler(parts)
         assert crawler.scripted is not None
         assert crawler.discovery.identity("http://www.web.com/list.aspx?page=2&cate_id=9&x=1") == (
             "http://www.web.com/list.aspx?cate_id=9&page=2"
         )
     finally:
-        run.warc.close()
-        run.store.close()
+        parts.warc.close()
+        parts.store.close()
     script.write_text("<crawlscript><site></crawlscript>", encoding="utf-8")
     with pytest.raises(ScriptError, match=r"web\.xml:1:"):
-        open_run(CrawlConfig(progress=False), out, resume=True, now=time.time())
+        open_crawl(CrawlConfig(progress=False), out, resume=True, now=time.time())
 
 
 @pytest.mark.parametrize("option", ["--rules", "--script"])

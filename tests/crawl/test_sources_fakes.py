@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 
 from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup
+from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
 from dustless.crawl.scripted import load_rules
 from dustless.fetch import FetchResult
 from dustless.states import NetState
@@ -73,10 +73,9 @@ def crawl(tmp_path, web, *seeds, rules=(), **options):
     batch = store.start_batch(config.to_json(), time.time())
     fetcher = StreamingFetcher(web)
     warc = WarcWriter(tmp_path / "warc")
-    crawler = Crawler(
-        CrawlSetup(config, store, fetcher, warc, batch, rules=load_rules(config.rules, ()),
-                   strict=True)
-    )  # fmt: skip
+    rules = load_rules(config.rules, ())
+    setup = CrawlSetup(config, store, fetcher, warc, batch, rules=rules, strict=True)
+    crawler = Crawler(build_parts(setup))
     result = asyncio.run(crawler.run())
     warc.close()
     return store, fetcher, result

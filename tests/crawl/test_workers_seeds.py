@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from dustless.crawl._build import discovery_of
 from dustless.crawl.admission import Admission
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import Discovery
 from dustless.crawl.progress import RunCounters
 from dustless.crawl.scripted import identity_policy
 from dustless.frontier import QueuedURL
@@ -38,7 +38,7 @@ class _Hosts:
 
 
 def _admission(store: Any, batch: int) -> Admission:
-    discovery = Discovery(CONFIG, Normalizer(identity_policy(CONFIG.policy, None)))
+    discovery = discovery_of(CONFIG, Normalizer(identity_policy(CONFIG.policy, None)))
     return Admission(store, discovery, _Hosts(), RunCounters(), batch=batch, scripted=None)
 
 

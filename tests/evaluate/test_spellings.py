@@ -16,8 +16,9 @@ import pytest
 
 from dustless.analysis._truth import parse_truth
 from dustless.crawl import run_crawl
+from dustless.crawl._build import discovery_of
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import Candidate, Discovery
+from dustless.crawl.discover import Candidate
 from dustless.crawl.spellings import Spellings, no_document, spelling_identity
 from dustless.states import NetState
 from dustless.store import FetchRecord, NewURL, SQLiteStore
@@ -113,7 +114,7 @@ def test_spellings_survive_a_restart_and_a_late_spelling_is_tried(tmp_path: Path
     store.record_fetches([FetchRecord(url_id, 2.0, "code", status=404)])
     store.commit()
     config = CrawlConfig(seeds=("http://a.test/",))
-    discovery = Discovery(config, Normalizer("standard + lowercase-path"))
+    discovery = discovery_of(config, Normalizer("standard + lowercase-path"))
 
     def fresh() -> tuple[Spellings, _Admission]:
         return Spellings(store, discovery, tries=3), _Admission()
@@ -165,7 +166,7 @@ def test_a_restart_reads_the_spellings_of_many_identities_at_once(tmp_path: Path
     store.add_spellings([(b, b) for b in bases], limit=3)
     store.commit()
     config = CrawlConfig(seeds=("http://a.test/",))
-    sp = Spellings(store, Discovery(config, Normalizer("standard + lowercase-path")), tries=3)
+    sp = Spellings(store, discovery_of(config, Normalizer("standard + lowercase-path")), tries=3)
     adm = _Admission()
     reads = []
     real = store.spelling_rows

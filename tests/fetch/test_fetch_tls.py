@@ -90,9 +90,9 @@ async def test_https_to_the_resolved_address_with_sni(tmp_path):
 
 
 async def test_ca_file_trusts_a_private_ca_besides_the_system_store(tmp_path):
-    # --ca-file: the crawl's fetcher (crawl.net.make_fetcher) trusts the PEM file's CA too.
+    # --ca-file: the crawl's fetcher (crawl._build.fetcher_of) trusts the PEM file's CA too.
+    from dustless.crawl._build import fetcher_of
     from dustless.crawl.config import CrawlConfig
-    from dustless.crawl.net import make_fetcher
 
     cert_path, key_path = _self_signed(tmp_path, "secure.test")
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -110,11 +110,11 @@ async def test_ca_file_trusts_a_private_ca_besides_the_system_store(tmp_path):
     url = f"https://secure.test:{runner.addresses[0][1]}/"
     config = CrawlConfig(seeds=(url,), resolve=("secure.test:127.0.0.1",))
     try:
-        async with make_fetcher(replace(config, ca_file=str(cert_path))) as fetcher:
+        async with fetcher_of(replace(config, ca_file=str(cert_path))) as fetcher:
             result = await fetcher.fetch(url)
             assert result.state is NetState.OK
             assert result.body == b"<html>private</html>"
-        async with make_fetcher(config) as without:
+        async with fetcher_of(config) as without:
             assert (await without.fetch(url)).state is NetState.cErr
     finally:
         await runner.cleanup()

@@ -15,9 +15,9 @@ import time
 import zlib
 from pathlib import Path
 
+from dustless.crawl._build import discovery_of, fetch_limits, politeness_of
 from dustless.crawl.admission import Admission
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
 from dustless.crawl.progress import RunCounters
 from dustless.crawl.sources import Sources, SourceSwitch
@@ -63,8 +63,8 @@ def main(directory: str, files: int, urls: int) -> None:
     store = SQLiteStore(Path(directory))
     batch = store.start_batch(config.to_json(), time.time())
     stats = RunCounters()
-    discovery = Discovery(config, Normalizer(get_policy(config.policy)))
-    hosts = HostTable(store, config.politeness(), agent=config.user_agent)
+    discovery = discovery_of(config, Normalizer(get_policy(config.policy)))
+    hosts = HostTable(store, politeness_of(config), agent=config.user_agent)
     admission = Admission(store, discovery, hosts, stats, batch=batch.number, scripted=None)
     sources = Sources(
         store,
@@ -74,6 +74,9 @@ def main(directory: str, files: int, urls: int) -> None:
         stats,
         batch=batch.number,
         default=SourceSwitch(sitemaps=True, feeds=False),
+        page_limits=fetch_limits(config),
+        depth=config.sitemap_depth,
+        max_sitemaps=config.max_sitemaps,
     )
     admission.seed(config.seeds)
     started = time.perf_counter()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from dustless.crawl.config import DEFAULT_USER_AGENT, CrawlConfig
     from dustless.crawl.discover import Candidate, Discovery, DiscoveryStats
-    from dustless.crawl.engine import Crawler, CrawlResult, CrawlSetup
+    from dustless.crawl.engine import Crawler, CrawlResult, CrawlSetup, build_parts
     from dustless.crawl.filter import UrlFilter
     from dustless.crawl.progress import Progress, RunCounters
     from dustless.crawl.resume import SEEDS_OUT, write_seeds_out
@@ -34,6 +34,7 @@ _WHERE = {
     "Crawler": "engine",
     "CrawlResult": "engine",
     "CrawlSetup": "engine",
+    "build_parts": "engine",
     "run_crawl": "run",
     "UrlFilter": "filter",
     "RunCounters": "progress",
@@ -59,6 +60,7 @@ __all__ = [
     "RunCounters",
     "Scope",
     "UrlFilter",
+    "build_parts",
     "registrable_domain",
     "run_crawl",
     "site_of",

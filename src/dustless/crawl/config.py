@@ -1,6 +1,7 @@
 """The crawl's settings as one typed, immutable value (CONVENTIONS §5: typed objects, not
-settings strings). The CLI builds it; the engine reads it; the store keeps it as JSON in the
-batch row so that ``--resume`` continues with the very same settings.
+settings strings). The CLI builds it; ``crawl/_build.py`` alone reads it, and gives each
+part of the crawl the plain values it uses (the config itself builds nothing); the store
+keeps it as JSON in the batch row so that ``--resume`` continues with the very same settings.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from dustless import DEFAULT_USER_AGENT
 from dustless.crawl.filter import UrlFilter
 from dustless.crawl.scope import Scope
 from dustless.errors import InvalidOption
-from dustless.frontier import Politeness
 
 __all__ = ["DEFAULT_USER_AGENT", "CrawlConfig"]
 
@@ -124,35 +124,17 @@ class CrawlConfig:
             )
         if not 0 < self.commit_interval <= 1.0:
             raise InvalidOption("commit interval must be in (0, 1] s: a crash repeats at most 1 s")
-        self.url_filter()  # validates the deny patterns and the length
-
-    def trusted(self) -> tuple[str, ...]:
-        """The seeds whose hosts and addresses the crawl was pointed at on purpose."""
-        return self.seeds if self.trusted_seeds is None else self.trusted_seeds
-
-    def politeness(self) -> Politeness:
-        return Politeness(
-            min_delay=self.delay,
-            factor=self.delay_factor,
-            max_crawl_delay=self.max_crawl_delay,
-            backoff=self.backoff,
-            max_backoff=max(self.backoff, 300.0),
-            max_failures=self.max_failures,
-        )
-
-    def url_filter(self) -> UrlFilter:
-        return UrlFilter(
+        # The deny patterns and the URL length: the filter's own checks (the crawl's filter
+        # is made in crawl/_build.py).
+        UrlFilter(
             max_length=self.max_url_length,
             max_depth=self.max_depth,
             deny_patterns=self.deny_patterns,
         )
 
-    def resolve_map(self) -> dict[str, str]:
-        """``--resolve`` as name → IP, read by the one parser (``fetch.parse_resolve``,
-        which takes ``h.test:[::1]`` as well as ``h.test:::1``)."""
-        from dustless.fetch import parse_resolve
-
-        return dict(parse_resolve(spec) for spec in self.resolve)
+    def trusted(self) -> tuple[str, ...]:
+        """The seeds whose hosts and addresses the crawl was pointed at on purpose."""
+        return self.seeds if self.trusted_seeds is None else self.trusted_seeds
 
     def with_(self, **changes: Any) -> CrawlConfig:
         return replace(self, **changes)

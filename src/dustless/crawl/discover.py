@@ -21,7 +21,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from dustless.crawl.config import CrawlConfig
 from dustless.crawl.filter import UrlFilter
 from dustless.crawl.scope import Scope, is_internal, site_of
 from dustless.errors import InvalidURL
@@ -108,10 +107,18 @@ class DiscoveryStats:
 class Discovery:
     """The admission rules of one crawl; keeps the counters the limits need."""
 
-    def __init__(self, config: CrawlConfig, identity: _Normalizer) -> None:
-        self.config = config
-        self.scope: Scope = config.scope
-        self.filter: UrlFilter = config.url_filter()
+    def __init__(
+        self,
+        url_filter: UrlFilter,
+        identity: _Normalizer,
+        *,
+        scope: Scope = Scope.HOST,
+        max_pages: int | None = None,
+        max_pages_per_site: int | None = None,
+        max_sites: int | None = None,
+    ) -> None:
+        self.scope = scope
+        self.filter = url_filter
         # Sitemaps and feeds are named by what points at them (robots.txt, an index, a
         # <link rel="alternate">), not guessed from the path: ``.xml.gz`` and ``.rss`` are
         # what they are meant to be, so the extension list does not apply to them.
@@ -134,9 +141,9 @@ class Discovery:
         self.known_limit = 200_000
         self.limits = Limits(
             max_depth=self.filter.max_depth,
-            max_pages=config.max_pages,
-            max_pages_per_site=config.max_pages_per_site,
-            max_sites=config.max_sites,
+            max_pages=max_pages,
+            max_pages_per_site=max_pages_per_site,
+            max_sites=max_sites,
         )
 
     def site_of_host(self, host: str) -> str:

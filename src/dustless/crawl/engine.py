@@ -1,9 +1,11 @@
 """The crawl engine: one loop that makes every decision; fetches are the only concurrent work.
 
-``Crawler(CrawlSetup(config, store, fetcher, warc, batch, …))`` is given what a run opened
-(opening a crawl directory happens outside, in ``crawl/resume.py``): a ``CrawlStore``
+``Crawler(build_parts(CrawlSetup(config, store, fetcher, warc, batch, …)))`` is given what a
+run opened
+(opening a crawl directory happens outside, in ``crawl/_build.py``): a ``CrawlStore``
 (SQLite for one machine, PostgreSQL for many), the fetcher, the WARC writer and the clocks;
-its collaborators are built from that in ``crawl/_build.py``, and what differs between one
+its collaborators are built from that in ``crawl/_build.py``, the one reader of the
+settings (the engine keeps only its ``Pace``), and what differs between one
 machine and many is one strategy chosen from the store (``crawl/_batching.py``). The loop
 asks the host table (``crawl/hosts.py``, the one owner of everything known about a host)
 what to do, starts a fetch task for it (at most ``--concurrency``), and handles finished fetches
@@ -48,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dustless.crawl._batching import BACKLOG_PAGES
-from dustless.crawl._build import CrawlSetup, build_parts
+from dustless.crawl._build import CrawlSetup, Parts, build_parts
 from dustless.crawl.hosts import Block, Denied, RobotsItem
 from dustless.crawl.net import failure_kind
 from dustless.crawl.page import is_html, page_outcome, page_state
@@ -65,7 +67,7 @@ from dustless.robots import robots_key
 from dustless.states import NetState
 from dustless.store import FetchRecord, URLState, WorkLeft
 
-__all__ = ["CrawlResult", "CrawlSetup", "Crawler", "strict_mode"]
+__all__ = ["CrawlResult", "CrawlSetup", "Crawler", "build_parts", "strict_mode"]
 
 # A bug of ours met while crawling: the traceback goes here, the URL's fetch row keeps
 # one line of it, and the progress line counts them ("internal errors N, see the log").
@@ -133,15 +135,14 @@ class _Fenced(Exception):
 
 
 class Crawler:
-    def __init__(self, setup: CrawlSetup) -> None:
-        """One value in (``crawl/_build.py``): the parts are built from it, in order."""
-        s = self.setup = setup
-        self.config, self.store, self.fetcher, self.warc = s.config, s.store, s.fetcher, s.warc
-        self.batch, self.clock, self.wall, self.progress = s.batch, s.clock, s.wall, s.progress
-        self.strict = strict_mode() if s.strict is None else s.strict
-        self.probe = s.probe  # evaluate --fetch (crawl/probe.py): links not followed
-        self.agent = s.config.user_agent
-        p = build_parts(s)
+    def __init__(self, parts: Parts) -> None:
+        """Given its parts, built (``Crawler(build_parts(CrawlSetup(...)))``, crawl/_build.py)."""
+        p = parts
+        self.store, self.fetcher, self.warc = p.store, p.fetcher, p.warc
+        self.batch, self.clock, self.wall, self.progress = p.batch, p.clock, p.wall, p.progress
+        self.strict = strict_mode() if p.strict is None else p.strict
+        self.probe = p.probe  # evaluate --fetch (crawl/probe.py): links not followed
+        self.pace, self.agent = p.pace, p.pace.agent
         self.stats, self.discovery, self.scripted, self.hosts = (
             p.stats,
             p.discovery,
@@ -306,7 +307,7 @@ class Crawler:
         self._poke()
 
     async def _loop(self, loop: asyncio.AbstractEventLoop) -> None:
-        interval = self.config.commit_interval
+        interval = self.pace.commit_interval
         while True:
             self._reap()  # a commit that is in: what waited for it goes on
             await self._handle_batch(self._take_batch(), interval)
@@ -366,7 +367,7 @@ class Crawler:
     async def _handle_batch(self, batch: list[asyncio.Task[Any]], interval: float) -> None:
         """Handle ``batch``'s pages, a commit when due (the rest waits for it), and between
         pages the next requests of the hosts that answered."""
-        clock, concurrency = self.clock, self.config.concurrency
+        clock, concurrency = self.clock, self.pace.concurrency
         for i, task in enumerate(batch):
             if not self._store_free():
                 # The DB went away (its server closed our connection): the pages wait for
@@ -400,7 +401,7 @@ class Crawler:
                 await self._settle()
                 return None if not self._done and not self._taken else _AGAIN
             return interval
-        next_in = self._start_ready(now, self.config.concurrency)
+        next_in = self._start_ready(now, self.pace.concurrency)
         if next_in is not None:
             return next_in
         if self._tasks or waiting:
@@ -425,7 +426,7 @@ class Crawler:
         """The finished fetches to handle in this round: all of them, unless a shared
         store's small batch waits for company (``_held_for``)."""
         if self._done and not self._tasks and self.batching.starts_first(stopping=bool(self._stop)):
-            self._start_ready(now, self.config.concurrency)
+            self._start_ready(now, self.pace.concurrency)
         if self._held_for(now) is not None:
             return []
         return [self._done.popleft() for _ in range(len(self._done))]
@@ -952,7 +953,7 @@ class Crawler:
             self.admission.apply(self.spellings.resume())
             return
         self.hosts.seeding = True  # a dead seed is told quickly (HostTable._refused_seed)
-        self.admission.seed(self.config.seeds)
+        self.admission.seed(self.pace.seeds)
         self.hosts.seeding = False
         self._commit(self.clock())  # run() waits for it
 

@@ -1,4 +1,5 @@
-"""The fetch stack of a crawl: resolver (``--resolve``), address policy, limits, fetcher.
+"""The fetch stack of a crawl as the engine sees it; the fetcher itself — resolver
+(``--resolve``), address policy, limits — is made from the settings in ``crawl/_build.py``.
 
 Addresses: by default no connection to loopback, private or link-local addresses — a public
 page linking to 169.254.169.254 must not reach it — unless ``--allow-private``, the host was
@@ -13,25 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-import ssl
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-from dustless.crawl.config import CrawlConfig
-from dustless.errors import FetchError, InvalidOption, InvalidURL
-from dustless.fetch import (
-    AddressPolicy,
-    BodySink,
-    Fetcher,
-    FetchLimits,
-    FetchResult,
-    Resolver,
-    tls_context,
-)
+from dustless.errors import FetchError, InvalidURL
+from dustless.fetch import BodySink, Fetcher, FetchLimits, FetchResult
 from dustless.states import NetState
 from dustless.url import authority_of, hostname_of
 
-__all__ = ["Fetcher", "Fetches", "failure_kind", "make_fetcher", "resolve_first", "seed_ips"]
+__all__ = ["Fetcher", "Fetches", "failure_kind", "resolve_first", "seed_ips"]
 
 
 class Fetches(Protocol):
@@ -110,43 +101,3 @@ def seed_ips(trusted: Iterable[str]) -> tuple[str, ...]:
         except ValueError:
             continue
     return tuple(ips)
-
-
-def make_fetcher(config: CrawlConfig) -> Fetcher:
-    for spec in (*config.allow_ip, *config.deny_ip):
-        try:
-            ipaddress.ip_network(spec, strict=False)
-        except ValueError:
-            raise InvalidOption(f"not an address range (CIDR): {spec!r}") from None
-    resolve, trusted = config.resolve_map(), config.trusted()
-    # Seeds' hosts are trusted (the crawl was pointed there); those a --resolve name covers
-    # already are, and every trusted name costs a comparison on each connection.
-    seed_hosts = {
-        h
-        for h in (hostname_of(authority_of(u)) for u in trusted)
-        if not any(h == n or (n.startswith("*.") and h.endswith(n[1:])) for n in resolve)
-    }
-    policy = AddressPolicy(
-        allow=config.allow_ip,
-        deny=config.deny_ip,
-        allow_private=config.allow_private,
-        trusted_hosts=(*resolve, *seed_hosts),
-        trusted_ips=seed_ips(trusted),
-    )
-    limits = FetchLimits(
-        max_bytes=config.max_bytes,
-        stall_timeout=config.stall_timeout,
-        connect_timeout=config.connect_timeout,
-        total_timeout=config.total_timeout,
-        user_agent=config.user_agent,
-        keep_wire_body=config.warc_bodies == "as-sent",  # the WARC records' bodies as sent
-    )
-    verify: bool | ssl.SSLContext = True
-    if config.ca_file is not None:
-        try:
-            verify = tls_context(config.ca_file)
-        except ValueError as exc:
-            raise InvalidOption(str(exc)) from None
-    return Fetcher(
-        Resolver(resolve), limits, policy, max_connections=config.concurrency, verify_tls=verify
-    )

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dustless.crawl._build import CrawlSetup, build_parts, fetcher_of
 from dustless.crawl.admission import MAX_PROBE_HOPS
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup
-from dustless.crawl.net import make_fetcher
+from dustless.crawl.engine import Crawler
 from dustless.crawl.progress import Progress
 from dustless.errors import InvalidOption
 from dustless.kinds import LinkKind
@@ -111,7 +111,7 @@ def run_probe(
         if db is not None:  # readers find this worker's WARC files in its directory
             store.register_worker(str(d.resolve()), time.time())
         config = crawl_config(store, overrides or {})
-        fetcher = make_fetcher(config)  # bad --resolve or CIDRs: refused before any write
+        fetcher = fetcher_of(config)  # bad --resolve or CIDRs: refused before any write
         now = time.time()
         batch = store.start_batch(
             json.dumps({"kind": PROBE_KIND, "user_agent": config.user_agent}), now
@@ -132,7 +132,7 @@ def run_probe(
         bodies=config.warc_bodies,  # the crawl's: a probe's revisits refer to its records
     )
     crawler = Crawler(
-        CrawlSetup(config, store, fetcher, warc, batch, progress=progress, probe=True)
+        build_parts(CrawlSetup(config, store, fetcher, warc, batch, progress=progress, probe=True))
     )
     try:
         if progress is not None:

@@ -16,22 +16,16 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from dustless.crawl.config import CrawlConfig
-from dustless.crawl.net import Fetcher, make_fetcher
-from dustless.crawl.scope import site_of
-from dustless.crawl.scripted import Rules, identity_policy, load_rules
 from dustless.errors import InvalidOption
-from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, WarcWriter, first_crawl
-from dustless.url import hostname_of
+from dustless.store import WARC_DIR, Batch, CrawlStore, SQLiteStore, first_crawl
 
 __all__ = [
     "SEEDS_OUT",
     "CrawlFinished",
-    "Run",
-    "checked_rules",
+    "Opened",
     "failed_first_crawl",
     "open_run",
-    "warc_info",
+    "ready_dir",
     "write_seeds_out",
 ]
 
@@ -50,26 +44,16 @@ class CrawlFinished(InvalidOption):
 SEEDS_OUT = "seeds.out.txt"
 
 
-@dataclass(slots=True)
-class Run:
-    """The parts of a crawl, opened: what ``Crawler`` is given."""
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """A crawl's store and batch, opened; its settings are the batch row's (JSON)."""
 
-    config: CrawlConfig
     store: CrawlStore  # SQLite in the directory, or PostgreSQL shared by workers
     batch: Batch
-    warc: WarcWriter
-    fetcher: Fetcher
-    rules: Rules
-    resumed: bool
-
-
-def checked_rules(config: CrawlConfig) -> tuple[Rules, Fetcher]:
-    """The crawl's rule files, loaded, and its fetcher; bad settings (policy, --resolve,
-    CIDRs, rule files) fail here, before anything is written. The fetcher is the run's, as
-    long as ``config`` is (``start_worker``): made once, not once to check and once to use."""
-    rules = load_rules(config.rules, config.scripts)
-    identity_policy(config.policy, rules.all)
-    return rules, make_fetcher(config)
+    # The batch was started with the settings given; otherwise (a resume, a worker that
+    # joined) the stored ones are the crawl's.
+    fresh: bool
+    prefix: str = "dustless"  # its WARC files' names (a worker's carry its name)
 
 
 def failed_first_crawl(out: Path) -> bool:
@@ -97,7 +81,9 @@ def _clear_failed(out: Path) -> None:
         shutil.rmtree(out / name, ignore_errors=True)
 
 
-def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run:
+def ready_dir(out: Path, *, resume: bool) -> None:
+    """Refuse a directory that cannot hold this run (read-only, but for a failed first
+    crawl's remains, which a rerun clears)."""
     db_path = out / "crawl.db"
     if not resume and db_path.exists() and failed_first_crawl(out):
         _clear_failed(out)
@@ -107,75 +93,27 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
         )
     if resume and not db_path.exists():
         raise InvalidOption(f"{out} holds no crawl to resume (no crawl.db)")
-    fetcher = None
-    if not resume:
-        rules, fetcher = checked_rules(config)
+
+
+def open_run(out: Path, settings: str, *, resume: bool, now: float) -> Opened:
+    """The crawl DB in ``out`` (``ready_dir`` first), its batch started with ``settings``
+    (JSON), or on resume the open one."""
     store = SQLiteStore(out)
     try:
-        if resume:
-            batch = store.resume_batch()
-            if batch is None:
-                # A kill -9 right after the final commit of an older dustless could lose the
-                # last file: the DB still knows every seed, so write it rather than refuse.
-                repaired = not (out / SEEDS_OUT).exists()
-                if repaired:
-                    write_seeds_out(store, out)
-                raise CrawlFinished(out, repaired)
-            config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
-            rules = load_rules(config.rules, config.scripts)  # the files the crawl began with
-            # A crawl stored before the parties' table existed: rebuild it from its rows.
-            scope = config.scope
-            store.rebuild_sites(lambda host: site_of(hostname_of(host), scope))
-        else:
-            batch = store.start_batch(config.to_json(), now)
-        return start_worker(
-            config, store, batch, out, rules, resume=resume, now=now, fetcher=fetcher
-        )
+        if not resume:
+            return Opened(store, store.start_batch(settings, now), fresh=True)
+        batch = store.resume_batch()
+        if batch is None:
+            # A kill -9 right after the final commit of an older dustless could lose the
+            # last file: the DB still knows every seed, so write it rather than refuse.
+            repaired = not (out / SEEDS_OUT).exists()
+            if repaired:
+                write_seeds_out(store, out)
+            raise CrawlFinished(out, repaired)
+        return Opened(store, batch, fresh=False)
     except BaseException:
         store.close()
         raise
-
-
-def start_worker(
-    config: CrawlConfig,
-    store: CrawlStore,
-    batch: Batch,
-    out: Path,
-    rules: Rules,
-    *,
-    resume: bool,
-    now: float,
-    prefix: str = "dustless",
-    fetcher: Fetcher | None = None,
-) -> Run:
-    """The part of opening a run every worker shares, its batch chosen: register the worker,
-    give back what it had claimed, open its WARC writer cut to what the DB committed."""
-    store.register_worker(str(out.resolve()), now)
-    # What this worker had claimed when it stopped (or crashed) goes back to the queue.
-    store.requeue_in_flight()
-    warc = WarcWriter(
-        out / WARC_DIR,
-        prefix=prefix,
-        committed_ends=store.warc_ends(),
-        exact_ends=store.warc_committed_ends(),
-        info=warc_info(config),
-        bodies=config.warc_bodies,
-    )
-    store.commit()
-    # The fetcher of the settings checked before the DB was opened, if they are still the
-    # crawl's (a resume or a joining worker takes the stored ones).
-    fetcher = make_fetcher(config) if fetcher is None else fetcher
-    return Run(config, store, batch, warc, fetcher, rules, resume)
-
-
-def warc_info(config: CrawlConfig) -> dict[str, str]:
-    """The ``warcinfo`` record's fields (WARC 1.1 §6.2) of a crawl's WARC files."""
-    return {
-        "software": "dustless/0.1",
-        "format": "WARC File Format 1.1",
-        "robots": "classic",
-        "http-header-user-agent": config.user_agent,
-    }
 
 
 SEEDS_OUT_HEADER = "# dustless seeds.out.txt: this crawl's seeds, a URL a line (seed 004 Fig. 1)\n"

@@ -1,12 +1,13 @@
 """``run_crawl``: open a crawl directory, run the engine on it, close it.
 
-The engine (``Crawler``) is given its parts; this module is the one place that opens them:
-for a crawl directory on its own SQLite DB (``crawl/resume.py``), or for one worker of a
-crawl shared on PostgreSQL (``db=``, ``crawl/worker.py``). When the engine returns it writes
-``seeds.out.txt`` and marks the batch finished — in that order, so that a ``kill -9`` in
-between leaves an open batch whose ``--resume`` writes the file again. A worker's engine
-returns "finished" only when no host anywhere has work left, so whichever worker gets there
-first ends the batch (the others find it ended, which changes nothing for them).
+The engine (``Crawler``) is given its parts; ``crawl/_build.py`` opens them and is the one
+place that reads the settings: for a crawl directory on its own SQLite DB
+(``crawl/resume.py``), or for one worker of a crawl shared on PostgreSQL (``db=``,
+``crawl/worker.py``). When the engine returns it writes ``seeds.out.txt`` and marks the
+batch finished — in that order, so that a ``kill -9`` in between leaves an open batch whose
+``--resume`` writes the file again. A worker's engine returns "finished" only when no host
+anywhere has work left, so whichever worker gets there first ends the batch (the others
+find it ended, which changes nothing for them).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from dustless.crawl._build import open_crawl
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlResult, CrawlSetup
-from dustless.crawl.learn import LEARNED_RULES
+from dustless.crawl.engine import Crawler, CrawlResult
 from dustless.crawl.progress import Progress
-from dustless.crawl.resume import open_run, write_seeds_out
+from dustless.crawl.resume import write_seeds_out
 
 __all__ = ["run_crawl"]
 
@@ -41,44 +42,36 @@ def run_crawl(
 
     ``db``: a ``postgresql://`` URL — this process is one worker (named ``worker``) of the
     crawl shared there, and ``out`` holds its own WARC files."""
-    if db is None:
-        run = open_run(config, out, resume=resume, now=time.time())
-    else:
-        from dustless.crawl.worker import open_worker
-
-        run = open_worker(config, out, db=db, worker=worker, resume=resume, now=time.time())
-    crawler = Crawler(
-        CrawlSetup(
-            run.config,
-            run.store,
-            run.fetcher,
-            run.warc,
-            run.batch,
-            rules=run.rules,
-            learned=out / LEARNED_RULES,  # --learn writes its rules there as it goes
-            resumed=resume,
-            progress=progress,
-            strict=strict,
-        )
+    parts = open_crawl(
+        config,
+        out,
+        resume=resume,
+        now=time.time(),
+        db=db,
+        worker=worker,
+        progress=progress,
+        strict=strict,
     )
+    store, warc = parts.store, parts.warc
+    crawler = Crawler(parts)
     # The crawl allocates millions of short-lived objects and few cycles: collect the young
     # generation less often (measured: ~10 % of the CPU per page at the default threshold).
     threshold = gc.get_threshold()
     gc.set_threshold(50_000, 20, 20)
     try:
         with contextlib.ExitStack() as stack:
-            stack.callback(run.store.close)
-            stack.callback(run.warc.close)
+            stack.callback(store.close)
+            stack.callback(warc.close)
             if progress is not None:
                 stack.enter_context(progress)
             runner = stack.enter_context(asyncio.Runner(loop_factory=_loop_factory()))
             result = runner.run(crawler.run())
-            write_seeds_out(run.store, out)
+            write_seeds_out(store, out)
             if result.finished:
-                run.store.end_batch(run.batch.number, time.time())
-                run.store.commit()
+                store.end_batch(parts.batch.number, time.time())
+                store.commit()
         # Counted once the store is closed (its last writes are sent then).
-        result.stats.db_round_trips = getattr(run.store, "round_trips", None)
+        result.stats.db_round_trips = getattr(store, "round_trips", None)
         return result
     finally:
         gc.set_threshold(*threshold)

@@ -196,9 +196,11 @@ class Sources:
         batch: int,
         default: SourceSwitch,
         site_switch: SiteSwitch | None = None,
+        page_limits: FetchLimits,
+        depth: int,
+        max_sitemaps: int,
         limits: SourceLimits | None = None,
     ) -> None:
-        config = discovery.config
         self.store = store
         self.discovery = discovery
         self.admission = admission
@@ -208,16 +210,17 @@ class Sources:
         self.default = default
         self.site_switch = site_switch
         self.parser_limits = limits or SourceLimits()
-        self.max_depth = config.sitemap_depth
-        self.max_sitemaps = config.max_sitemaps
+        self.max_depth = depth
+        self.max_sitemaps = max_sitemaps
         # The page limits, but room for a sitemap the protocol allows (50 MB uncompressed),
-        # a body announced bigger read up to the parser's limit (``keep_prefix``).
+        # a body announced bigger read up to the parser's limit (``keep_prefix``); a source's
+        # body is parsed, never stored as sent.
         self.fetch_limits = FetchLimits(
-            max_bytes=max(config.max_bytes, self.parser_limits.max_bytes + (1 << 20)),
-            stall_timeout=config.stall_timeout,
-            connect_timeout=config.connect_timeout,
-            total_timeout=config.total_timeout,
-            user_agent=config.user_agent,
+            max_bytes=max(page_limits.max_bytes, self.parser_limits.max_bytes + (1 << 20)),
+            stall_timeout=page_limits.stall_timeout,
+            connect_timeout=page_limits.connect_timeout,
+            total_timeout=page_limits.total_timeout,
+            user_agent=page_limits.user_agent,
         )
         self._dates: list[URLDate] = []
         self._sitemaps: dict[str, int] = {}  # host -> sitemaps it holds (count_kind, then ours)

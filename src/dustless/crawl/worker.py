@@ -20,13 +20,11 @@ import socket
 from pathlib import Path
 
 from dustless.crawl.config import CrawlConfig
-from dustless.crawl.net import Fetcher
-from dustless.crawl.resume import CrawlFinished, Run, checked_rules, start_worker
-from dustless.crawl.scripted import load_rules
+from dustless.crawl.resume import CrawlFinished, Opened
 from dustless.errors import InvalidOption
 from dustless.store import Batch, PostgresCrawlStore
 
-__all__ = ["WORKER_FILE", "default_worker_name", "open_worker", "warc_prefix"]
+__all__ = ["WORKER_FILE", "default_worker_name", "open_worker", "warc_prefix", "worker_name"]
 
 WORKER_FILE = "worker.json"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
@@ -70,7 +68,7 @@ def _remember(out: Path, name: str, where: str) -> None:
     os.replace(tmp, out / WORKER_FILE)
 
 
-def _not_joined(batches: list[Batch], config: CrawlConfig, out: Path) -> InvalidOption:
+def _not_joined(batches: list[Batch], seeds: tuple[str, ...], out: Path) -> InvalidOption:
     """Why there was no batch to join: no crawl yet and no seeds to start one; or the crawl
     has ended — before this worker came (it gave no seeds, or the crawl's own: workers
     started together, this one last), or it is another crawl's DB."""
@@ -80,7 +78,7 @@ def _not_joined(batches: list[Batch], config: CrawlConfig, out: Path) -> Invalid
             "or --seeds FILE"
         )
     last = batches[-1]
-    if not config.seeds or config.seeds == CrawlConfig.from_json(last.config).seeds:
+    if not seeds or seeds == CrawlConfig.from_json(last.config).seeds:
         return CrawlFinished(
             out, True,
             why=f"the crawl in the DB finished (batch {last.number}) before this worker "
@@ -92,11 +90,9 @@ def _not_joined(batches: list[Batch], config: CrawlConfig, out: Path) -> Invalid
     )
 
 
-def open_worker(
-    config: CrawlConfig, out: Path, *, db: str, worker: str | None, resume: bool, now: float
-) -> Run:
-    """Open ``out`` as a worker of the crawl in ``db`` (see the module docstring)."""
-    fetcher: Fetcher | None = None  # checked with the settings given, if they are the crawl's
+def worker_name(out: Path, worker: str | None, *, resume: bool) -> str:
+    """The name ``out`` runs as (``--worker``, the one it remembers, or a new one); a
+    directory that cannot be this worker is refused (read-only)."""
     remembered = _remembered(out)
     if resume:
         if remembered is None:
@@ -105,48 +101,47 @@ def open_worker(
             raise InvalidOption(
                 f"{out} is worker {remembered!r}: resume it as itself (drop --worker {worker})"
             )
-        name = remembered
-    else:
-        if remembered is not None:
-            raise InvalidOption(
-                f"{out} already holds worker {remembered!r} of a crawl: add --resume to "
-                "continue it, or choose another directory"
-            )
-        if (out / "crawl.db").exists():
-            raise InvalidOption(f"{out} holds a crawl on SQLite: choose another directory")
-        name = _check_name(worker) if worker is not None else default_worker_name()
-        rules, fetcher = checked_rules(config)
+        return remembered
+    if remembered is not None:
+        raise InvalidOption(
+            f"{out} already holds worker {remembered!r} of a crawl: add --resume to "
+            "continue it, or choose another directory"
+        )
+    if (out / "crawl.db").exists():
+        raise InvalidOption(f"{out} holds a crawl on SQLite: choose another directory")
+    return _check_name(worker) if worker is not None else default_worker_name()
+
+
+def open_worker(
+    out: Path,
+    settings: str,
+    seeds: tuple[str, ...],
+    *,
+    db: str,
+    name: str,
+    resume: bool,
+    now: float,
+) -> Opened:
+    """Open ``out`` as worker ``name`` (``worker_name``) of the crawl in ``db``: it starts
+    the crawl with ``settings`` (JSON) and ``seeds``, or joins it, or resumes (see the module
+    docstring)."""
     store = PostgresCrawlStore(db, worker=name)
     try:
         if resume:
             batch = store.resume_batch()
             if batch is None:
                 raise CrawlFinished(out, repaired=False)
+            fresh = False
         else:
             # Whether to join, to start, or that the crawl has ended: decided in the DB,
             # under its lock (a batch may end between a read here and the start).
-            got = store.start_or_join(config.to_json(), now, may_start=bool(config.seeds))
+            got = store.start_or_join(settings, now, may_start=bool(seeds))
             if got is None:
-                raise _not_joined(store.batches(), config, out)
+                raise _not_joined(store.batches(), seeds, out)
             batch, joined = got
-        if resume or joined:
-            # The crawl's own settings (the seeds are in the DB already); this worker's
-            # display is its own.
-            config = CrawlConfig.from_json(batch.config).with_(progress=config.progress)
-            rules = load_rules(config.rules, config.scripts)  # the files the crawl began with
-            fetcher = None  # made from the crawl's settings
+            fresh = not joined
         _remember(out, name, store.where)
-        return start_worker(
-            config,
-            store,
-            batch,
-            out,
-            rules,
-            resume=resume,
-            now=now,
-            prefix=warc_prefix(name),
-            fetcher=fetcher,
-        )
+        return Opened(store, batch, fresh, prefix=warc_prefix(name))
     except BaseException:
         store.close()
         raise
