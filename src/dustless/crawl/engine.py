@@ -162,8 +162,13 @@ class Crawler:
         # not know to fetch it again. ``_handled``: those handled since the last commit.
         self._open: Counter[str] = Counter()
         self._handled: list[str] = []
-        # Learning: when each fetched page's request ended (by its ``_Done``'s id), for the
-        # host's politeness clock once the page is handled (``_task_done``).
+        # A host's next request waits until its last page is handled where what comes next
+        # depends on that page: learning (the rules its pages teach) and a scripted crawl
+        # (seed 002 §3.4.2: a list page's details go before the next list page, which only
+        # holds once the page's links are admitted). ``_ended``: when each such fetched
+        # page's request ended (by its ``_Done``'s id), for the host's politeness clock once
+        # the page is handled (``_task_done``).
+        self._page_first = p.learning is not None or p.scripted is not None
         self._ended: dict[int, float] = {}
         self._wake: asyncio.Future[None] | None = None
         self._stop = 0  # 1: finish in-flight fetches and flush; 2: cancel them
@@ -290,12 +295,12 @@ class Crawler:
                     # Our failure, not the server's (issue 24): no delay is owed for it and
                     # no failure counts against the host; the URL is queued again.
                     self.hosts.frontier.release(done.item.host)
-                elif self.learning is not None:
-                    # Learning: the host's next request waits until this page is handled
-                    # (its politeness clock still starts now, ``_host_done``), so that the
-                    # learner has seen every page of a host before the host's next fetch —
-                    # however far the loop's handling lags behind the fetching (a loaded
-                    # machine), the rules a host's pages teach are in force as early.
+                elif self._page_first:
+                    # The host's next request waits until this page is handled (its
+                    # politeness clock still starts now, ``_task_done``), so that what the
+                    # page decides — the rules it teaches, the order of a script's links —
+                    # is in force before the host's next fetch, however far the loop's
+                    # handling lags behind the fetching (a loaded machine).
                     self._ended[id(done)] = self.clock()
                 else:
                     self.hosts.page_done(
