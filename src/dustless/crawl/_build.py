@@ -43,7 +43,7 @@ class CrawlSetup:
     config: CrawlConfig
     store: CrawlStore  # SQLite for one machine, PostgreSQL for many
     fetcher: Fetches
-    warc: WarcWriter
+    warc: WarcWriter | None  # None: --store none (crawl/record.py)
     batch: Batch
     rules: Rules | None = None
     learned: Path | None = None  # --learn writes its rules there as it goes

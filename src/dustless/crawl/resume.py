@@ -57,7 +57,7 @@ class Run:
     config: CrawlConfig
     store: CrawlStore  # SQLite in the directory, or PostgreSQL shared by workers
     batch: Batch
-    warc: WarcWriter
+    warc: WarcWriter | None  # None: --store none archives nothing
     fetcher: Fetcher
     rules: Rules
     resumed: bool
@@ -110,7 +110,11 @@ def open_run(config: CrawlConfig, out: Path, *, resume: bool, now: float) -> Run
     fetcher = None
     if not resume:
         rules, fetcher = checked_rules(config)
-    store = SQLiteStore(out)
+    # --store none: the frontier and URL-seen in an in-memory DB, gone with the process;
+    # the directory gets seeds.out.txt only.
+    if config.store == "none":
+        out.mkdir(parents=True, exist_ok=True)
+    store = SQLiteStore(":memory:" if config.store == "none" else out)
     try:
         if resume:
             batch = store.resume_batch()
@@ -153,14 +157,16 @@ def start_worker(
     store.register_worker(str(out.resolve()), now)
     # What this worker had claimed when it stopped (or crashed) goes back to the queue.
     store.requeue_in_flight()
-    warc = WarcWriter(
-        out / WARC_DIR,
-        prefix=prefix,
-        committed_ends=store.warc_ends(),
-        exact_ends=store.warc_committed_ends(),
-        info=warc_info(config),
-        bodies=config.warc_bodies,
-    )
+    warc = None
+    if config.store != "none":
+        warc = WarcWriter(
+            out / WARC_DIR,
+            prefix=prefix,
+            committed_ends=store.warc_ends(),
+            exact_ends=store.warc_committed_ends(),
+            info=warc_info(config),
+            bodies=config.warc_bodies,
+        )
     store.commit()
     # The fetcher of the settings checked before the DB was opened, if they are still the
     # crawl's (a resume or a joining worker takes the stored ones).

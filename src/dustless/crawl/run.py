@@ -68,7 +68,8 @@ def run_crawl(
     try:
         with contextlib.ExitStack() as stack:
             stack.callback(run.store.close)
-            stack.callback(run.warc.close)
+            if run.warc is not None:  # --store none has none
+                stack.callback(run.warc.close)
             if progress is not None:
                 stack.enter_context(progress)
             runner = stack.enter_context(asyncio.Runner(loop_factory=_loop_factory()))
