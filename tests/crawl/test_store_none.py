@@ -1,8 +1,10 @@
 """``crawl --store none`` (issue 28): the crawl reaches what the default reaches and keeps
 nothing but seeds.out.txt; what cannot be done without a store is refused in one line."""
 
+import http.server
 import json
 import subprocess
+import threading
 
 import pytest
 
@@ -55,3 +57,34 @@ def test_store_none_has_help(ch):
     assert proc.returncode == 0
     assert "--store {warc,none}" in proc.stdout
     assert "--store none" in proc.stdout
+
+
+class _DisallowAll(http.server.BaseHTTPRequestHandler):
+    """robots.txt refuses every robot: the one seed cannot be fetched."""
+
+    def do_GET(self) -> None:
+        body = b"User-agent: *\nDisallow: /\n"
+        self.send_response(200 if self.path == "/robots.txt" else 404)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_store_none_crawl_whose_seed_fails_exits_nonzero_saying_why(tmp_path, ch):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _DisallowAll)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        seed = f"http://127.0.0.1:{server.server_address[1]}/"
+        proc = ch.run_cli("crawl", str(tmp_path / "c"), seed, "--store", "none")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert proc.returncode == 1, proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert line == "dustless crawl: no page could be fetched: robots 1"
+    assert _files(tmp_path / "c") == {"seeds.out.txt"}

@@ -473,9 +473,10 @@ def _unstored_outcome(result: CrawlResult) -> CrawlOutcome | None:
             continue
         if info.stage is Stage.DOCUMENT or info in (NetState.OK, NetState.code):
             answered += n
-    if not s.fetched or answered:
+    ended = sum(s.states.values())  # a URL robots.txt refused is not "fetched", but ended
+    if not ended or answered:
         return None
-    return CrawlOutcome(s.fetched, 0, f"no page could be fetched: {s.summary()}")
+    return CrawlOutcome(ended, 0, f"no page could be fetched: {s.summary()}")
 
 
 def _summary(
