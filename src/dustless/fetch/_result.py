@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from dustless import DEFAULT_USER_AGENT
@@ -63,9 +63,6 @@ class FetchResult:
     # The body as sent (content-coded; de-chunked), when ``keep_wire_body`` asked for it and
     # a Content-Encoding made it differ from ``body``; ``None``: it is ``body`` itself.
     wire_body: bytes | None = None
-    # ``header``'s index: each name lower-cased to its first value, built at the first call
-    # (a page asks for five to seven headers: a scan of the fields each time cost ~2 µs).
-    _by_name: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def unfetched(
@@ -91,13 +88,7 @@ class FetchResult:
 
     def header(self, name: str) -> str | None:
         """The first response header called ``name`` (case-insensitive), or ``None``."""
-        index = self._by_name
-        if index is None:
-            index = {}
-            for key, value in self.headers:
-                index.setdefault(key.lower(), value)
-            object.__setattr__(self, "_by_name", index)  # a cache: the value is unchanged
-        return index.get(name.lower())
+        return first_header(self.headers, name)
 
 
 def first_header(headers: Iterable[tuple[str, str]], name: str) -> str | None:
