@@ -20,6 +20,7 @@ from dustless.errors import InvalidOption, InvalidURL
 from dustless.words import plural
 
 if TYPE_CHECKING:
+    from dustless.cli._outcome import CrawlOutcome
     from dustless.crawl.config import CrawlConfig
     from dustless.crawl.engine import CrawlResult
 
@@ -44,6 +45,7 @@ _EPILOG = """examples:
   nohup dustless crawl c5 --seeds seeds.txt --quiet --log-file c5.log &  # progress to a log
   dustless crawl web http://www.web.com/list.aspx?cate_id=467 --script web.xml
   dustless crawl news https://example.org/ --sitemaps --feeds   # pages no link reaches
+  dustless crawl links https://example.org/ --store none   # link graph: only seeds.out.txt
   dustless crawl w1 https://example.org/ --db postgresql://crawler@dbhost/crawl  # machine 1
   dustless crawl w2 https://example.org/ --db postgresql://crawler@dbhost/crawl  # machine 2
   dustless crawl --db postgresql://crawler@dbhost/crawl --status     # workers, leases, rate
@@ -58,6 +60,8 @@ same command on another machine joins it (see "Many machines" in docs/crawling.m
 Politeness: one request at a time per host, and a host rests
 max(--delay, robots.txt Crawl-delay capped at 30 s, --delay-factor x the last fetch time)
 between two requests; politeness, not the machine, sets a crawl's pace.
+With --store none nothing is archived: no crawl.db, no WARC, no CDXJ; the frontier and
+URL-seen live in memory, DIR gets seeds.out.txt alone, and the crawl cannot be resumed.
 A crawl none of whose seeds could be fetched exits with status 1 and says why.
 --json prints the end summary as one JSON document on stdout (its keys: docs/crawling.md,
 "The summary as JSON"); --log-file appends progress, summary and warnings to a timed log.
@@ -113,6 +117,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--resume",
         action="store_true",
         help="continue the unfinished crawl in DIR with its own settings",
+    )
+    parser.add_argument(
+        "--store",
+        choices=("warc", "none"),
+        default=d.store,
+        help="what the crawl keeps: warc (default: DIR/crawl.db and WARC files, resumable) "
+        "or none (link-graph and discovery crawls: the frontier in memory, DIR gets only "
+        "seeds.out.txt, no --resume); example: --store none",
     )
     add_progress_options(parser, interval=PROGRESS_INTERVAL)
     _add_many_machines(parser, d)
@@ -333,6 +345,7 @@ def config_from(
         progress=not args.quiet,
         lease_ttl=args.lease_ttl,
         warc_bodies=args.warc_bodies,
+        store=args.store,
     )
 
 
@@ -351,6 +364,14 @@ def _no_seeds_message(out: Path, seeds_given: bool) -> str:
 def _check_db(args: argparse.Namespace) -> str | None:
     """``--db``'s URL (or ``None``: SQLite in DIR); the options that need it, checked."""
     db: str | None = args.db
+    if args.store == "none":
+        # Nothing is kept, so nothing can be continued or shared (docs/crawling.md).
+        for option, given in (("--resume", args.resume), ("--db", db), ("--status", args.status)):
+            if given:
+                raise InvalidOption(
+                    f"{option} is impossible with --store none: a crawl that stores nothing "
+                    "keeps its frontier in this process's memory alone"
+                )
     if db is not None:
         check_db_url(db, "the crawl DB is DIR/crawl.db")
     else:
@@ -408,17 +429,21 @@ def run(args: argparse.Namespace) -> int:
         return 0
     # The seeds' outcome is read from DIR/crawl.db; a worker's crawl has none there.
     finished = result.finished and not args.resume and db is None
-    outcome = crawl_outcome(out, result.batch) if finished else None
+    if args.store == "none":  # no crawl.db to read: the counts say whether any answered
+        outcome = _unstored_outcome(result) if finished else None
+    else:
+        outcome = crawl_outcome(out, result.batch) if finished else None
     if outcome is not None and outcome.failed:
         print(f"dustless crawl: {outcome.reason}", file=sys.stderr)
         return 1
     if args.json:
         from dustless.cli._json import crawl_summary, print_json
 
-        print_json(
-            crawl_summary(result.batch, result.finished, result.stats, out, _db_name(out, db))
-        )
-    _summary(result, out, db, quiet=args.quiet or args.json)
+        summary = crawl_summary(result.batch, result.finished, result.stats, out, _db_name(out, db))
+        if args.store == "none":
+            summary.update(crawl_db=None, warc=None)
+        print_json(summary)
+    _summary(result, out, db, quiet=args.quiet or args.json, stored=args.store != "none")
     return 0 if result.finished else 130
 
 
@@ -432,7 +457,31 @@ def _db_name(out: Path, db: str | None) -> str:
     return display_dsn(db)
 
 
-def _summary(result: CrawlResult, out: Path, db: str | None, *, quiet: bool) -> None:
+def _unstored_outcome(result: CrawlResult) -> CrawlOutcome | None:
+    """A crawl of ``--store none`` none of whose fetches got an HTTP status: failed, as
+    ``crawl_outcome`` says from the DB (the seeds are fetched first: no answer at all is
+    no seed answered). ``None``: something answered."""
+    from dustless.cli._outcome import CrawlOutcome
+    from dustless.states import NetState, Stage
+
+    s = result.stats
+    answered = 0
+    for state, n in s.states.items():
+        try:
+            info = NetState(state)
+        except ValueError:  # a state a newer engine records
+            continue
+        if info.stage is Stage.DOCUMENT or info in (NetState.OK, NetState.code):
+            answered += n
+    ended = sum(s.states.values())  # a URL robots.txt refused is not "fetched", but ended
+    if not ended or answered:
+        return None
+    return CrawlOutcome(ended, 0, f"no page could be fetched: {s.summary()}")
+
+
+def _summary(
+    result: CrawlResult, out: Path, db: str | None, *, quiet: bool, stored: bool = True
+) -> None:
     """The end-of-crawl summary: on stderr unless ``quiet``, in the ``--log-file`` anyway."""
     s = result.stats
     lines = [
@@ -460,6 +509,9 @@ def _summary(result: CrawlResult, out: Path, db: str | None, *, quiet: bool) -> 
             "to crawl them add --allow-private, --allow-ip CIDR or --resolve NAME:IP",
             quiet=quiet,
         )
+    if not stored:
+        say(["stored:   nothing (--store none)", f"seeds:    {out / 'seeds.out.txt'}"], quiet=quiet)
+        return
     where = f"crawl DB: {_db_name(out, db)}"
     if db is not None:
         trips = s.db_round_trips or 0

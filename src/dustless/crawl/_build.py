@@ -95,7 +95,8 @@ def open_crawl(
     given = None if resume else checked(config)
     opened: Opened
     if name is None or db is None:
-        opened = open_run(out, config.to_json(), resume=resume, now=now)
+        memory = config.store == "none"
+        opened = open_run(out, config.to_json(), resume=resume, now=now, memory=memory)
     else:
         from dustless.crawl.worker import open_worker
 
@@ -111,7 +112,14 @@ def open_crawl(
             if resume and db is None:
                 # A crawl stored before the parties' table existed: rebuilt from its rows.
                 opened.store.rebuild_sites(functools.partial(_site_of_host, config.scope))
-        warc = _start(opened, out, now=now, agent=config.user_agent, bodies=config.warc_bodies)
+        warc = _start(
+            opened,
+            out,
+            now=now,
+            agent=config.user_agent,
+            bodies=config.warc_bodies,
+            archive=config.store != "none",
+        )
     except BaseException:
         opened.store.close()
         raise
@@ -131,21 +139,26 @@ def open_crawl(
     )
 
 
-def _start(opened: Opened, out: Path, *, now: float, agent: str, bodies: str) -> WarcWriter:
+def _start(
+    opened: Opened, out: Path, *, now: float, agent: str, bodies: str, archive: bool
+) -> WarcWriter | None:
     """The part of opening a run every worker shares, its batch chosen: register the worker,
-    give back what it had claimed, open its WARC writer cut to what the DB committed."""
+    give back what it had claimed, open its WARC writer cut to what the DB committed (none
+    when the crawl archives nothing: ``--store none``)."""
     store = opened.store
     store.register_worker(str(out.resolve()), now)
     # What this worker had claimed when it stopped (or crashed) goes back to the queue.
     store.requeue_in_flight()
-    warc = WarcWriter(
-        out / WARC_DIR,
-        prefix=opened.prefix,
-        committed_ends=store.warc_ends(),
-        exact_ends=store.warc_committed_ends(),
-        info=warc_info(agent),
-        bodies=bodies,
-    )
+    warc = None
+    if archive:
+        warc = WarcWriter(
+            out / WARC_DIR,
+            prefix=opened.prefix,
+            committed_ends=store.warc_ends(),
+            exact_ends=store.warc_committed_ends(),
+            info=warc_info(agent),
+            bodies=bodies,
+        )
     store.commit()
     return warc
 
@@ -267,7 +280,7 @@ class CrawlSetup:
     config: CrawlConfig
     store: CrawlStore  # SQLite for one machine, PostgreSQL for many
     fetcher: Fetches
-    warc: WarcWriter
+    warc: WarcWriter | None  # None: --store none (crawl/record.py)
     batch: Batch
     rules: Rules | None = None
     learned: Path | None = None  # --learn writes its rules there as it goes
@@ -298,7 +311,7 @@ class Parts:
 
     store: CrawlStore
     fetcher: Fetches
-    warc: WarcWriter
+    warc: WarcWriter | None  # None: --store none (crawl/record.py)
     batch: Batch
     clock: Callable[[], float]
     wall: Callable[[], float]

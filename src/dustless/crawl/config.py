@@ -86,6 +86,10 @@ class CrawlConfig:
     # (content-coded) or decoded. One way for a crawl's every batch: revisits compare
     # payload digests. A crawl stored before this field existed is "decoded" (from_json).
     warc_bodies: str = "as-sent"
+    # What the crawl keeps (``--store``): "warc", the crawl DB and WARC files in its
+    # directory; "none", nothing but seeds.out.txt — the frontier and URL-seen in memory
+    # (docs/crawling.md, "Crawling without storing").
+    store: str = "warc"
 
     def __post_init__(self) -> None:
         for name in ("max_pages", "max_pages_per_site", "max_sites"):
@@ -122,6 +126,8 @@ class CrawlConfig:
             raise InvalidOption(
                 f"--warc-bodies must be as-sent or decoded, not {self.warc_bodies!r}"
             )
+        if self.store not in ("warc", "none"):
+            raise InvalidOption(f"--store must be warc or none, not {self.store!r}")
         if not 0 < self.commit_interval <= 1.0:
             raise InvalidOption("commit interval must be in (0, 1] s: a crash repeats at most 1 s")
         # The deny patterns and the URL length: the filter's own checks (the crawl's filter

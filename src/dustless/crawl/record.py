@@ -16,6 +16,11 @@ theirs: the engine asks the store about the payloads of a whole batch of pages a
 
 At every commit the store also learns where each WARC file's committed part ends, in the same
 transaction as the rows: a resume cuts what a crash left after it (``WarcWriter(exact_ends=)``).
+
+Without a WARC writer (``crawl --store none``, docs/crawling.md "Crawling without storing")
+nothing is archived: the rows still go to the store (an in-memory one: the frontier and
+URL-seen live there) and content-seen still decides which pages repeat, so the crawl reaches
+the same pages; only the records and their index are not written.
 """
 
 from __future__ import annotations
@@ -83,7 +88,7 @@ class _Taken:
 
 class Recorder:
     def __init__(
-        self, store: CrawlStore, warc: WarcWriter, batch: int, *, resumed: bool = False
+        self, store: CrawlStore, warc: WarcWriter | None, batch: int, *, resumed: bool = False
     ) -> None:
         self.store = store
         self.warc = warc
@@ -97,14 +102,15 @@ class Recorder:
         # Every payload hash stored: a Bloom "no" spares the DB lookup for a new payload
         # (most of them); a "maybe" asks the DB, so a false positive costs a query only.
         self._sha1s = Bloom(_CONTENT_CAPACITY, 0.01)
-        self._as_sent = warc.bodies == AS_SENT
+        # No writer (--store none): the payload compared is the one a WARC would have held.
+        self._as_sent = warc is None or warc.bodies == AS_SENT
         # True while the engine's commit runs in its thread (``begin_commit`` … ``durable``):
         # rows are only kept then, never handed to the store (the thread owns it).
         self.busy = False
         # The CDXJ index beside the WARC files (OUTDIR/indexes), synced after every durable
         # commit (docs/archives.md); a resumed crawl's first commit catches up what a crash
         # left out. At that moment every record on disk is one the DB's commit covers.
-        self.index = CdxjIndex.beside(warc.directory)
+        self.index = None if warc is None else CdxjIndex.beside(warc.directory)
         if resumed and not self._shared:
             for chunk in store.iter_content_sha1s():
                 self._sha1s.update(chunk)
@@ -128,9 +134,17 @@ class Recorder:
         dedup = dedup and cut is None
         first = self._first_capture(sha1) if dedup and body else None
         request = r.raw_request or None
+        warc = self.warc
+        if warc is None:  # --store none: content-seen only, no record
+            if first is not None:
+                return Stored(sha1, None, None, first[3], True)
+            if dedup and body:
+                self._content[sha1] = _Pending(url, started, "", len(self._rows))
+                self._sha1s.add(sha1)
+            return Stored(sha1, None, None, None, False)
         if first is not None:
             url0, when0, rid0, fetch0 = first
-            refs = self.warc.write_revisit(
+            refs = warc.write_revisit(
                 url,
                 r.raw_response_head,
                 sha1,
@@ -144,7 +158,7 @@ class Recorder:
                 as_sent=as_sent,
             )
             return Stored(sha1, refs.response, refs.request, fetch0, True)
-        refs = self.warc.write_response(
+        refs = warc.write_response(
             url,
             r.raw_response_head,
             body,
@@ -229,8 +243,21 @@ class Recorder:
         """Hand the pending rows to the store (durable at the latest at the commit). The
         WARC records they point at are fsynced first, whatever the store's transactions."""
         if self._rows:
-            self.warc.flush_durable()
+            self._flush()
         self._write(self.take())
+
+    def _flush(self) -> None:
+        if self.warc is not None:
+            self.warc.flush_durable()
+
+    def _committed_ends(self) -> None:
+        """The store learns where the WARC files' committed parts end (none: nothing)."""
+        if self.warc is not None:
+            self.store.warc_committed(self.warc.written_ends())
+
+    def _sync_index(self) -> None:
+        if self.index is not None and self.warc is not None:
+            self.index.sync(wait=False, known=self.warc.take_index())
 
     def take(self) -> _Taken:
         """The pending rows, taken out (``begin_commit``; rows kept from now on are the
@@ -256,12 +283,12 @@ class Recorder:
         ``send=False`` (a shared store whose next exchange follows at once): the rows wait
         for that exchange, which sends them first (``PostgresCrawlStore`` defers writes)."""
         self.write()
-        self.warc.flush_durable()
-        self.store.warc_committed(self.warc.written_ends())
+        self._flush()
+        self._committed_ends()
         if send:
             self.store.commit()
         # Lines for the records this commit covers, as the writer made them.
-        self.index.sync(wait=False, known=self.warc.take_index())
+        self._sync_index()
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
 
@@ -280,15 +307,15 @@ class Recorder:
         whose payloads to ask about (``prefetch``), in the exchange that sends the writes (a
         shared store: one round trip). On PostgreSQL the exchange waits here for a server
         that went away (``PgConnection``), while the engine's loop goes on fetching."""
-        self.warc.flush_durable()
+        self._flush()
         self._write(taken)
-        self.store.warc_committed(self.warc.written_ends())
+        self._committed_ends()
         # Committed payloads are found by store.content_seen from now on.
         self._content.clear()
         if prefetch:
             self.prefetch(prefetch)
         self.store.commit()
-        self.index.sync(wait=False, known=self.warc.take_index())
+        self._sync_index()
 
 
 def _coded(r: FetchResult) -> bool:

@@ -95,10 +95,13 @@ def ready_dir(out: Path, *, resume: bool) -> None:
         raise InvalidOption(f"{out} holds no crawl to resume (no crawl.db)")
 
 
-def open_run(out: Path, settings: str, *, resume: bool, now: float) -> Opened:
+def open_run(out: Path, settings: str, *, resume: bool, now: float, memory: bool = False) -> Opened:
     """The crawl DB in ``out`` (``ready_dir`` first), its batch started with ``settings``
-    (JSON), or on resume the open one."""
-    store = SQLiteStore(out)
+    (JSON), or on resume the open one. ``memory`` (``--store none``): the frontier and
+    URL-seen in an in-memory DB, gone with the process; the directory gets seeds.out.txt."""
+    if memory:
+        out.mkdir(parents=True, exist_ok=True)
+    store = SQLiteStore(":memory:" if memory else out)
     try:
         if not resume:
             return Opened(store, store.start_batch(settings, now), fresh=True)

@@ -61,7 +61,8 @@ def run_crawl(
     try:
         with contextlib.ExitStack() as stack:
             stack.callback(store.close)
-            stack.callback(warc.close)
+            if warc is not None:  # --store none has none
+                stack.callback(warc.close)
             if progress is not None:
                 stack.enter_context(progress)
             runner = stack.enter_context(asyncio.Runner(loop_factory=_loop_factory()))

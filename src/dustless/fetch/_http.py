@@ -289,11 +289,15 @@ class Connection(asyncio.Protocol):
             waiter.set_result(None)
 
     async def _wait(self, stall: float) -> None:
+        """Until the parser wakes us, or ``TimeoutError`` after ``stall`` seconds. A timer
+        that fails the waiter, not ``asyncio.timeout``: that one cancels the task and
+        uncancels it, ~3 µs more a wait (measured under uvloop), once or twice a fetch."""
         waiter = self._waiter = self._loop.create_future()
+        timer = self._loop.call_later(stall, _stalled, waiter)
         try:
-            async with asyncio.timeout(stall):
-                await waiter
+            await waiter
         finally:
+            timer.cancel()
             self._waiter = None
 
     async def send(self, request: bytes, stall: float) -> Response:
@@ -355,6 +359,11 @@ class Connection(asyncio.Protocol):
             self.transport.close()
         self.closed = True
         self._pool._forget(self)
+
+
+def _stalled(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
 
 
 def tls_context(ca_file: str) -> ssl.SSLContext:

@@ -165,12 +165,18 @@ _UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
 _UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
 
 
-def _record_id() -> str:
+def _record_id(random16: bytes | None = None) -> str:
     # WARC 1.1 §5.2: a globally unique URI. What uuid.uuid4() does (16 random bytes, version
     # and variant bits), without its UUID object: 2.6 µs → 0.9 µs, two ids per page.
-    n = (int.from_bytes(os.urandom(16), "big") & _UUID4_CLEAR) | _UUID4_SET
+    raw = os.urandom(16) if random16 is None else random16
+    n = (int.from_bytes(raw, "big") & _UUID4_CLEAR) | _UUID4_SET
     h = f"{n:032x}"
     return f"<urn:uuid:{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}>"
+
+
+# Random bytes for record ids drawn this many ids at a time: one getrandom(2) call per 256
+# ids instead of one per id (os.urandom is the same CSPRNG either way).
+_IDS_PER_DRAW = 256
 
 
 def _target(url: str) -> str:
@@ -291,15 +297,38 @@ def _record(
     block: bytes,
     *,
     block_digest: bool = True,
+    rid: str | None = None,
 ) -> tuple[str, bytes]:
     """One WARC 1.1 record (§4): header block, CRLF, content block, CRLF CRLF; its id."""
-    rid = _record_id()
-    head = [f"WARC/1.1\r\nWARC-Type: {rec_type}\r\nWARC-Record-ID: {rid}\r\n"]
-    head += [f"{name}: {_field(value)}\r\n" for name, value in fields]
+    text = "".join([f"{name}: {_field(value)}\r\n" for name, value in fields])
+    return _record_of(rec_type, text, content_type, block, b"", block_digest, rid)
+
+
+def _record_of(
+    rec_type: str,
+    fields: str,
+    content_type: str,
+    head: bytes,
+    body: bytes,
+    block_digest: bool = True,
+    rid: str | None = None,
+) -> tuple[str, bytes]:
+    """``_record`` of ``fields`` already rendered (``Name: value`` lines ending in CRLF,
+    values free of CR and LF) and a content block in two parts, ``head + body``, never
+    joined on its own: the record is one join (the hot path, two records a page)."""
+    rid = rid or _record_id()
     if block_digest:
-        head.append(f"WARC-Block-Digest: {sha1_digest(hashlib.sha1(block).digest())}\r\n")
-    head.append(f"Content-Type: {content_type}\r\nContent-Length: {len(block)}\r\n\r\n")
-    return rid, "".join(head).encode("utf-8") + block + b"\r\n\r\n"
+        sha = hashlib.sha1(head)
+        if body:
+            sha.update(body)
+        digest = f"WARC-Block-Digest: {sha1_digest(sha.digest())}\r\n"
+    else:
+        digest = ""
+    warc_head = (
+        f"WARC/1.1\r\nWARC-Type: {rec_type}\r\nWARC-Record-ID: {rid}\r\n{fields}{digest}"
+        f"Content-Type: {content_type}\r\nContent-Length: {len(head) + len(body)}\r\n\r\n"
+    )
+    return rid, b"".join((warc_head.encode("utf-8"), head, body, b"\r\n\r\n"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,15 +341,22 @@ class ResponseRefs:
     payload_sha1: str  # hex
 
 
-def _deflater(level: int) -> Any:
-    """A raw-deflate compressor (RFC 1951) for ``level`` on zlib's scale (0: stored, 1
-    fastest … 9 smallest, -1: 6). Levels 1–9 use ISA-L where it is installed: its level 1
+def _isal_level(level: int) -> int | None:
+    """ISA-L's level for ``level`` on zlib's scale (0: stored, 1 fastest … 9 smallest, -1:
+    6), or ``None``: zlib's. Levels 1–9 use ISA-L where it is installed: its level 1
     compresses the test web's pages about as small as zlib's 6 (ratio 0.491 against 0.487)
     in ~9.5 µs a record instead of ~24 (``bench/warc_encoding_bench.py`` prints both); its
     levels go to 3. Any inflater reads the stream; only the bytes differ from zlib's."""
     if _isal is None or level == 0:
+        return None
+    return 1 if level == -1 or level <= 6 else 2 if level <= 8 else 3
+
+
+def _deflater(level: int) -> Any:
+    """A raw-deflate compressor (RFC 1951) for ``level`` (``_isal_level``)."""
+    isal_level = _isal_level(level)
+    if _isal is None or isal_level is None:
         return zlib.compressobj(level, zlib.DEFLATED, -15)
-    isal_level = 1 if level == -1 or level <= 6 else 2 if level <= 8 else 3
     return _isal.compressobj(isal_level, _isal.DEFLATED, -15)
 
 
@@ -367,6 +403,15 @@ class WarcWriter:
         # zlib.compressobj per record allocated and cleared ~256 KiB of deflate state: ~45 µs
         # of a 5 KB record's ~60 µs (measured); this costs ~7 bytes more per member.
         self._deflate = _deflater(compress_level)
+        # ISA-L: each record deflated by one call that ends its stream (Z_FINISH) instead.
+        # Its state is cheap to set up (unlike zlib's), and most of the full flush's time
+        # was the record's own compression, deferred to it; what the flush added was an
+        # empty stored block and then an empty final block, 7 bytes a member that one call
+        # does not write (RFC 1951 §3.2.4).
+        self._oneshot = _isal_level(compress_level)
+        # Random bytes for record ids, drawn _IDS_PER_DRAW ids at a time (``_next_id``).
+        self._random = b""
+        self._random_at = 0
         level = 6 if compress_level == -1 else compress_level
         # The header zlib writes for wbits=31 (RFC 1952 §2.3): no name, MTIME 0, XFL from
         # the level (2: slowest, 4: fastest), OS 3 (Unix).
@@ -453,15 +498,24 @@ class WarcWriter:
         finally:
             os.close(fd)
 
+    def _next_id(self) -> str:
+        at = self._random_at
+        if at >= len(self._random):
+            self._random, at = os.urandom(16 * _IDS_PER_DRAW), 0
+        self._random_at = at + 16
+        return _record_id(self._random[at : at + 16])
+
     def _append(self, rid: str, data: bytes) -> WarcRef:
         assert self._file is not None, "the writer is closed"
-        deflate = self._deflate
+        if self._oneshot is not None and _isal is not None:
+            deflated = _isal.compress(data, self._oneshot, -15)
+        else:
+            deflate = self._deflate
+            deflated = deflate.compress(data) + deflate.flush(zlib.Z_FULL_FLUSH) + _FINAL_BLOCK
         member = b"".join(
             (
                 self._gzip_header,
-                deflate.compress(data),
-                deflate.flush(zlib.Z_FULL_FLUSH),
-                _FINAL_BLOCK,
+                deflated,
                 _GZIP_TRAILER.pack(_crc32(data), len(data) & 0xFFFFFFFF),
             )
         )
@@ -507,17 +561,19 @@ class WarcWriter:
         sha = payload_sha1 or hashlib.sha1(payload).hexdigest()
         digest = sha1_digest(sha)
         date = warc_date(fetched_at)
-        target = _target(url)
-        fields = [("WARC-Date", date), ("WARC-Target-URI", target)]
-        if ip:
-            fields.append(("WARC-IP-Address", ip))
-        fields.append(("WARC-Payload-Digest", digest))
-        if truncated is not None:
-            fields.append(("WARC-Truncated", truncated))
+        target = _target(url)  # no whitespace or control left: a field value as it is
+        # The fields in the order ``_record`` writes them; no value here holds CR or LF.
+        ip_field = f"WARC-IP-Address: {_field(ip)}\r\n" if ip else ""
+        cut_field = "" if truncated is None else f"WARC-Truncated: {truncated}\r\n"
+        fields = (
+            f"WARC-Date: {date}\r\nWARC-Target-URI: {target}\r\n{ip_field}"
+            f"WARC-Payload-Digest: {digest}\r\n{cut_field}"
+        )
         cut = truncated is not None
         framing = _sent_head if as_sent else _response_head
-        block = framing(http_head, len(payload), truncated=cut) + payload
-        resp = self._append(*_record("response", fields, _HTTP_RESPONSE, block))
+        head = framing(http_head, len(payload), truncated=cut)
+        rid = self._next_id()
+        resp = self._append(*_record_of("response", fields, _HTTP_RESPONSE, head, payload, rid=rid))
         if status_mime is None:
             status, mime = http_status_mime(http_head)
         else:
@@ -567,7 +623,7 @@ class WarcWriter:
             block = _sent_head(http_head, payload_len)
         else:
             block = _response_head(http_head, payload_len)
-        resp = self._append(*_record("revisit", fields, _HTTP_RESPONSE, block))
+        resp = self._append(*_record("revisit", fields, _HTTP_RESPONSE, block, rid=self._next_id()))
         status, _ = http_status_mime(http_head)
         self._entries.append(
             CdxjEntry(target, cdx_timestamp(date), "warc/revisit", status, digest,
@@ -578,13 +634,13 @@ class WarcWriter:
 
     def _write_request(self, target: str, raw: bytes, date: str, concurrent_to: str) -> WarcRef:
         # The request as sent, byte for byte (WARC 1.1 §6.4). ``target``: the response's
-        # WARC-Target-URI (``_target`` of its URL).
-        fields = [
-            ("WARC-Date", date),
-            ("WARC-Target-URI", target),
-            ("WARC-Concurrent-To", concurrent_to),
-        ]
-        return self._append(*_record("request", fields, _HTTP_REQUEST, raw))
+        # WARC-Target-URI (``_target`` of its URL); the date and the id are ours.
+        fields = (
+            f"WARC-Date: {date}\r\nWARC-Target-URI: {target}\r\n"
+            f"WARC-Concurrent-To: {concurrent_to}\r\n"
+        )
+        rid = self._next_id()
+        return self._append(*_record_of("request", fields, _HTTP_REQUEST, raw, b"", rid=rid))
 
     # -- durability --------------------------------------------------------------------------
     def flush_durable(self) -> None:
