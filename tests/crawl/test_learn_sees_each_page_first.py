@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 from crawl.test_engine_fakes import ROBOTS_ALL, FakeFetcher, Page, links
@@ -36,9 +37,11 @@ def _web() -> dict[str, Any]:
     return web
 
 
-def test_a_learning_crawl_hands_each_page_to_the_learner_before_its_host_is_asked_again(
-    tmp_path: Any,
-) -> None:
+def _crawl(tmp_path: Any, hook: Callable[[Crawler, Callable[[str], None]], None], **settings: Any
+           ) -> list[tuple[str, str]]:  # fmt: skip
+    """Crawl the four hosts; ``hook(crawler, seen)`` makes the crawler call ``seen(url)`` when
+    a page has been dealt with. The events in order: ("asked", url) when a page is requested,
+    ("seen", url) when it has been dealt with."""
     events: list[tuple[str, str]] = []
     fetcher = FakeFetcher(_web())
     fetch_with = fetcher.fetch_with
@@ -51,36 +54,50 @@ def test_a_learning_crawl_hands_each_page_to_the_learner_before_its_host_is_aske
     store = SQLiteStore(":memory:")
     config = CrawlConfig(
         seeds=tuple(f"{h}/p0" for h in HOSTS), delay=0.0, delay_factor=0.0, backoff=0.001,
-        progress=False, learn=True, no_soft404_probe=True, concurrency=16,
+        progress=False, no_soft404_probe=True, concurrency=16, **settings,
     )  # fmt: skip
     batch = store.start_batch(config.to_json(), time.time())
     warc = WarcWriter(tmp_path / "warc")
-    crawler = Crawler(
-        build_parts(CrawlSetup(config, store, fetcher, warc, batch, learned=tmp_path / "rules.xml"))
+    rules = load_rules(config.rules, config.scripts)
+    setup = CrawlSetup(
+        config, store, fetcher, warc, batch, rules=rules, learned=tmp_path / "rules.xml"
     )
-    assert crawler.learning is not None
-    page = crawler.learning.page
-
-    def learned(item: Any, r: Any, fetch: Any) -> Any:
-        events.append(("learned", item.url))
-        return page(item, r, fetch)
-
-    crawler.learning.page = learned  # type: ignore[method-assign]
+    crawler = Crawler(build_parts(setup))
+    hook(crawler, lambda url: events.append(("seen", url)))
     assert asyncio.run(crawler.run()).finished
     warc.close()
+    return events
 
+
+def _each_page_seen_before_its_host_is_asked_again(events: list[tuple[str, str]]) -> None:
     pages = [url for kind, url in events if kind == "asked" and "/robots.txt" not in url]
     assert len(pages) == len(HOSTS) * PAGES
-    unlearned: dict[str, str] = {}  # host -> its page asked, not yet handed to the learner
+    unseen: dict[str, str] = {}  # host -> its page asked, not yet dealt with
     for kind, url in events:
         if "/robots.txt" in url:
             continue
         host = url.split("/")[2]
         if kind == "asked":
-            assert host not in unlearned, f"{url} asked before {unlearned[host]} was learned from"
-            unlearned[host] = url
+            assert host not in unseen, f"{url} asked before {unseen[host]} was dealt with"
+            unseen[host] = url
         else:
-            assert unlearned.pop(host) == url
+            assert unseen.pop(host) == url
+
+
+def test_a_learning_crawl_hands_each_page_to_the_learner_before_its_host_is_asked_again(
+    tmp_path: Any,
+) -> None:
+    def hook(crawler: Crawler, seen: Callable[[str], None]) -> None:
+        assert crawler.learning is not None
+        page = crawler.learning.page
+
+        def learned(item: Any, r: Any, fetch: Any) -> Any:
+            seen(item.url)
+            return page(item, r, fetch)
+
+        crawler.learning.page = learned  # type: ignore[method-assign]
+
+    _each_page_seen_before_its_host_is_asked_again(_crawl(tmp_path, hook, learn=True))
 
 
 def _script(host: str) -> str:
@@ -99,49 +116,21 @@ def test_a_scripted_crawl_handles_each_page_before_its_host_is_asked_again(
     # Seed 002 §3.4.2: a list page's details are fetched before the next list page — an
     # order that holds only if the page's links are admitted before its host's next request
     # is chosen. Seen broken on a loaded machine (tests/crawl/test_scripted.py's Fig. 6 crawl).
-    events: list[tuple[str, str]] = []
-    fetcher = FakeFetcher(_web())
-    fetch_with = fetcher.fetch_with
-
-    async def asked(url: str, *args: Any, **kwargs: Any) -> Any:
-        events.append(("asked", url))
-        return await fetch_with(url, *args, **kwargs)
-
-    fetcher.fetch_with = asked  # type: ignore[method-assign]
     scripts = []
     for i, host in enumerate(HOSTS):
         path = tmp_path / f"script{i}.xml"
         path.write_text(_script(host), encoding="utf-8")
         scripts.append(str(path))
-    store = SQLiteStore(":memory:")
-    config = CrawlConfig(
-        seeds=tuple(f"{h}/p0" for h in HOSTS), delay=0.0, delay_factor=0.0, backoff=0.001,
-        progress=False, scripts=tuple(scripts), no_soft404_probe=True, concurrency=16,
-    )  # fmt: skip
-    batch = store.start_batch(config.to_json(), time.time())
-    warc = WarcWriter(tmp_path / "warc")
-    rules = load_rules(config.rules, config.scripts)
-    crawler = Crawler(build_parts(CrawlSetup(config, store, fetcher, warc, batch, rules=rules)))
-    assert crawler.scripted is not None
-    on_page = crawler._on_page
 
-    def handled(item: Any, r: Any) -> None:
-        events.append(("handled", item.url))
-        on_page(item, r)
+    def hook(crawler: Crawler, seen: Callable[[str], None]) -> None:
+        assert crawler.scripted is not None
+        on_page = crawler._on_page
 
-    crawler._on_page = handled  # type: ignore[method-assign]
-    assert asyncio.run(crawler.run()).finished
-    warc.close()
+        def handled(item: Any, r: Any) -> None:
+            seen(item.url)
+            on_page(item, r)
 
-    pages = [url for kind, url in events if kind == "asked" and "/robots.txt" not in url]
-    assert len(pages) == len(HOSTS) * PAGES
-    unhandled: dict[str, str] = {}  # host -> its page asked, not yet handled
-    for kind, url in events:
-        if "/robots.txt" in url:
-            continue
-        host = url.split("/")[2]
-        if kind == "asked":
-            assert host not in unhandled, f"{url} asked before {unhandled[host]} was handled"
-            unhandled[host] = url
-        else:
-            assert unhandled.pop(host) == url
+        crawler._on_page = handled  # type: ignore[method-assign]
+
+    events = _crawl(tmp_path, hook, scripts=tuple(scripts))
+    _each_page_seen_before_its_host_is_asked_again(events)
