@@ -117,6 +117,25 @@ def _template_attrs(attrs: dict[str, str | None]) -> bool:
     return False
 
 
+# Lexbor's tag ids of the names read so far. A standard element's id is a constant of the
+# library (an enum below LXB_TAG__LAST_ENTRY) naming one element; a custom element's id is
+# its document's own (a pointer, in lexbor 2), so only ids below the first custom one seen
+# at import are kept.
+_NAMES: dict[int, str | None] = {}
+_TEXT_ID = LexborHTMLParser("x").body.child.tag_id  # type: ignore[union-attr]
+_CUSTOM_ID = min(
+    LexborHTMLParser("<dustless-probe></dustless-probe>").body.child.tag_id,  # type: ignore[union-attr]
+    1 << 16,
+)
+
+
+def _name(node: LexborNode, tid: int) -> str | None:
+    tag = node.tag
+    if tid < _CUSTOM_ID:
+        _NAMES[tid] = tag
+    return tag
+
+
 class _Walk:
     """One depth-first walk: ``pieces`` the text nodes kept (the first of a block begins with
     :data:`BLOCK_BREAK`), ``cut[i]`` whether piece i is in a link list (left out unless the
@@ -142,13 +161,18 @@ class _Walk:
         """(text chars, link chars, has a notice) of the kept text under ``node``, and whether
         it had text, all cut as link lists."""
         pieces, cut = self.pieces, self.cut
+        names = _NAMES
         chars = links = 0
         had = False
         notice = False
         heading: tuple[int, int, int] | None = None  # start, chars, links of the last h*
         child = node.child
         while child is not None:
-            tag = child.tag
+            # The name by lexbor's tag id (an int, 3× cheaper to read than the name).
+            tid = child.tag_id
+            tag = names.get(tid)
+            if tag is None:
+                tag = _name(child, tid)
             if tag == "-text":
                 text = child.text_content
                 if text and not text.isspace():
@@ -164,22 +188,46 @@ class _Walk:
                     cut.append(0)
                 child = child.next
                 continue
-            if tag is None or tag[0] == "-" or tag[0] == "_" or child.child is None:
+            first = child.child
+            if tag is None or tag[0] == "-" or tag[0] == "_" or first is None:
                 child = child.next  # a comment, or an element with nothing in it (br, img)
                 continue
             if tag in _SKIP or (tag in _SECTIONING and not in_article):
                 child = child.next
                 continue
             attrs = child.attributes
-            if attrs and _template_attrs(attrs):
+            # (a dict test first: most elements have none of the three, a call costs more)
+            if (
+                attrs
+                and ("role" in attrs or "class" in attrs or "id" in attrs)
+                and _template_attrs(attrs)
+            ):
                 child = child.next
                 continue
             start = len(pieces)
             breaks = tag in _BREAKS
             if breaks:
                 self.brk = True
-            c, k, n, h = self.node(child, in_link or tag == "a", in_article or tag in _ARTICLE)
-            had = had or h
+            if first.tag_id == _TEXT_ID and first.next is None:
+                # An element of one text node (<a>…</a>, <h1>…</h1>, <p>…</p>): what the
+                # recursive call gives, without the call (most elements of a page).
+                c = k = 0
+                n = False
+                text = first.text_content
+                if text and not text.isspace():
+                    c = len(text)
+                    if in_link or tag == "a":
+                        k = c
+                    n = _notice(text)
+                    if self.brk:
+                        text = BLOCK_BREAK + text
+                        self.brk = False
+                    pieces.append(text)
+                    cut.append(0)
+                h = False
+            else:
+                c, k, n, h = self.node(child, in_link or tag == "a", in_article or tag in _ARTICLE)
+                had = had or h
             if breaks:
                 self.brk = True
             if tag in _BLOCKS:
