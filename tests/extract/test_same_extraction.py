@@ -77,3 +77,39 @@ def test_main_text_shingles_and_fingerprint_are_as_before(pages) -> None:
         got = extract_links(body, url, "text/html; charset=utf-8", with_text=True)
         assert got.text == want, url
         assert fingerprint_text(got.text) == fingerprint_text(want), url
+
+
+REFS = [
+    "a.html", "./b/../c.html", "/d.html", "//other.test/e", "?q=1", "#top", "http://x.test/f",
+    "HTTP://X.test/g", "https:h.html", " \tsp ace.html", "a\\b.html", "x\ny.html", "",
+    "mailto:a@b.test", "ü.html", "/ä?ö=1", "g:h", "..", "javascript:location.href='/j.html'",
+]  # fmt: skip
+BASES = [
+    "http://a.test/",
+    "http://a.test/dir/page.html?x=1#f",
+    "https://a.test:8443/dir/",
+    "http://b.test/deep/er/page",
+    "http://user@a.test/dir/x",
+]
+
+
+def test_links_resolved_from_the_shared_cache_are_as_resolved_alone() -> None:
+    # The cache of resolutions is keyed by the part of the base a reference depends on:
+    # pages of different bases that share it must get what each page gets on its own.
+    from dustless.extract import _links
+
+    body = "".join(f'<a href="{r}">x</a>' for r in REFS)
+    for charset in ("utf-8", "euc-kr"):
+        ctype = f"text/html; charset={charset}"
+        alone = []
+        for base in BASES:
+            _links._CACHE.clear()
+            _links._PREFIXES.clear()
+            alone.append(extract_links(body.encode(charset, "replace"), base, ctype).links)
+        shared = [extract_links(body.encode(charset, "replace"), b, ctype).links for b in BASES]
+        assert shared == alone
+        assert [link.url for link in alone[1]][:3] == [
+            "http://a.test/dir/a.html",
+            "http://a.test/dir/c.html",
+            "http://a.test/d.html",
+        ]
