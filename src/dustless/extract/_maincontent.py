@@ -188,7 +188,7 @@ class _Walk:
             tag = names.get(tid)
             if tag is None:
                 tag = _name(child, tid)
-            first = child.child
+            first = child.first_child  # (``child`` is a deprecated alias: one lookup more)
             if tag is None or tag[0] == "-" or tag[0] == "_" or first is None:
                 continue  # a comment, or an element with nothing in it (br, img)
             if tag in _SKIP or (tag in _SECTIONING and not in_article):
