@@ -141,13 +141,16 @@ class _Walk:
     :data:`BLOCK_BREAK`), ``cut[i]`` whether piece i is in a link list (left out unless the
     main content is too short without it)."""
 
-    __slots__ = ("brk", "cut", "main", "pieces")
+    __slots__ = ("brk", "cut", "main", "notices", "pieces")
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
         self.cut = bytearray()
         self.main: list[tuple[int, int]] = []  # piece ranges of main / role=main / article
         self.brk = False  # the next text begins a block
+        # Whether any text of the page may hold a notice: when the whole text holds none,
+        # no text node does, and the five substring tests per node are skipped.
+        self.notices = True
 
     def _drop(self, start: int, end: int) -> None:
         """Take pieces[start:end] out of the walk (template found after it was read)."""
@@ -162,6 +165,7 @@ class _Walk:
         it had text, all cut as link lists."""
         pieces, cut = self.pieces, self.cut
         names = _NAMES
+        notices = self.notices
         chars = links = 0
         had = False
         notice = False
@@ -177,7 +181,7 @@ class _Walk:
                     chars += len(text)
                     if in_link:
                         links += len(text)
-                    if not notice:
+                    if notices and not notice:
                         notice = _notice(text)
                     if self.brk:
                         text = BLOCK_BREAK + text
@@ -215,7 +219,7 @@ class _Walk:
                     c = len(text)
                     if in_link or tag == "a":
                         k = c
-                    n = _notice(text)
+                    n = notices and _notice(text)
                     if self.brk:
                         text = BLOCK_BREAK + text
                         self.brk = False
@@ -263,6 +267,7 @@ def main_text(parser: LexborHTMLParser) -> str:
     if body is None:
         return ""
     walk = _Walk()
+    walk.notices = _notice(body.text(deep=True, separator="", strip=False))
     walk.node(body, False, False)
     pieces, cut = walk.pieces, walk.cut
     lo, hi = 0, len(pieces)
