@@ -1,7 +1,8 @@
 """CPU per page of what the crawl does with a fetched page (issue 28), by stage.
 
-Reads the response records of a crawl's WARC file (the test web's pages, saved once), then
-runs over them, in one process, the work the engine asks of ``crawl.page.page_outcome``:
+Over the pages of the ``clean`` test web (50 sites × 100 pages, rendered in-process), or the
+HTML response records of a crawl's WARC files, runs in one process the work the engine asks
+of ``crawl.page.page_outcome``, by stage:
 
 * ``page_outcome``: the whole of it (parse, links, canonical, main text, fingerprint,
   discovery's filter/normalizer/scope), with a fresh ``Discovery`` each round, as a new
@@ -9,7 +10,10 @@ runs over them, in one process, the work the engine asks of ``crawl.page.page_ou
 * ``extract``: ``extract_links`` alone (decode, parse, links resolved), without text;
 * ``main``: the main-content text of the page (``extract.main_text``: parse and walk);
 * ``fingerprint``: ``fingerprint_text`` of that text (shingles and MinHash);
-* ``discover``: ``Discovery.links`` of the page's links.
+* ``discover``: ``Discovery.links`` of the page's links;
+* ``peer``: what a bare crawl loop does with a page: lxml parses it and every link is
+  joined to the page's URL (``urllib.parse.urljoin``), nothing else. The ratio printed
+  is page_outcome's CPU over the peer's.
 
 Times are CPU (``time.process_time``), best of ``--rounds``; the machine is shared, so
 compare two trees by running this twice, interleaved (``PYTHONPATH=OTHER/src``), or under
@@ -19,7 +23,9 @@ compare two trees by running this twice, interleaved (``PYTHONPATH=OTHER/src``),
         --pages-per-site 100                      # prints "serving ADDR" and the seeds
     .venv/bin/python -m dustless crawl SEEDS --out /tmp/tw --resolve '*.test:127.0.0.1' \
         --delay 0 --delay-factor 0 --concurrency 64 --quiet --max-depth 5 --policy standard
-    .venv/bin/python bench/page_cpu_bench.py /tmp/tw/warc/*.warc.gz [--rounds 5] [--profile]
+    .venv/bin/python bench/page_cpu_bench.py [/tmp/tw/warc/*.warc.gz] [--rounds 5] [--profile]
+
+Without WARC files it renders the test web's pages itself (``make bench`` runs it so).
 """
 
 from __future__ import annotations
@@ -30,7 +36,9 @@ import pstats
 import time
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urljoin
 
+import lxml.html
 from warcio.archiveiterator import ArchiveIterator
 
 from dustless.crawl.config import CrawlConfig
@@ -42,10 +50,17 @@ from dustless.extract import extract_links, fingerprint_text, main_text
 from dustless.fetch import FetchResult
 from dustless.frontier import QueuedURL
 from dustless.states import NetState
+from dustless.testweb import Profile, WebConfig, build_web, render_page
 from dustless.url import Normalizer, authority_of
 
 SORT = __import__("os").environ.get("SORT", "tottime")
 Page = tuple[str, str, bytes]  # url, Content-Type, body
+
+
+def rendered() -> list[Page]:
+    web = build_web(WebConfig(seed=1, sites=50, pages_per_site=100, profile=Profile.CLEAN))
+    ctype = "text/html; charset=utf-8"
+    return [(p.url, ctype, render_page(p, 0)) for p in web.pages_by_rid.values()]
 
 
 def load(paths: list[Path]) -> list[Page]:
@@ -126,23 +141,29 @@ def _stages(pages: list[Page]) -> dict[str, Callable[[], None]]:
         for f, site in zip(found, sites, strict=True):
             settle(d, d.links(f, depth=1, seed_id=1, party_site=site))
 
+    def peer() -> None:
+        for u, _c, b in pages:
+            for _el, _attr, link, _pos in lxml.html.fromstring(b).iterlinks():
+                urljoin(u, link)
+
     return {
         "page_outcome": _outcomes(pages),
         "extract": extract,
         "main": main,
         "fingerprint": fingerprint,
         "discover": discover,
+        "peer": peer,
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("warc", nargs="+", type=Path)
+    ap.add_argument("warc", nargs="*", type=Path, help="a crawl's WARC files (default: render)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", help="one stage (page_outcome, extract, main, …)")
     ap.add_argument("--profile", action="store_true", help="cProfile one round of it")
     args = ap.parse_args()
-    pages = load(args.warc)
+    pages = load(args.warc) if args.warc else rendered()
     stages = _stages(pages)
     if args.only:
         stages = {args.only: stages[args.only]}
@@ -153,13 +174,17 @@ def main() -> None:
         pstats.Stats(prof).sort_stats(SORT).print_stats(40)
         return
     print(f"{len(pages)} HTML pages; CPU µs per page, best of {args.rounds}")
+    bests: dict[str, float] = {}
     for name, fn in stages.items():
         best = float("inf")
         for _ in range(args.rounds):
             t0 = time.process_time()
             fn()
             best = min(best, time.process_time() - t0)
+        bests[name] = best
         print(f"{name:>14} {best / len(pages) * 1e6:8.1f}")
+    if "page_outcome" in bests and "peer" in bests:
+        print(f"page_outcome / peer: {bests['page_outcome'] / bests['peer']:.2f}")
 
 
 if __name__ == "__main__":
