@@ -10,6 +10,7 @@ function that a test can call with values.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from dustless.crawl.conditional import Validator, kept_validators
@@ -26,7 +27,7 @@ from dustless.extract import (
 )
 from dustless.fetch import FetchResult
 from dustless.frontier import QueuedURL
-from dustless.kinds import DOCUMENT_KINDS, LinkKind
+from dustless.kinds import LinkKind
 from dustless.states import NetState
 from dustless.store import FetchRecord, URLLabel
 
@@ -65,7 +66,7 @@ class _Read:
     state: NetState
     fp: bytes | None = None
     main: str | None = None  # the main content's text, for the soft-404 judge
-    counts: dict[LinkKind, int] | None = None
+    counts: tuple[int, int, int] = (0, 0, 0)  # h-, a- and f-links (seed 004 Table 13)
     canonical: str | None = None  # RFC 6596: evidence for the learner (crawl/learn.py)
     found: list[tuple[str, LinkKind]] = field(default_factory=list)
     labels: dict[str, Label] | None = None
@@ -116,7 +117,7 @@ def page_outcome(
         )
         internal, external = link_counts(cands)
         links += cands
-    counts = read.counts or dict.fromkeys(DOCUMENT_KINDS, 0)
+    links_h, links_a, links_f = read.counts
     warc_ref, req_ref = stored.response, stored.request
     etag, last_modified = kept_validators(status, r.header("etag"), r.header("last-modified"), held)
     fetch = FetchRecord(
@@ -130,9 +131,9 @@ def page_outcome(
         elapsed=r.elapsed,
         content_sha1=sha1,
         revisit_of=revisit_of,
-        links_h=counts[LinkKind.OTHER],
-        links_a=counts[LinkKind.ANCHOR],
-        links_f=counts[LinkKind.FRAME],
+        links_h=links_h,
+        links_a=links_a,
+        links_f=links_f,
         links_internal=internal,
         links_external=external,
         location=r.location,
@@ -186,8 +187,7 @@ def _read(
             # Markup that would cost the parser far more than its size (extract/_guard.py):
             # its links were read without its structure, and the fetch says so.
             read.state = NetState.pFlat
-        read.counts = dict.fromkeys(DOCUMENT_KINDS, 0)
-        read.counts.update(extraction.counts)
+        read.counts = _letters(extraction.counts)
         read.canonical = extraction.canonical
         if scripted is None:
             read.found = [(link.url, link.kind) for link in extraction.links]
@@ -206,6 +206,20 @@ def _read(
     if fingerprint:  # a 2xx document that was not parsed for links (text/plain, …)
         read.fp = content_fingerprint(r.body, r.mime, r.header("content-type"))
     return read
+
+
+def _letters(counts: Mapping[LinkKind, int]) -> tuple[int, int, int]:
+    """The h-, a- and f-link counts of an extraction's ``counts``. Read by iterating, which
+    hashes no key: an enum's ``__hash__`` is Python code in 3.11 (~0.3 µs, measured)."""
+    h = a = f = 0
+    for kind, n in counts.items():
+        if kind is LinkKind.OTHER:
+            h = n
+        elif kind is LinkKind.ANCHOR:
+            a = n
+        elif kind is LinkKind.FRAME:
+            f = n
+    return h, a, f
 
 
 def _soft404(

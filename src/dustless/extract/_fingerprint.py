@@ -136,7 +136,7 @@ def _shingles(text: str) -> list[bytes]:
         # than they were (a listing's last block is its own links, whatever its order)
         spaced = spaced.replace(_BREAK, _BREAK_WORDS)
     if spaced.isascii():
-        words = [w for w in spaced.split() if w.isalpha()]
+        words = list(filter(bytes.isalpha, spaced.split()))  # a C loop, not a Python one
     else:
         if _NBSP in spaced:
             spaced = spaced.replace(_NBSP, b" ")

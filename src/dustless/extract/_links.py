@@ -257,19 +257,6 @@ class _BaseScope:
         last = base.rfind("/", start, cut)
         self.dir = base[: last + 1] if last >= 0 else base
 
-    def key(self, ref: str) -> tuple[str, str]:
-        if not ref or ref[0] <= " " or _QUIRKY.search(ref):
-            return (self.base, ref)
-        if ref.startswith(("http://", "https://")):
-            return ("", ref)  # absolute: the base does not matter
-        if ref[0] == "/":
-            if ref[1:2] == "/":
-                return (self.scheme, ref)  # scheme-relative: only the scheme matters
-            return (self.origin, ref)  # path-absolute: scheme, userinfo, host, port
-        if ref[0] in "?#" or ":" in ref:
-            return (self.base, ref)  # query/fragment-only, or maybe a scheme
-        return (self.dir, ref)  # path-relative: the base up to its last "/"
-
 
 def _text(node: LexborNode) -> str:
     text: str = node.text(deep=True, separator="", strip=False)
@@ -330,7 +317,9 @@ def _walk(
             continue
         seen_nodes.add(nid)
         tag = node.tag
-        attrs = node.attrs
+        # The attributes as a dict: one call that copies them all costs a third of one
+        # ``node.attrs.get`` (a lookup by name in lexbor, ~0.6 µs; measured).
+        attrs = node.attributes
         value: str | None
         if tag == "a":
             if (value := attrs.get("href")) is not None:
@@ -427,14 +416,32 @@ def extract_links(
     cache = _CACHE
     canonicals: list[str] = []  # RFC 6596 declarations, for Extraction.canonical
 
+    # The cache key of a reference: the part of the base its resolution depends on (WHATWG
+    # URL §4.4 states), then the reference. Written inline, not as a method: a call per
+    # link was a tenth of the link's cost.
+    at_base, at_scheme, at_origin, at_dir = scope.base, scope.scheme, scope.origin, scope.dir
+    quirky = _QUIRKY.search
+    append = links.append
+
     def add(raw: str, kind: LinkKind, letter: str, label: str) -> None:
         ref = raw.strip(_SPACE)
-        if ref[:1] in "jJ" and ref[:11].lower() == "javascript:":
+        first = ref[:1]
+        if first in "jJ" and ref[:11].lower() == "javascript:":
             scripts.append(ref)
             for m in _JS_NAV.finditer(ref):
                 add(m.group(2), _H, "h", label)
             return
-        key = scope.key(ref)
+        if not first or first <= " " or quirky(ref):
+            key = (at_base, ref)  # WHATWG parsing may change its shape: the whole base
+        elif first == "h" and ref.startswith(("http://", "https://")):
+            key = ("", ref)  # absolute: the base does not matter
+        elif first == "/":
+            # scheme-relative: only the scheme matters; path-absolute: the origin does
+            key = (at_scheme, ref) if ref[1:2] == "/" else (at_origin, ref)
+        elif first in "?#" or ":" in ref:
+            key = (at_base, ref)  # query/fragment-only, or maybe a scheme
+        else:
+            key = (at_dir, ref)  # path-relative: the base up to its last "/"
         if not utf8 and not ref.isascii():
             key = (f"{encoding}\0{key[0]}", ref)
         try:
@@ -443,7 +450,12 @@ def extract_links(
             absolute = _resolve_new(key, ref, scope, resolve, encoding)
         if absolute is None:
             return
-        links.append(_link(absolute, kind, label, raw))
+        link: Link = _new(Link)  # _link(absolute, kind, label, raw), without the call
+        _set_url(link, absolute)
+        _set_kind(link, kind)
+        _set_text(link, label)
+        _set_raw(link, raw)
+        append(link)
         counts[letter] += 1
 
     _walk(nodes, add, links, canonicals, anchor_text=anchor_text)
