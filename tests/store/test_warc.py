@@ -512,3 +512,75 @@ def test_warc_date_equals_the_strftime_form(ts: float) -> None:
 
     d = dt.datetime.fromtimestamp(ts, dt.UTC)
     assert warc_date(ts) == d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond:06d}Z"
+
+
+def test_a_writers_record_ids_are_distinct_uuid4_urns(tmp_path: Path) -> None:
+    # The writer makes its ids from the hex digits of one random draw; ids of two draws
+    # (more than _IDS_PER_DRAW) must still be uuid4 URNs, none repeated.
+    import uuid
+
+    with WarcWriter(tmp_path) as w:
+        ids = [w._next_id() for _ in range(3 * 256 + 5)]
+    assert len(set(ids)) == len(ids)
+    for rid in ids:
+        u = uuid.UUID(rid[10:-1])
+        assert (u.version, u.variant) == (4, uuid.RFC_4122)
+        assert f"<urn:uuid:{u}>" == rid
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 4_000_000_000), st.lists(st.integers(0, 999_999), min_size=1, max_size=20))
+def test_warc_dates_within_one_second_equal_the_strftime_form(
+    second: int, micros: list[int]
+) -> None:
+    # Dates of one second share its text (made once); each must still be datetime's.
+    import datetime as dt
+
+    from dustless.store import warc_date
+
+    for ts in [second + m / 1e6 for m in micros] + [second + 0.9999996, float(second)]:
+        d = dt.datetime.fromtimestamp(ts, dt.UTC)
+        assert warc_date(ts) == d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond:06d}Z"
+
+
+_HEAD_NAMES = st.sampled_from(
+    ["Content-Type", "content-length", "Content-Length", "Transfer-Encoding", "Server", "X-A",
+     "Content-Encoding", "Bad Name", "Bad:", ""]
+)  # fmt: skip
+_HEAD_VALUES = st.sampled_from(
+    ["5", "05", "7", "x", "chunked", "", " 5", "5 ", "a  b", "\xe9", "\t"]
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.sampled_from(
+        ["HTTP/1.1 200 OK", "HTTP/1.0 404", "HTTP/1.1 200 ", " HTTP/1.1 200 OK", "200"]
+    ),
+    st.lists(st.tuples(_HEAD_NAMES, st.sampled_from([": ", ":", ":  "]), _HEAD_VALUES), max_size=6),
+    st.sampled_from(["\r\n", "\n"]),
+    st.integers(0, 8),
+    st.booleans(),
+)
+def test_sent_head_kept_as_received_only_where_rebuilding_it_gives_it_back(
+    first: str, fields: list[tuple[str, str, str]], eol: str, length: int, truncated: bool
+) -> None:
+    # A canonical head is stored byte for byte without being parsed again; whatever the
+    # head, the stored one is what the long way (parse, rename, rebuild) makes of it.
+    from dustless.store._warc import _rebuilt_sent_head, _sent_head
+
+    head = (eol.join([first, *(n + s + v for n, s, v in fields)]) + eol + eol).encode("latin-1")
+    assert _sent_head(head, length, truncated=truncated) == _rebuilt_sent_head(
+        head, length, truncated
+    )
+
+
+def test_a_canonical_head_is_stored_byte_for_byte(tmp_path: Path) -> None:
+    from dustless.store._warc import _sent_head
+
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 3\r\nX-A: a  b\r\n\r\n"
+    assert _sent_head(head, 3) is head  # as received: not parsed and joined again
+    with WarcWriter(tmp_path, bodies="as-sent") as w:
+        ref = w.write_response("http://a.test/", head, b"abc", fetched_at=1.0, as_sent=True)
+    record = gzip.decompress((tmp_path / w.current_file).read_bytes()[ref.response.offset :])
+    assert head + b"abc\r\n\r\n" in record

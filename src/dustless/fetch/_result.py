@@ -94,8 +94,11 @@ class FetchResult:
 def first_header(headers: Iterable[tuple[str, str]], name: str) -> str | None:
     """The value of the first of ``headers`` called ``name`` (case-insensitive), or ``None``."""
     lowered = name.lower()
+    size = len(lowered)
+    # Only a name of the same length can match: most fields are passed over without
+    # lower-casing them (a page's head is walked ~6 times, for as many fields).
     for key, value in headers:
-        if key.lower() == lowered:
+        if len(key) == size and key.lower() == lowered:
             return value
     return None
 

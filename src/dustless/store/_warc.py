@@ -155,9 +155,29 @@ def truncation(state: str, error: str | None) -> str | None:
 
 def warc_date(ts: float) -> str:
     """WARC-Date (WARC 1.1 §5.4: W3C-ISO8601, fractions of a second allowed), UTC."""
-    # isoformat is strftime("%Y-%m-%dT%H:%M:%S.%f") for the years a timestamp >= 0 can have,
-    # at 1.7 µs instead of 2.6 µs (measured); "+00:00" becomes "Z".
+    global _date_second, _date_prefix
+    # A crawl dates hundreds of records in the same second: its "YYYY-MM-DDThh:mm:ss" is
+    # made once (2.2 µs) and each date is that and its microseconds (0.5 µs). They are
+    # computed as datetime.fromtimestamp does (the exact fraction times 1e6, rounded half
+    # to even); a fraction that rounds up to the next second takes datetime's way.
+    second = int(ts)
+    micro = round((ts - second) * 1e6)
+    if ts < 0 or micro >= 1_000_000:
+        return _full_date(ts)
+    if second != _date_second:
+        # isoformat is strftime("%Y-%m-%dT%H:%M:%S") for the years a timestamp >= 0 can
+        # have, at 1.7 µs instead of 2.6 µs (measured).
+        _date_second = second
+        _date_prefix = _dt.datetime.fromtimestamp(second, _dt.UTC).isoformat()[:19]
+    return f"{_date_prefix}.{micro:06d}Z"
+
+
+def _full_date(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="microseconds")[:26] + "Z"
+
+
+_date_second = -1
+_date_prefix = ""
 
 
 # RFC 9562 §5.4 version 4: bits 48-51 of the 128 are 0100, bits 64-65 are 10.
@@ -177,6 +197,8 @@ def _record_id(random16: bytes | None = None) -> str:
 # Random bytes for record ids drawn this many ids at a time: one getrandom(2) call per 256
 # ids instead of one per id (os.urandom is the same CSPRNG either way).
 _IDS_PER_DRAW = 256
+# RFC 9562 §4.1: the variant bits 10 over the two low bits of the hex digit they start.
+_VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}
 
 
 def _target(url: str) -> str:
@@ -259,6 +281,13 @@ def _sent_head(head: bytes, payload_len: int, *, truncated: bool = False) -> byt
     the first bytes of that message, and pywb's ``id_`` replay ends early as the capture
     did. Any other (a 304's length of the representation, a length beside chunked, RFC
     9112 §6.3) stays as ``X-Dustless-Orig-Content-Length``."""
+    if _sent_as_is(head, payload_len, truncated):
+        return head
+    return _rebuilt_sent_head(head, payload_len, truncated)
+
+
+def _rebuilt_sent_head(head: bytes, payload_len: int, truncated: bool) -> bytes:
+    """``_sent_head`` the long way: the head parsed into fields and written again."""
     first, fields = _split_head(head)
     if not first.startswith("HTTP/"):
         first = "HTTP/1.1 200 OK" if not first else "HTTP/1.1 " + first
@@ -284,6 +313,35 @@ def _sent_head(head: bytes, payload_len: int, *, truncated: bool = False) -> byt
     if not framed:
         lines.append(f"Content-Length: {payload_len}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+# A head already in the form ``_sent_head`` writes: an ``HTTP/`` status line and
+# ``Name: value`` fields (RFC 9110 §5.1 token names, values of visible ASCII and inner spaces,
+# no whitespace around them, nothing folded or empty), CRLF line ends, one empty line at the
+# end. The fetcher's heads are so (``Response.raw_head``); anything else takes the long way.
+_CANONICAL_HEAD = re.compile(
+    rb"HTTP/[!-~](?:[ -~]*[!-~])?(?:\r\n[!#-'*+\-.0-9A-Z^_`a-z|~]+: [!-~](?:[ -~]*[!-~])?)*\r\n\r\n"
+)
+_CL_FIELD = b"\r\ncontent-length: "
+
+
+def _sent_as_is(head: bytes, payload_len: int, truncated: bool) -> bool:
+    """Would ``_sent_head`` give ``head`` back unchanged? Yes for a canonical head (its
+    parse and rebuild are the identity) with no ``Transfer-Encoding`` and exactly one
+    ``Content-Length`` that frames the stored bytes (equal, or, ``truncated``, larger): the
+    common response, kept byte for byte without the ~5 µs of splitting and joining it."""
+    if _CANONICAL_HEAD.fullmatch(head) is None:
+        return False
+    low = head.lower()
+    at = low.find(_CL_FIELD)
+    if at < 0 or b"\r\ntransfer-encoding:" in low or low.find(_CL_FIELD, at + 1) >= 0:
+        return False
+    at += len(_CL_FIELD)
+    value = head[at : head.index(b"\r", at)]
+    if not value.isdigit():
+        return False
+    length = int(value)
+    return length == payload_len or (truncated and length > payload_len)
 
 
 def _longer(value: str, payload_len: int) -> bool:
@@ -410,7 +468,7 @@ class WarcWriter:
         # does not write (RFC 1951 §3.2.4).
         self._oneshot = _isal_level(compress_level)
         # Random bytes for record ids, drawn _IDS_PER_DRAW ids at a time (``_next_id``).
-        self._random = b""
+        self._random = ""  # their hex digits, 32 an id
         self._random_at = 0
         level = 6 if compress_level == -1 else compress_level
         # The header zlib writes for wbits=31 (RFC 1952 §2.3): no name, MTIME 0, XFL from
@@ -499,11 +557,18 @@ class WarcWriter:
             os.close(fd)
 
     def _next_id(self) -> str:
+        # ``_record_id`` of the next 16 random bytes, read from their hex digits, made at
+        # once for the whole draw (0.6 µs an id instead of 1.7): the version nibble (hex
+        # digit 12) is written 4, the variant's (16) keeps its low two bits under 10.
         at = self._random_at
         if at >= len(self._random):
-            self._random, at = os.urandom(16 * _IDS_PER_DRAW), 0
-        self._random_at = at + 16
-        return _record_id(self._random[at : at + 16])
+            self._random, at = os.urandom(16 * _IDS_PER_DRAW).hex(), 0
+        self._random_at = at + 32
+        h = self._random
+        return (
+            f"<urn:uuid:{h[at : at + 8]}-{h[at + 8 : at + 12]}-4{h[at + 13 : at + 16]}-"
+            f"{_VARIANT[h[at + 16]]}{h[at + 17 : at + 20]}-{h[at + 20 : at + 32]}>"
+        )
 
     def _append(self, rid: str, data: bytes) -> WarcRef:
         assert self._file is not None, "the writer is closed"
