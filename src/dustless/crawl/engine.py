@@ -51,7 +51,6 @@ from typing import Any
 
 from dustless.crawl._batching import BACKLOG_PAGES
 from dustless.crawl._build import CrawlSetup, Parts, build_parts
-from dustless.crawl._heap import keep_heap
 from dustless.crawl.hosts import Block, Denied, RobotsItem
 from dustless.crawl.net import failure_kind
 from dustless.crawl.page import is_html, page_outcome, page_state
@@ -206,7 +205,6 @@ class Crawler:
         """Crawl until no work is left anywhere (or a stop); everything is committed and
         every lease given back when this returns. The batch's end is the caller's."""
         loop = asyncio.get_running_loop()
-        keep_heap()  # the same few MiB freed and taken again every page (crawl/_heap.py)
         installed = []
         previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dustless.crawl._build import open_crawl
+from dustless.crawl._heap import keep_heap
 from dustless.crawl.config import CrawlConfig
 from dustless.crawl.engine import Crawler, CrawlResult
 from dustless.crawl.progress import Progress
@@ -58,6 +59,9 @@ def run_crawl(
     # generation less often (measured: ~10 % of the CPU per page at the default threshold).
     threshold = gc.get_threshold()
     gc.set_threshold(50_000, 20, 20)
+    # Process-wide too, so here and not in the engine (which a program may embed): the same
+    # few MiB of C heap are freed and taken again every page (crawl/_heap.py).
+    keep_heap()
     try:
         with contextlib.ExitStack() as stack:
             stack.callback(store.close)
