@@ -586,6 +586,15 @@ class LiveLearner:
                 without = self._rules_without(*last)
                 if without.apply(key) != without.apply(new):
                     necessary = [last]
+            elif not equal and authority_of(key) != authority_of(new):
+                # Two hosts' spellings, merged only through a host alias: the pair says the
+                # twin serves another document there (a subtree left out of the mirror, a
+                # mobile template keeping less of a page), not that a parameter of either
+                # host selects one. The hosts' own rules are checked by their own pairs; one
+                # blamed here would be retracted for good by a twin's difference (the real
+                # web's seeds 9 and 17 lost ``jsessionid``, ``src`` and ``tab`` so).
+                aliases = [r for r in necessary if self._aliases([r])]
+                necessary = aliases or necessary
             for rhost, spec in necessary:
                 a = self._active.get(rhost, {}).get(spec)
                 if a is None:
