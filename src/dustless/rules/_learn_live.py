@@ -172,6 +172,11 @@ class _Active:
     evidence: LiveEvidence  # when it was accepted
     equal: int = 0  # equal pairs met since
     differ: int = 0  # counterexamples met since
+    # A host alias: the one directory (with its subdirectories; the top level alone) where
+    # its twin was found to differ. The crawl distrusts it there (``LiveChanges.differed``:
+    # that part fetched under its own spellings, what was merged there fetched again); its
+    # counterexamples there are not held against the alias, which stays in force elsewhere.
+    local: str | None = None
     # the order rules were put in force: a pair that needs several rules to merge is blamed
     # on the one that came last (``_monitor``)
     seq: int = field(default_factory=lambda: next(_SEQ))
@@ -607,11 +612,13 @@ class LiveLearner:
                     continue
                 if equal:
                     a.equal += 1
-                else:
-                    a.differ += 1
-                    self._differed.append((rhost, spec, key, new))
-                    if a.over_budget(self.options.max_fp):
-                        out.append(self._retract(rhost, spec, a, key, new))
+                    continue
+                self._differed.append((rhost, spec, key, new))
+                if isinstance(a.rule, HostRedirect) and _in_local(a, new):
+                    continue  # a twin that differs in one subtree: distrusted there
+                a.differ += 1
+                if a.over_budget(self.options.max_fp):
+                    out.append(self._retract(rhost, spec, a, key, new))
         group.append((new, new_cls))
         return out
 
@@ -897,3 +904,16 @@ def _keys(found: str | list[str] | None) -> list[str]:
 
 def _rules_of(rules: dict[str, _Active]) -> tuple[LearnedRule, ...]:
     return tuple(a.rule for a in rules.values())
+
+
+def _in_local(a: _Active, url: str) -> bool:
+    """Whether a host alias's counterexample at ``url`` lies in the one directory where its
+    twin differs — the first such directory is taken as it (a mirror that left out or changed
+    one subtree, as the real web's ``www`` twins do). A second directory is a twin that
+    differs more broadly: held against the alias, whose budget then retracts it."""
+    path = split_lenient(url).path
+    where = path.rpartition("/")[0] + "/"
+    if a.local is None:
+        a.local = where
+        return True
+    return where == a.local or (a.local != "/" and where.startswith(a.local))
