@@ -143,3 +143,20 @@ def test_a_twin_differing_in_many_directories_loses_its_alias():
         retracted += learner.observe([page(H + p, p), page(W + p, "twin" + p)]).retracted
     assert [r.host for r in retracted] == ["www.a.test"]
     assert aliases(learner) == set()
+
+
+def test_two_twins_differing_where_the_main_host_was_not_fetched_are_distrusted_not_retracted():
+    """``www.h/x`` and ``m.h/x`` differ, ``h/x`` itself unseen: which twin differs is unknown
+    (a mobile template's thin page, or the ``www`` twin's subtree). The directory is reported
+    for both (the crawl fetches what they merge there), and counted against neither."""
+    learner = LiveLearner()
+    paths = [f"/d{i % 5}/p{i}.html" for i in range(40)]
+    learner.observe([page(u + p, p) for u in (H, W, M) for p in paths])
+    learner.learn()
+    assert aliases(learner) == {("www.a.test", "a.test"), ("m.a.test", "a.test")}
+    for k in range(6):
+        p = f"/e{k}/only-twins.html"
+        changes = learner.observe([page(W + p, p), page(M + p, "mobile" + p)])
+        assert not changes.retracted
+        assert {h for h, *_ in changes.differed} == {"www.a.test", "m.a.test"}
+    assert aliases(learner) == {("www.a.test", "a.test"), ("m.a.test", "a.test")}

@@ -610,11 +610,15 @@ class LiveLearner:
                 # blamed here would be retracted for good by a twin's difference (the real
                 # web's seeds 9 and 17 lost ``jsessionid``, ``src`` and ``tab`` so).
                 aliases = [r for r in necessary if self._aliases([r])]
-                if len(aliases) > 1 and any(self._home(k) for k, _ in group):
+                if len(aliases) > 1:
                     # Two twins' spellings (``www.h/x``, ``m.h/x``), each merged into the
-                    # third host's: that host's own spelling, compared with each, says which
-                    # twin differs; this pair would blame both (a mobile template's thin page
-                    # took the ``www`` twin's one directory of differences, seed 9).
+                    # third host's: it cannot say which twin differs, and would count against
+                    # both (a mobile template's thin page retracted the ``www`` alias, seeds 7
+                    # and 9). The third host's own spelling, compared with each, says it;
+                    # without one, the directory is distrusted for both (the crawl fetches
+                    # what they merge there), held against neither.
+                    if not any(self._home(k) for k, _ in group):
+                        self._differed += [(h, spec, key, new) for h, spec in aliases]
                     continue
                 necessary = aliases or necessary
             for rhost, spec in necessary:
