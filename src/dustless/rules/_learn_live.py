@@ -630,10 +630,7 @@ class LiveLearner:
                     continue
                 self._differed.append((rhost, spec, key, new))
                 if isinstance(a.rule, HostRedirect):
-                    # Where it lies in the site: by the identity the rules give it, so that
-                    # the twin's subtree in its other forms (``/print/world/x``,
-                    # ``/index.php?page=world/x``) is the same subtree (seed 9).
-                    a.where.update(_directories(self._ruleset.apply(new)))
+                    a.where.update(_directories(new))
                 a.differ += 1
                 if a.over_budget(self.options.max_fp):
                     out.append(self._retract(rhost, spec, a, key, new))
