@@ -568,6 +568,7 @@ class Learning(HeldIdentities):
         #    spellings of it are merged into them.
         changes: list[tuple[int, str, str]] = []
         docs = self.learner.documents(host)
+        key_of = {url_id: key for key, url_id in docs.items()}
         stored = store.urls_by_id(docs.values())
         for key, url_id in docs.items():
             row = stored.get(url_id)
@@ -576,6 +577,20 @@ class Learning(HeldIdentities):
                 if new != row.identity:
                     changes.append((url_id, row.identity, new))
         collided_done = set(store.rekey_urls(changes))
+        # A document an alias gave another host's identity (``m.h/x``, fetched before the
+        # alias, now ``h/x``) stands for it as one fetched under it does: checked when due
+        # (``_stands_for``: ``h/x`` fetched and compared), else held (``_hold``) — a link to
+        # ``h/x`` itself is dropped as its repeat, and admitted again if the alias is
+        # retracted or distrusted there. Else ``h/x`` is lost where the twin differs (the
+        # real web's seed 4: a ``www`` twin's page fetched before the alias was learned).
+        for url_id, _, new in changes:
+            row = stored[url_id]
+            if url_id not in collided_done and authority_of(new) != row.host:
+                key = key_of[url_id]
+                doc = QueuedURL(row.url, row.host, row.depth, row.priority, row.seed_id or 0,
+                                row.kind, url_id, new)  # fmt: skip
+                if not self._stands_for(doc, key, new):
+                    self._hold(doc, key, new)
         # A document whose new identity a queued URL holds: that URL repeats the document.
         into_done = {new for i, _, new in changes if i in collided_done}
         # 2. The queued URLs, the window first (claimed, in memory), then the DB's queue.
