@@ -106,6 +106,28 @@ _TOKEN_RE = re.compile(
     r"|<(?:!|\?|/(?![A-Za-z]))[^>]*(?:>|\Z)",
     re.S,
 )
+# Phrasing that a page closes as soon as it opens, most of the tags of real documentation
+# (``<code class="literal">x</code>``, ``<a href="…">x</a>``): none ends, pops or marks
+# anything by its start tag (not _ENDS_TOP, _SPECIAL, MARKERS, _RAW, _VOID), so a start tag,
+# text with no "<" and its own end tag have the effects :func:`shape` gives them one by one,
+# which it applies at once for the pair (see there). Not nobr (its start tag may end one).
+_PAIRED = _names(
+    "a b big code em font i s small strike strong tt u span abbr cite dfn kbd mark q samp "
+    "sub sup time var bdi bdo data ins del label"
+)
+_TAG_ATTRS = r"(?:[^<>\"'=]|=[\t\n\f\r ]*(?:\"[^\"<>]*\"|'[^'<>]*')?)*"
+# _TOKEN_RE for shape, with one more alternative tried first: such a start tag read as
+# alternative 1 reads it (the name ends at whitespace, "/" or ">"), text, and its end tag
+# with nothing but whitespace in it. The tokenizer meets the same tokens either way: the
+# pair is tried only where _TOKEN_RE would start a tag, and its parts are the tokens
+# _TOKEN_RE reads there (the text holds no "<", the element is not RCDATA/RAWTEXT).
+# Lower case only: a case-insensitive alternation costs the regex half again, and a pair
+# written otherwise is read as its two tags, as before.
+_SHAPE_RE = re.compile(
+    f"<({'|'.join(sorted(_PAIRED, key=len, reverse=True))})"
+    f"((?:[\\t\\n\\f\\r /]{_TAG_ATTRS})?)>[^<]*</\\1[\\t\\n\\f\\r ]*>|" + _TOKEN_RE.pattern,
+    re.S,
+)
 # The "special" category (§13.2.4.2) less its void elements, and svg/math whose content
 # holds more of them (MathML text integration points, SVG foreignObject/desc/title): an
 # adoption agency finds its "furthest block" or a scope boundary among these.
@@ -188,6 +210,10 @@ _END_FIRST: dict[str, frozenset[str]] = {
     "table": _IMPLIED | _CELL | {"tr", "tbody", "thead", "tfoot", "caption", "colgroup"},
 }
 
+# What the pair alternative of _SHAPE_RE relies on (see _PAIRED).
+assert not _PAIRED & (_SPECIAL | MARKERS | _RAW | _VOID | _ENDS_TOP.keys() | {"nobr"})
+assert all(_KIND.get(name, _RECONSTRUCTS) & _RECONSTRUCTS for name in _PAIRED)
+
 
 @dataclass(frozen=True, slots=True)
 class Shape:
@@ -265,7 +291,7 @@ def shape(text: str) -> Shape:
     foreign = False  # met <svg> or <math>: raw-text content may be markup
     n = len(text)
     resume = 0  # the next token starts here or later (after raw text)
-    tokens = _TOKEN_RE.finditer(text)
+    tokens = _SHAPE_RE.finditer(text)
     while True:
         for m in tokens:
             start = m.start()
@@ -279,7 +305,36 @@ def shape(text: str) -> Shape:
                 if fmt.clones > MAX_CLONES:
                     break
             last = m.end()
-            end_tag, name, simple, full = m.groups()
+            paired, pair_attrs, end_tag, name, simple, full = m.groups()
+            if paired is not None:
+                # A start tag, text, its end tag: what the code below does for each, in
+                # order. The start tag pops nothing but may reconstruct (it is "a" or plain
+                # phrasing), after which nothing is stale, so the text before the end tag
+                # reconstructs nothing; its element, on top, is pushed and popped, and no
+                # special element opens between (the end tag's whitespace is no attribute).
+                tags += 1
+                name = paired
+                if len(pair_attrs) > MAX_ATTRIBUTES:
+                    attributes = max(attributes, len(_ATTR_RE.findall(pair_attrs)))
+                    if attributes > MAX_ATTRIBUTES:
+                        break
+                kind = _KIND.get(name, _RECONSTRUCTS)
+                if stale or kind & _POPS:
+                    fmt.clones += fmt.live
+                    stale = False
+                    if fmt.clones > MAX_CLONES:
+                        break
+                if len(stack) >= deepest:
+                    deepest = len(stack) + 1
+                    if deepest > MAX_DEPTH:
+                        if kind & _FORMATS:
+                            fmt.open(name, pair_attrs, tags, specials[-1][1] if specials else -1)
+                        break
+                tags += 1
+                stale = True
+                if kind & _FORMATS:
+                    fmt.pair(name, pair_attrs, tags - 1, specials[-1][1] if specials else -1)
+                continue
             if name is None:  # a comment, a DOCTYPE, a bogus comment or a CDATA section
                 if foreign and m.group().startswith("<![CDATA["):
                     # CDATA in foreign content runs to "]]>": what looks like a tag counts
