@@ -11,6 +11,7 @@ markup, the test web's pages and the real documentation pages.
 
 from __future__ import annotations
 
+import re
 from dataclasses import astuple
 from pathlib import Path
 
@@ -19,11 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dustless.extract._guard import (
+    _ATTRS,
     _PLAIN_RE,
+    _TOKEN_RE,
     MAX_CLONES,
     MAX_DEPTH,
     MAX_OPTIONS,
     _measure,
+    flatten,
     prepare,
     shape,
 )
@@ -122,7 +126,9 @@ def test_real_documentation_measures_the_same():
     pages = 0
     for root in found.roots.values():
         for path in sorted(Path(root).rglob("*.htm*")):
-            _same(path.read_bytes().decode("utf-8", "replace"))
+            page = path.read_bytes().decode("utf-8", "replace")
+            _same(page)
+            assert _tokens(_TOKEN_RE, page) == _tokens(_TOKEN_BEFORE, page)
             pages += 1
     assert pages > 1000
 
@@ -132,3 +138,37 @@ def test_test_web_pages_measure_the_same(profile):
     web = build_web(WebConfig(seed=1, sites=8, pages_per_site=25, profile=profile))
     for page in web.pages_by_rid.values():
         _same(render_page(page, 0).decode("utf-8", "replace"))
+
+
+# The tokens as read before the attributes' pattern was unrolled (issue 28): an alternation
+# of one ordinary character or "=" and a quoted value.
+_TOKEN_BEFORE = re.compile(
+    r"<(/?)([A-Za-z][^\t\n\f\r />]*)"
+    r"(?:((?:[^<>\"'=]|=[\t\n\f\r ]*(?:\"[^\"<>]*\"|'[^'<>]*')?)*)>|"
+    f"({_ATTRS})(?:>|\\Z))"
+    r"|<!--(?:-?>|.*?--!?>|.*\Z)"
+    r"|<(?:!|\?|/(?![A-Za-z]))[^>]*(?:>|\Z)",
+    re.S,
+)
+
+
+def _tokens(regex: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], tuple]]:
+    return [(m.span(), m.groups()) for m in regex.finditer(text)]
+
+
+TAG_PIECES = ["<a", "<b ", "</", "=", "= ", '"', "'", ">", " ", "\t", "x", "<", "/", "<!--"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(TAG_PIECES), max_size=40))
+def test_the_unrolled_attributes_read_the_same_tokens(pieces):
+    text = "".join(pieces)
+    assert _tokens(_TOKEN_RE, text) == _tokens(_TOKEN_BEFORE, text)
+
+
+def test_a_failing_tag_costs_no_exponential_backtracking():
+    # 5,000 "a= " then a lone quote: alternative 1 fails, having nothing to try again (the
+    # alternation before took 2^n steps: 1 s for 22 "a= ", so this never finished).
+    text = "<p " + "a= " * 5_000 + "'x" + "<code>y</code>" * 600
+    _same(text)
+    assert "<code>" not in flatten(text)
