@@ -121,6 +121,16 @@ class Formatting:
         section.by_name.setdefault(name, []).append(entry)
         self.live += 1
 
+    def pair(self, name: str, attrs: str, serial: int, special: int) -> None:
+        """A start tag of a formatting element, text and its end tag (no tag between)."""
+        if self.live or self._ghosts.get(name):
+            self.open(name, attrs, serial, special)
+            self.close(name, special)
+        # Else nothing changes: with no entry alive, the start tag has no earlier "a" or
+        # "nobr" to adopt and no Noah's Ark to evict, its entry is the last of its name
+        # and opened after every special element (none opened between), and with no
+        # evicted element of its name to take the end tag, that end tag drops it.
+
     def close(self, name: str, special: int) -> None:
         """An end tag of a formatting element."""
         ghosts = self._ghosts.get(name, 0)

@@ -38,9 +38,16 @@ Only pages of more than :data:`CLONE_FREE_TAGS` tags or at least :data:`SHAPE_MI
 characters are measured (the test web's pages are not): below that the squares cost
 milliseconds and no page can clone :data:`MAX_CLONES` elements. The
 measure is Python's ``re`` and costs about a microsecond a tag, 1–2 times lexbor's parse of
-the same page. And every page has a budget in tags (``max_tags``): past it only the part
-before the budget's last tag is parsed, and the extraction says so
-(``Extraction.over_budget``).
+the same page. Most tags of real documentation are phrasing closed right after its text
+(``<code class="literal">x</code>``, ``<a href="…">x</a>``: a third of the tags of the
+PostgreSQL and git manuals' pages): :func:`shape` reads such a pair as one token, applying
+its two tags' effects at once, and the formatting list skips it when no entry is alive
+(:meth:`~._formatting.Formatting.pair`): the same measure, field for field — the tests
+measure pages both ways (``_PLAIN_RE`` reads every tag alone); with the tag pattern's
+attributes unrolled (``_TAG_ATTRS``) the measure of those pages costs a third less
+(``bench/guard_prepare_bench.py``). And every page has a budget in tags
+(``max_tags``): past it only the part before the budget's last tag is parsed, and the
+extraction says so (``Extraction.over_budget``).
 """
 
 from __future__ import annotations
@@ -98,14 +105,45 @@ _ATTRS = f"(?:[\\t\\n\\f\\r /]+|{_NAME}{_VALUE})*"
 #   3. a comment: "<!--" then ">" or "->" at once (abrupt), else up to "-->" or "--!>", else
 #      to the end of the input (§13.2.5.43–.52);
 #   4. a DOCTYPE, a CDATA section or bogus comment ("<!…", "<?…", "</" + not a letter).
+# The attributes of alternative 1: characters but "<>\"'=", and "=" (then whitespace, then a
+# quoted value holding no "<" or ">", if any). Written unrolled and possessive — runs of
+# ordinary characters at once, no backtracking into them (whatever one gives back, the next
+# part cannot take: it starts with "=", a quote or ">") — it reads the same tags in two
+# thirds of the time of the alternation it replaced, and never backtracks exponentially on
+# a tag that fails (many "= " then a lone quote).
+_TAG_ATTRS = r"[^<>\"'=]*+(?:=[\t\n\f\r ]*+(?:\"[^\"<>]*\"|'[^'<>]*')?[^<>\"'=]*+)*+"
 _TOKEN_RE = re.compile(
     r"<(/?)([A-Za-z][^\t\n\f\r />]*)"
-    r"(?:((?:[^<>\"'=]|=[\t\n\f\r ]*(?:\"[^\"<>]*\"|'[^'<>]*')?)*)>|"
+    f"(?:({_TAG_ATTRS})>|"
     f"({_ATTRS})(?:>|\\Z))"
     r"|<!--(?:-?>|.*?--!?>|.*\Z)"
     r"|<(?:!|\?|/(?![A-Za-z]))[^>]*(?:>|\Z)",
     re.S,
 )
+# Phrasing that a page closes as soon as it opens, most of the tags of real documentation
+# (``<code class="literal">x</code>``, ``<a href="…">x</a>``): none ends, pops or marks
+# anything by its start tag (not _ENDS_TOP, _SPECIAL, MARKERS, _RAW, _VOID), so a start tag,
+# text with no "<" and its own end tag have the effects :func:`shape` gives them one by one,
+# which it applies at once for the pair (see there). Not nobr (its start tag may end one).
+_PAIRED = _names(
+    "a b big code em font i s small strike strong tt u span abbr cite dfn kbd mark q samp "
+    "sub sup time var bdi bdo data ins del label"
+)
+# _TOKEN_RE for shape, with one more alternative tried first: such a start tag read as
+# alternative 1 reads it (the name ends at whitespace, "/" or ">"), text, and its end tag
+# with nothing but whitespace in it. The tokenizer meets the same tokens either way: the
+# pair is tried only where _TOKEN_RE would start a tag, and its parts are the tokens
+# _TOKEN_RE reads there (the text holds no "<", the element is not RCDATA/RAWTEXT).
+# Lower case only: a case-insensitive alternation costs the regex half again, and a pair
+# written otherwise is read as its two tags, as before.
+_SHAPE_RE = re.compile(
+    f"<({'|'.join(sorted(_PAIRED, key=len, reverse=True))})"
+    f"((?:[\\t\\n\\f\\r /]{_TAG_ATTRS})?)>[^<]*</\\1[\\t\\n\\f\\r ]*>|" + _TOKEN_RE.pattern,
+    re.S,
+)
+# The same tokens with no pair ever read at once: every tag is its own token, as shape read
+# them before issue 28. The tests measure pages with both and compare.
+_PLAIN_RE = re.compile("(?!)()()|" + _TOKEN_RE.pattern, re.S)
 # The "special" category (§13.2.4.2) less its void elements, and svg/math whose content
 # holds more of them (MathML text integration points, SVG foreignObject/desc/title): an
 # adoption agency finds its "furthest block" or a scope boundary among these.
@@ -188,6 +226,10 @@ _END_FIRST: dict[str, frozenset[str]] = {
     "table": _IMPLIED | _CELL | {"tr", "tbody", "thead", "tfoot", "caption", "colgroup"},
 }
 
+# What the pair alternative of _SHAPE_RE relies on (see _PAIRED).
+assert not _PAIRED & (_SPECIAL | MARKERS | _RAW | _VOID | _ENDS_TOP.keys() | {"nobr"})
+assert all(_KIND.get(name, _RECONSTRUCTS) & _RECONSTRUCTS for name in _PAIRED)
+
 
 @dataclass(frozen=True, slots=True)
 class Shape:
@@ -251,6 +293,11 @@ def shape(text: str) -> Shape:
     Anything else leaves the stack as it is, which can only make the measure deeper than
     the tree lexbor builds. Beside it, the list of active formatting elements
     (:mod:`._formatting`) counts the clones its reconstructions may make."""
+    return _measure(text, _SHAPE_RE)
+
+
+def _measure(text: str, token_re: re.Pattern[str]) -> Shape:
+    """:func:`shape` with the tokens of ``token_re``: ``_SHAPE_RE``, or ``_PLAIN_RE``."""
     stack: list[str] = []
     push = stack.append
     pop = stack.pop
@@ -265,7 +312,7 @@ def shape(text: str) -> Shape:
     foreign = False  # met <svg> or <math>: raw-text content may be markup
     n = len(text)
     resume = 0  # the next token starts here or later (after raw text)
-    tokens = _TOKEN_RE.finditer(text)
+    tokens = token_re.finditer(text)
     while True:
         for m in tokens:
             start = m.start()
@@ -279,7 +326,36 @@ def shape(text: str) -> Shape:
                 if fmt.clones > MAX_CLONES:
                     break
             last = m.end()
-            end_tag, name, simple, full = m.groups()
+            paired, pair_attrs, end_tag, name, simple, full = m.groups()
+            if paired is not None:
+                # A start tag, text, its end tag: what the code below does for each, in
+                # order. The start tag pops nothing but may reconstruct (it is "a" or plain
+                # phrasing), after which nothing is stale, so the text before the end tag
+                # reconstructs nothing; its element, on top, is pushed and popped, and no
+                # special element opens between (the end tag's whitespace is no attribute).
+                tags += 1
+                name = paired
+                if len(pair_attrs) > MAX_ATTRIBUTES:
+                    attributes = max(attributes, len(_ATTR_RE.findall(pair_attrs)))
+                    if attributes > MAX_ATTRIBUTES:
+                        break
+                kind = _KIND.get(name, _RECONSTRUCTS)
+                if stale or kind & _POPS:
+                    fmt.clones += fmt.live
+                    stale = False
+                    if fmt.clones > MAX_CLONES:
+                        break
+                if len(stack) >= deepest:
+                    deepest = len(stack) + 1
+                    if deepest > MAX_DEPTH:
+                        if kind & _FORMATS:
+                            fmt.open(name, pair_attrs, tags, specials[-1][1] if specials else -1)
+                        break
+                tags += 1
+                stale = True
+                if kind & _FORMATS:
+                    fmt.pair(name, pair_attrs, tags - 1, specials[-1][1] if specials else -1)
+                continue
             if name is None:  # a comment, a DOCTYPE, a bogus comment or a CDATA section
                 if foreign and m.group().startswith("<![CDATA["):
                     # CDATA in foreign content runs to "]]>": what looks like a tag counts
@@ -366,7 +442,7 @@ def shape(text: str) -> Shape:
             or fmt.clones > MAX_CLONES
         ):
             break
-        tokens = _TOKEN_RE.finditer(text, resume)
+        tokens = token_re.finditer(text, resume)
     return Shape(deepest, options, attributes, tags, fmt.clones)
 
 
