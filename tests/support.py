@@ -6,7 +6,9 @@ import contextlib
 import os
 import shutil
 import socket
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,18 @@ def chromium() -> str:
     require(path, "Debian's chromium is not installed (apt-get install chromium)")
     assert path is not None
     return path
+
+
+def serving(cls: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """Serve the handler class ``cls`` on a free loopback port (told to it as ``cls.port``)
+    until the generator is closed: a test's own small site, for a fixture to ``yield from``."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), cls)
+    cls.port = httpd.server_address[1]  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield cls.port  # type: ignore[attr-defined]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()

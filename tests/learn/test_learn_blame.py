@@ -17,13 +17,13 @@ import hashlib
 import random
 import sqlite3
 import string
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from dustless.crawl import CrawlConfig, run_crawl
+from support import serving
 
 SECTIONS, PAGES = 4, 30
 
@@ -105,27 +105,14 @@ class _EarlyHandler(_Handler):
     early = True
 
 
-def _serving(cls: type[_Handler]) -> Iterator[int]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), cls)
-    cls.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield cls.port
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
-
-
 @pytest.fixture
 def site() -> Iterator[int]:
-    yield from _serving(_Handler)
+    yield from serving(_Handler)
 
 
 @pytest.fixture
 def early_site() -> Iterator[int]:
-    yield from _serving(_EarlyHandler)
+    yield from serving(_EarlyHandler)
 
 
 def test_a_twin_hosts_difference_never_retracts_the_main_hosts_own_rule(site, tmp_path):

@@ -9,14 +9,13 @@ from __future__ import annotations
 import random
 import sqlite3
 import string
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from dustless.crawl import CrawlConfig, run_crawl
+from support import serving
 
 SECTIONS, PAGES, TWIN, DIFFER = 5, 40, 3, 12
 
@@ -37,21 +36,6 @@ def _reply(handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
     handler.send_header("Content-Length", str(len(body or b"")))
     handler.end_headers()
     handler.wfile.write(body or b"")
-
-
-def _serving(cls: Any) -> Iterator[int]:
-    """Serve ``cls`` on a free loopback port (told to the handler as ``cls.port``) until
-    the test ends."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), cls)
-    cls.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield cls.port
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -87,7 +71,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def twin_site() -> Iterator[int]:
-    yield from _serving(_Handler)
+    yield from serving(_Handler)
 
 
 def test_a_www_twin_differing_in_one_subtree_loses_no_resource(twin_site, tmp_path):
@@ -173,7 +157,7 @@ class _DeepHandler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def deep_twin_site() -> Iterator[int]:
-    yield from _serving(_DeepHandler)
+    yield from serving(_DeepHandler)
 
 
 def test_a_www_twin_differing_deeper_than_the_first_segment_loses_no_resource(
