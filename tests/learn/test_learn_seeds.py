@@ -85,15 +85,19 @@ def _one_seed(seed: int, tmp: Path) -> list[str]:
     return problems
 
 
-def test_learning_loses_nothing_and_merges_no_two_documents_on_many_seeds(tmp_path):
-    failed: dict[int, list[str]] = {}
-    for seed in _seeds():
-        problems = _one_seed(seed, tmp_path / str(seed))
-        if problems:
-            failed[seed] = problems
-    replay = ", ".join(
-        f"seed {s}: {p[:4]} (replay: DUSTLESS_SEEDS={s} pytest {__file__}; or dustless testweb "
-        f"--profile real --seed {s} --sites {SITES} --pages-per-site {PAGES})"
-        for s, p in failed.items()
+# Drawn once per test process, at import; the tests are numbered, not named by seed, so that
+# every process collects the same ones (pytest-xdist), and each seed is a test of its own —
+# with its own timeout, so a loaded machine cannot push the whole draw past one test's.
+_DRAWN = _seeds()
+
+
+@pytest.mark.parametrize("index", range(len(_DRAWN)))
+def test_learning_loses_nothing_and_merges_no_two_documents_on_many_seeds(
+    index: int, tmp_path: Path
+) -> None:
+    seed = _DRAWN[index]
+    problems = _one_seed(seed, tmp_path)
+    assert not problems, (
+        f"seed {seed}: {problems[:4]} (replay: DUSTLESS_SEEDS={seed} pytest {__file__}; or "
+        f"dustless testweb --profile real --seed {seed} --sites {SITES} --pages-per-site {PAGES})"
     )
-    assert not failed, replay
