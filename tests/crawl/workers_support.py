@@ -55,14 +55,17 @@ def started_and_connected(
     start: Callable[[str], subprocess.Popen[bytes]],
     workers: list[subprocess.Popen[bytes]],
     timeout: float = 60.0,
+    *,
+    hold: bool = True,
 ) -> list[subprocess.Popen[bytes]]:
     """Workers started one after another (``start(name)``; each added to ``workers`` at once),
     the test going on only when every one is past its first connection to the DB (registered
     in it). A worker rides out an outage once connected, but its first connection is not
     waited for (a wrong --db gets its line at once): a test that stops the server must not
     stop it before a worker on a loaded machine has even started. Each registered worker is
-    held (SIGSTOP; its lease outlives the pause) until the last one has registered, so that no
-    worker can have crawled the whole web alone before the others start."""
+    held (SIGSTOP) until the last one has registered, so that no worker can have crawled the
+    whole web alone before the others start — unless ``hold`` is false: a pause longer than
+    the lease is a stall of its own, which a test of something else must not add."""
 
     def registered(name: str, proc: subprocess.Popen[bytes]) -> bool:
         assert proc.poll() is None, f"worker {name} exited {proc.returncode} before connecting"
@@ -76,9 +79,9 @@ def started_and_connected(
             workers.append(proc)
             procs.append(proc)
             until(partial(registered, name, proc), timeout=timeout)
-            if name != names[-1]:
+            if hold and name != names[-1]:
                 proc.send_signal(signal.SIGSTOP)
     finally:
-        for proc in procs[:-1]:
+        for proc in procs[:-1] if hold else ():
             proc.send_signal(signal.SIGCONT)
     return procs
