@@ -133,8 +133,9 @@ def test_workers_ride_out_a_postgresql_restart(
     reference: Any, postgres: Any, pg_db: str, tmp_path: Path, workers: list[Any]
 ) -> None:
     web, want = reference(sites=6, pages_per_site=40)
-    # Not held (a 2 s lease): a worker paused past it and then meeting the restart hung once
-    # on a machine loaded by three suites — a case of its own, not this test's.
+    # Not held: a pause past the 2 s lease is a stall, the case of the test above and of
+    # tests/crawl/test_lease_lost_robots.py (a worker paused with its robots.txt requests out
+    # never ended), not this test's.
     procs = started_and_connected(
         pg_db,
         ("w1", "w2", "w3"),

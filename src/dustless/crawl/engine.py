@@ -475,10 +475,27 @@ class Crawler:
             self._db_lost()
             return 0.0
         if left.queued_hosts == 0 and left.leased_elsewhere == 0 and not hosts.held():
-            return None
+            try:
+                return 0.0 if self._orphans_requeued() else None
+            except DatabaseAway:
+                self._db_lost()
+                return 0.0
         if self._stuck_check(left):
             return None  # run() raises once everything is written
         return _IDLE_POLL
+
+    def _orphans_requeued(self) -> bool:
+        """Many machines, before this worker ends: URLs left in flight on a host nobody
+        leases — claimed under a lease that was then lost or given up without them (a stall
+        past the lease, an answer lost to a restart) — are counted by no worker's reading of
+        the work left, so every worker would end with them unfetched (issue 24: three workers
+        paused past their lease). They go back to the queue and the crawl goes on. Holding no
+        host, this worker requeues those of hosts the DB still leases to it as well: it
+        knows none of them (``requeue_in_flight``, as at the end of a run)."""
+        if self.batching.alone:
+            return False  # one process: what it claimed is in its frontier, or ends recorded
+        with self.store.impatient():
+            return self.store.requeue_in_flight() > 0
 
     def _stuck_check(self, left: WorkLeft) -> bool:
         """The safety net: alone on its store (no other worker can bring or take work),
@@ -766,8 +783,11 @@ class Crawler:
         if self.batching.lost(self.hosts, item.host):
             # Fencing: the host's lease was lost while this fetch was out (a stall); its
             # new owner fetches the URL again, so nothing of this one is recorded (the
-            # store would refuse its row anyway).
+            # store would refuse its row anyway). A page's slot was given back when its
+            # request ended (``_task_done``); a robots.txt's is given back here.
             self.stats.lease_lost_drops += 1
+            if isinstance(item, RobotsItem):
+                self.hosts.robots_lost(item.host)
             return
         # The validators a recrawl sends, for a retry should handling fail (``_on_page``
         # takes them).

@@ -470,13 +470,27 @@ class HostTable:
             frontier.push_front(item)
         frontier.release(host)
         if host not in self._held:
-            # Lost while a request was out (``maintain`` could not forget it then): its new
-            # owner has its URLs.
-            for gone in frontier.forget(host):
-                self.validators.pop(gone.url_id, None)
+            self._forget_lost(host)
             return
         frontier.hold(host, mono + _RECHECK)
         self._next_renew = -math.inf
+
+    def robots_lost(self, host: str) -> None:
+        """A robots.txt request of ``host`` ended after the host's lease was lost (a stall):
+        nothing of it is kept, and no ``robots_done`` answers its ``Ready``, so its slot is
+        given back here — else the host would stay in flight for ever, and this worker, its
+        frontier waiting on that request, would never end nor crawl the host if it leased it
+        again."""
+        self.frontier.release(host)
+        self._forget_lost(host)
+
+    def _forget_lost(self, host: str) -> None:
+        # Lost while a request was out (``maintain`` could not forget it then): its new
+        # owner has its URLs. A host leased again since keeps what it holds.
+        if host in self._held:
+            return
+        for gone in self.frontier.forget(host):
+            self.validators.pop(gone.url_id, None)
 
     def page_done(
         self, item: QueuedURL, mono: float, elapsed: float, *, failed: bool, state: NetState
