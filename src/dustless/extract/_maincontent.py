@@ -111,10 +111,31 @@ def _template_attrs(attrs: dict[str, str | None]) -> bool:
     for name in ("class", "id"):
         value = attrs.get(name)
         if value:
-            for token in value.lower().translate(_SPLIT).split():
-                if token in _TOKENS or token.startswith("nav"):
-                    return True
+            # A site spells a few class values on every element (class="literal" on a third
+            # of a manual page's tags): each value's verdict is read once, then looked up.
+            known = _VALUES.get(value)
+            if known is None:
+                known = _template_value(value)
+            if known:
+                return True
     return False
+
+
+# The verdict of each class or id value seen (cleared when full: ids are often unique).
+_VALUES: dict[str, bool] = {}
+_VALUES_SIZE = 10_000
+
+
+def _template_value(value: str) -> bool:
+    verdict = False
+    for token in value.lower().translate(_SPLIT).split():
+        if token in _TOKENS or token.startswith("nav"):
+            verdict = True
+            break
+    if len(_VALUES) >= _VALUES_SIZE:
+        _VALUES.clear()
+    _VALUES[value] = verdict
+    return verdict
 
 
 # Lexbor's tag ids of the names read so far. A standard element's id is a constant of the
