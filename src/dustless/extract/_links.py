@@ -30,7 +30,7 @@ from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 from dustless.extract._canonical import one_canonical
 from dustless.extract._charset import decode_document
 from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
-from dustless.extract._maincontent import LINK_IDS
+from dustless.extract._maincontent import LINK_IDS, LINK_TAGS
 from dustless.extract._types import Extraction, Link, LinkKind
 from dustless.extract._visible import tree_text
 from dustless.kinds import DOCUMENT_KINDS
@@ -326,14 +326,12 @@ def _walk(
     anchor_text: bool,
 ) -> None:
     """Hand every link-bearing element's reference to ``add`` (its kind, its letter, its
-    label), each element once; ``canonicals`` gets the ``rel=canonical`` links (RFC 6596)."""
-    seen_nodes: set[int] = set()
+    label); ``nodes`` holds each element once. ``canonicals`` gets the ``rel=canonical``
+    links (RFC 6596)."""
+    names = LINK_TAGS
     for node in nodes:
-        nid = node.mem_id
-        if nid in seen_nodes:
-            continue
-        seen_nodes.add(nid)
-        tag = node.tag
+        # by tag id, an int (``node.tag`` makes a string each time)
+        tag = names.get(node.tag_id) or node.tag
         # The attributes as a dict: one call that copies them all costs a third of one
         # ``node.attrs.get`` (a lookup by name in lexbor, ~0.6 µs; measured).
         attrs = node.attributes
@@ -433,7 +431,8 @@ def extract_links(
         main = tree_text(parser, lowered, walked)
         nodes = _with_head(parser, walked)
     if nodes is None:
-        nodes = _select(parser.root, _SELECTOR)
+        # each element once, in document order (lexbor repeats one matching two selectors)
+        nodes = list({n.mem_id: n for n in _select(parser.root, _SELECTOR)}.values())
 
     base = _document_base(parser, url, encoding, resolve) if has_base else url
     links: list[Link] = []

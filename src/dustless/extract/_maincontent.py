@@ -44,7 +44,7 @@ from itertools import islice
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-__all__ = ["BLOCK_BREAK", "LINK_IDS", "main_text"]
+__all__ = ["BLOCK_BREAK", "LINK_IDS", "LINK_TAGS", "main_text"]
 
 # Before the first text of each block of the main text: the fingerprint shingles each
 # block apart, so the order of a listing's items is not part of the document. ASCII's
@@ -154,17 +154,13 @@ _CUSTOM_ID = min(
 # The elements link extraction reads (``_links._SELECTOR``'s names), by tag id: the walk
 # hands each one it meets, in document order, to ``_links``, so links and main content come
 # from one walk of the tree instead of a walk and a CSS query (``main_text(parser, found)``).
-LINK_IDS = frozenset(
-    node.tag_id
-    for node in LexborHTMLParser("<frameset><frame></frameset>").root.traverse()  # type: ignore[union-attr]
-    if node.tag == "frame"
-) | frozenset(
-    node.tag_id
-    for node in LexborHTMLParser(
-        "<a></a><area><iframe></iframe><script></script><link><meta>"
-    ).root.traverse()  # type: ignore[union-attr]
-    if node.tag in ("a", "area", "iframe", "script", "link", "meta")
-)
+LINK_TAGS: dict[int, str] = {
+    node.tag_id: node.tag
+    for html in ("<frameset><frame></frameset>", "<a></a><area><iframe></iframe><script></script>")
+    for node in LexborHTMLParser(html + "<link><meta>").root.traverse()  # type: ignore[union-attr]
+    if node.tag in ("a", "frame", "area", "iframe", "script", "link", "meta")
+}
+LINK_IDS = frozenset(LINK_TAGS)
 
 
 def _name(node: LexborNode, tid: int) -> str | None:
