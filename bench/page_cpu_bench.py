@@ -24,6 +24,7 @@ compare two trees by running this twice, interleaved (``PYTHONPATH=OTHER/src``),
     .venv/bin/python -m dustless crawl SEEDS --out /tmp/tw --resolve '*.test:127.0.0.1' \
         --delay 0 --delay-factor 0 --concurrency 64 --quiet --max-depth 5 --policy standard
     .venv/bin/python bench/page_cpu_bench.py [/tmp/tw/warc/*.warc.gz] [--rounds 5] [--profile]
+    .venv/bin/python bench/page_cpu_bench.py --html ~/.cache/dustless/realweb/git-doc/root
 
 Without WARC files it renders the test web's pages itself (``make bench`` runs it so).
 """
@@ -41,8 +42,8 @@ from urllib.parse import urljoin
 import lxml.html
 from warcio.archiveiterator import ArchiveIterator
 
-from dustless.crawl.config import CrawlConfig
 from dustless.crawl.discover import Candidate, Discovery
+from dustless.crawl.filter import UrlFilter
 from dustless.crawl.page import page_outcome
 from dustless.crawl.record import Stored
 from dustless.crawl.soft404 import Soft404Hosts
@@ -78,6 +79,16 @@ def load(paths: list[Path]) -> list[Page]:
     return pages
 
 
+def html_files(root: Path, limit: int) -> list[Page]:
+    """The ``*.html`` files under ``root`` (e.g. a real documentation package, as
+    bench/realdocs_peers.py serves them), as pages of ``http://docs.test/``."""
+    pages: list[Page] = []
+    for path in sorted(root.rglob("*.html"))[:limit]:
+        url = "http://docs.test/" + path.relative_to(root).as_posix()
+        pages.append((url, "text/html; charset=utf-8", path.read_bytes()))
+    return pages
+
+
 def settle(discovery: Discovery, cands: list[Candidate]) -> None:
     # What admission does once the crawl DB stored them (crawl/admission.py): a URL string
     # whose fate is settled skips filter and normalizer on the next page that links it.
@@ -95,7 +106,7 @@ def _outcomes(pages: list[Page]) -> Callable[[], None]:
         items.append((item, r, Stored(f"{i:040x}", None, None, None, False)))
 
     def run() -> None:
-        discovery = Discovery(CrawlConfig(), Normalizer("standard"))
+        discovery = Discovery(UrlFilter(), Normalizer("standard"))
         soft404 = Soft404Hosts()
         for item, r, stored in items:
             out = page_outcome(
@@ -115,7 +126,7 @@ def _outcomes(pages: list[Page]) -> Callable[[], None]:
 
 
 def site_of_host(url: str) -> str:
-    return Discovery(CrawlConfig(), Normalizer("standard")).site_of_host(authority_of(url))
+    return Discovery(UrlFilter(), Normalizer("standard")).site_of_host(authority_of(url))
 
 
 def _stages(pages: list[Page]) -> dict[str, Callable[[], None]]:
@@ -137,7 +148,7 @@ def _stages(pages: list[Page]) -> dict[str, Callable[[], None]]:
             fingerprint_text(t)
 
     def discover() -> None:
-        d = Discovery(CrawlConfig(), Normalizer("standard"))
+        d = Discovery(UrlFilter(), Normalizer("standard"))
         for f, site in zip(found, sites, strict=True):
             settle(d, d.links(f, depth=1, seed_id=1, party_site=site))
 
@@ -160,10 +171,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("warc", nargs="*", type=Path, help="a crawl's WARC files (default: render)")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument(
+        "--html",
+        type=Path,
+        help="read the *.html files under this directory instead (real documentation: "
+        "~/.cache/dustless/realweb/postgresql-doc-15/root)",
+    )
+    ap.add_argument("--limit", type=int, default=5000, help="at most this many --html pages")
     ap.add_argument("--only", help="one stage (page_outcome, extract, main, …)")
     ap.add_argument("--profile", action="store_true", help="cProfile one round of it")
     args = ap.parse_args()
-    pages = load(args.warc) if args.warc else rendered()
+    if args.html:
+        pages = html_files(args.html, args.limit)
+    else:
+        pages = load(args.warc) if args.warc else rendered()
     stages = _stages(pages)
     if args.only:
         stages = {args.only: stages[args.only]}

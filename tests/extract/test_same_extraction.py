@@ -35,6 +35,22 @@ TRICKY = [
     "<body>Ünïcödé wörds hère\xa0and there, <p>日本語 テキスト</p></body>",
     "<frameset><frame src=a></frameset>",
     "",
+    # links where the main-content walk does not read the text (issue 28: it hands the link
+    # elements to link extraction): template elements, hidden ones, the head, foreign content
+    '<head><base href="/b/"><link rel=next href=n><script src=h.js></script><meta '
+    'http-equiv=refresh content="0; url=r"></head><body><nav><a href=n1>n</a><div><a '
+    "href=n2>m</a></div></nav><header><a href=h1>h</a></header><article><header><a "
+    "href=h2>ah</a></header><p>t <a href=p1>p</a></p><footer><area href=f1></footer>"
+    '</article><div class="site-menu"><a href=m1>m</a><iframe src=i1></iframe></div>'
+    "<script>location.href='/js'</script><svg><a href=s1><text>s</text></a></svg>"
+    "<template><a href=t1>t</a></template><noscript><a href=ns>ns</a></noscript>"
+    "<a name=x>no href</a><a href=''>empty</a><link rel=stylesheet href=c.css>"
+    "<p onclick=\"window.open('/oc')\">oc</p><iframe src=i2></iframe><a href=last>l</a>",
+    "<!-- before --><html><!-- in --><head><title>t</title></head><!-- between --><body>"
+    "<p><a href=x>x</a></p></body><!-- after --></html><a href=after-html>late</a>",
+    "<body><form><a href=f>f</a><button><a href=b>b</a></button></form><select><option>o"
+    "</select><dialog><a href=d>d</a></dialog><object><a href=o>o</a></object>"
+    '<div role="navigation"><a href=r>r</a><p><a href=r2>r2</a></p></div><a href=end>e</a>',
 ]
 
 
@@ -113,3 +129,20 @@ def test_links_resolved_from_the_shared_cache_are_as_resolved_alone() -> None:
             "http://a.test/dir/c.html",
             "http://a.test/d.html",
         ]
+
+
+def test_links_of_the_one_walk_are_the_css_querys(pages) -> None:
+    # With the text (the crawl's call), link elements come from the main-content walk and the
+    # head; without it, from one CSS query over the tree: the same extraction either way.
+    assert len(pages) > 500
+    for url, body in pages:
+        walked = extract_links(body, url, "text/html; charset=utf-8", with_text=True)
+        queried = extract_links(body, url, "text/html; charset=utf-8")
+        assert walked.links == queried.links, url
+        assert (walked.base, walked.counts, walked.scripts, walked.canonical) == (
+            queried.base,
+            queried.counts,
+            queried.scripts,
+            queried.canonical,
+        ), url
+        assert (walked.over_budget, walked.flattened) == (queried.over_budget, queried.flattened)

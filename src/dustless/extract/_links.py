@@ -30,6 +30,7 @@ from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 from dustless.extract._canonical import one_canonical
 from dustless.extract._charset import decode_document
 from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
+from dustless.extract._maincontent import LINK_IDS, LINK_TAGS
 from dustless.extract._types import Extraction, Link, LinkKind
 from dustless.extract._visible import tree_text
 from dustless.kinds import DOCUMENT_KINDS
@@ -300,6 +301,22 @@ def _document_base(parser: LexborHTMLParser, url: str, encoding: str, resolve: R
     return candidate if candidate.startswith(("http://", "https://")) else url
 
 
+def _with_head(parser: LexborHTMLParser, walked: list[LexborNode]) -> list[LexborNode] | None:
+    """The link elements of the document: its head's, then ``walked`` (its body's, from the
+    main-content walk), in document order; None when the tree is not ``html`` of ``head``
+    and ``body`` alone (a frameset: no body to walk), to be read with the CSS query."""
+    root, head, body = parser.root, parser.head, parser.body
+    if root is None or head is None or body is None:
+        return None
+    # every element is under one of the two (comments and spaces may sit beside them)
+    kids = [n.mem_id for n in root.iter() if n.is_element_node]
+    if kids != [head.mem_id, body.mem_id]:
+        return None
+    nodes = [n for n in head.traverse() if n.tag_id in LINK_IDS]
+    nodes += walked
+    return nodes
+
+
 def _walk(
     nodes: Iterable[LexborNode],
     add: Callable[[str, LinkKind, str, str], None],
@@ -309,14 +326,12 @@ def _walk(
     anchor_text: bool,
 ) -> None:
     """Hand every link-bearing element's reference to ``add`` (its kind, its letter, its
-    label), each element once; ``canonicals`` gets the ``rel=canonical`` links (RFC 6596)."""
-    seen_nodes: set[int] = set()
+    label); ``nodes`` holds each element once. ``canonicals`` gets the ``rel=canonical``
+    links (RFC 6596)."""
+    names = LINK_TAGS
     for node in nodes:
-        nid = node.mem_id
-        if nid in seen_nodes:
-            continue
-        seen_nodes.add(nid)
-        tag = node.tag
+        # by tag id, an int (``node.tag`` makes a string each time)
+        tag = names.get(node.tag_id) or node.tag
         # The attributes as a dict: one call that copies them all costs a third of one
         # ``node.attrs.get`` (a lookup by name in lexbor, ~0.6 µs; measured).
         attrs = node.attributes
@@ -399,7 +414,6 @@ def extract_links(
     utf8 = encoding == "utf-8"
     text, flattened, over_budget = prepare(text, max_tags)
     parser = LexborHTMLParser(text)
-    nodes = _select(parser.root, _SELECTOR)
     # A <base> element or an onclick attribute needs its name in the source, in some ASCII
     # case (lower() never loses one; it may find extra, which only costs the query). Most
     # pages have neither: skipping the two tree walks saves ~6 µs net of ~135 µs a page
@@ -407,6 +421,18 @@ def extract_links(
     lowered = text.lower()
     has_base = "<base" in lowered
     has_onclick = "onclick" in lowered
+    main: str | None = None
+    nodes: list[LexborNode] | None = None
+    if with_text:
+        # One walk of the tree for both: the main-content walk hands over the link elements
+        # of the body as it meets them (a CSS query walked the whole tree again: ~6 µs a
+        # test-web page, mostly parsing the selector, and ~35 µs a page of a manual).
+        walked: list[LexborNode] = []
+        main = tree_text(parser, lowered, walked)
+        nodes = _with_head(parser, walked)
+    if nodes is None:
+        # each element once, in document order (lexbor repeats one matching two selectors)
+        nodes = list({n.mem_id: n for n in _select(parser.root, _SELECTOR)}.values())
 
     base = _document_base(parser, url, encoding, resolve) if has_base else url
     links: list[Link] = []
@@ -470,6 +496,5 @@ def extract_links(
         over_budget=over_budget,
         flattened=flattened,
         canonical=one_canonical(u.split("#", 1)[0] for u in canonicals),
-        # Last: taking the text removes the hidden elements (scripts) from the tree.
-        text=tree_text(parser, lowered) if with_text else None,
+        text=main,
     )

@@ -40,10 +40,11 @@ within (a listing in another order or layout is the same document; ``_fingerprin
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-__all__ = ["BLOCK_BREAK", "main_text"]
+__all__ = ["BLOCK_BREAK", "LINK_IDS", "LINK_TAGS", "main_text"]
 
 # Before the first text of each block of the main text: the fingerprint shingles each
 # block apart, so the order of a listing's items is not part of the document. ASCII's
@@ -111,10 +112,31 @@ def _template_attrs(attrs: dict[str, str | None]) -> bool:
     for name in ("class", "id"):
         value = attrs.get(name)
         if value:
-            for token in value.lower().translate(_SPLIT).split():
-                if token in _TOKENS or token.startswith("nav"):
-                    return True
+            # A site spells a few class values on every element (class="literal" on a third
+            # of a manual page's tags): each value's verdict is read once, then looked up.
+            known = _VALUES.get(value)
+            if known is None:
+                known = _template_value(value)
+            if known:
+                return True
     return False
+
+
+# The verdict of each class or id value seen (cleared when full: ids are often unique).
+_VALUES: dict[str, bool] = {}
+_VALUES_SIZE = 10_000
+
+
+def _template_value(value: str) -> bool:
+    verdict = False
+    for token in value.lower().translate(_SPLIT).split():
+        if token in _TOKENS or token.startswith("nav"):
+            verdict = True
+            break
+    if len(_VALUES) >= _VALUES_SIZE:
+        _VALUES.clear()
+    _VALUES[value] = verdict
+    return verdict
 
 
 # Lexbor's tag ids of the names read so far. A standard element's id is a constant of the
@@ -129,6 +151,18 @@ _CUSTOM_ID = min(
 )
 
 
+# The elements link extraction reads (``_links._SELECTOR``'s names), by tag id: the walk
+# hands each one it meets, in document order, to ``_links``, so links and main content come
+# from one walk of the tree instead of a walk and a CSS query (``main_text(parser, found)``).
+LINK_TAGS: dict[int, str] = {
+    node.tag_id: node.tag
+    for html in ("<frameset><frame></frameset>", "<a></a><area><iframe></iframe><script></script>")
+    for node in LexborHTMLParser(html + "<link><meta>").root.traverse()  # type: ignore[union-attr]
+    if node.tag in ("a", "frame", "area", "iframe", "script", "link", "meta")
+}
+LINK_IDS = frozenset(LINK_TAGS)
+
+
 def _name(node: LexborNode, tid: int) -> str | None:
     tag = node.tag
     if tid < _CUSTOM_ID:
@@ -141,9 +175,10 @@ class _Walk:
     :data:`BLOCK_BREAK`), ``cut[i]`` whether piece i is in a link list (left out unless the
     main content is too short without it)."""
 
-    __slots__ = ("brk", "cut", "main", "notices", "pieces")
+    __slots__ = ("brk", "cut", "found", "main", "notices", "pieces")
 
-    def __init__(self) -> None:
+    def __init__(self, found: list[LexborNode]) -> None:
+        self.found = found  # the link elements met, in document order (``LINK_IDS``)
         self.pieces: list[str] = []
         self.cut = bytearray()
         self.main: list[tuple[int, int]] = []  # piece ranges of main / role=main / article
@@ -151,6 +186,13 @@ class _Walk:
         # Whether any text of the page may hold a notice: when the whole text holds none,
         # no text node does, and the five substring tests per node are skipped.
         self.notices = True
+
+    def _skip(self, node: LexborNode) -> None:
+        """Pass over a template element's subtree: only its link elements are taken."""
+        found = self.found
+        for n in islice(node.traverse(), 1, None):  # its descendants (traverse yields it first)
+            if n.tag_id in LINK_IDS:
+                found.append(n)
 
     def _drop(self, start: int, end: int) -> None:
         """Take pieces[start:end] out of the walk (template found after it was read)."""
@@ -166,6 +208,7 @@ class _Walk:
         pieces, cut = self.pieces, self.cut
         names = _NAMES
         notices = self.notices
+        found = self.found
         chars = links = 0
         had = False
         notice = False
@@ -189,6 +232,8 @@ class _Walk:
                     pieces.append(text)
                     cut.append(0)
                 continue
+            if tid in LINK_IDS:
+                found.append(child)
             tag = names.get(tid)
             if tag is None:
                 tag = _name(child, tid)
@@ -196,6 +241,7 @@ class _Walk:
             if tag is None or tag[0] == "-" or tag[0] == "_" or first is None:
                 continue  # a comment, or an element with nothing in it (br, img)
             if tag in _SKIP or (tag in _SECTIONING and not in_article):
+                self._skip(child)
                 continue
             attrs = child.attributes
             # (a dict test first: most elements have none of the three, a call costs more)
@@ -204,6 +250,7 @@ class _Walk:
                 and ("role" in attrs or "class" in attrs or "id" in attrs)
                 and _template_attrs(attrs)
             ):
+                self._skip(child)
                 continue
             start = len(pieces)
             breaks = tag in _BREAKS
@@ -261,12 +308,13 @@ class _Walk:
         return chars, links, notice, had and not chars
 
 
-def main_text(parser: LexborHTMLParser) -> str:
-    """The text of the main content of ``parser``'s document (see the module's docstring)."""
+def main_text(parser: LexborHTMLParser, found: list[LexborNode] | None = None) -> str:
+    """The text of the main content of ``parser``'s document (see the module's docstring);
+    ``found`` gets the link elements of its body (``LINK_IDS``) in document order."""
     body = parser.body
     if body is None:
         return ""
-    walk = _Walk()
+    walk = _Walk([] if found is None else found)
     walk.notices = _notice(body.text(deep=True, separator="", strip=False))
     walk.node(body, False, False)
     pieces, cut = walk.pieces, walk.cut

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from dustless.extract._maincontent import main_text
 
@@ -30,12 +30,13 @@ _HIDDEN = ["script", "style", "noscript", "template"]
 _HIDDEN_OPEN = re.compile("|".join(f"<{tag}" for tag in _HIDDEN))
 
 
-def tree_text(parser: LexborHTMLParser, lowered: str) -> str:
+def tree_text(parser: LexborHTMLParser, lowered: str, found: list[LexborNode] | None = None) -> str:
     """The text of the main content of ``parser``'s document (what the near-duplicate
     fingerprint hashes); ``lowered`` is not needed (the walk skips hidden elements itself)
-    but kept for the callers. Leaves the tree as it was."""
+    but kept for the callers; ``found`` gets the body's link elements (``main_text``).
+    Leaves the tree as it was."""
     del lowered
-    return main_text(parser)
+    return main_text(parser, found)
 
 
 def all_text(parser: LexborHTMLParser, lowered: str) -> str:
