@@ -20,8 +20,8 @@ import pytest
 
 from crawl.conftest import run_cli
 from crawl.test_engine_fakes import ROBOTS_ALL, FakeFetcher, Page, crawl, links, states
-from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
+from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
+from dustless.crawl.engine import Crawler
 from dustless.crawl.hosts import HostTable
 from dustless.errors import InternalError
 from dustless.states import NetState

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
+from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
+from dustless.crawl.engine import Crawler
 from dustless.fetch import FetchLimits, FetchResult
 from dustless.states import NetState
 from dustless.store import SQLiteStore, WarcWriter

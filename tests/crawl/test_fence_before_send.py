@@ -14,8 +14,8 @@ import asyncio
 import time
 from collections.abc import Mapping
 
-from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
+from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
+from dustless.crawl.engine import Crawler
 from dustless.fetch import FetchLimits, FetchResult
 from dustless.states import NetState
 from dustless.store import PostgresCrawlStore, WarcWriter

@@ -11,9 +11,9 @@ import io
 import time
 from collections.abc import Mapping
 
-from dustless.crawl import CrawlConfig
+from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
 from dustless.crawl import engine as engine_module
-from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
+from dustless.crawl.engine import Crawler
 from dustless.crawl.progress import Progress
 from dustless.fetch import FetchLimits, FetchResult
 from dustless.states import NetState

@@ -24,8 +24,8 @@ from typing import Any
 
 import psycopg
 
-from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
+from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
+from dustless.crawl.engine import Crawler
 from dustless.fetch import FetchLimits, FetchResult
 from dustless.states import NetState
 from dustless.store import PostgresCrawlStore, WarcWriter

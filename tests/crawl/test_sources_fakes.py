@@ -12,8 +12,8 @@ import gzip
 import time
 from collections.abc import Mapping
 
-from dustless.crawl import CrawlConfig
-from dustless.crawl.engine import Crawler, CrawlSetup, build_parts
+from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
+from dustless.crawl.engine import Crawler
 from dustless.crawl.scripted import load_rules
 from dustless.fetch import FetchResult
 from dustless.states import NetState

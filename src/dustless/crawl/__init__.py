@@ -15,9 +15,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from dustless.crawl._build import CrawlSetup, build_parts
     from dustless.crawl.config import DEFAULT_USER_AGENT, CrawlConfig
     from dustless.crawl.discover import Candidate, Discovery, DiscoveryStats
-    from dustless.crawl.engine import Crawler, CrawlResult, CrawlSetup, build_parts
+    from dustless.crawl.engine import Crawler, CrawlResult
     from dustless.crawl.filter import UrlFilter
     from dustless.crawl.progress import Progress, RunCounters
     from dustless.crawl.resume import SEEDS_OUT, write_seeds_out
@@ -33,8 +34,8 @@ _WHERE = {
     "DiscoveryStats": "discover",
     "Crawler": "engine",
     "CrawlResult": "engine",
-    "CrawlSetup": "engine",
-    "build_parts": "engine",
+    "CrawlSetup": "_build",
+    "build_parts": "_build",
     "run_crawl": "run",
     "UrlFilter": "filter",
     "RunCounters": "progress",

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dustless.crawl._batching import BACKLOG_PAGES
-from dustless.crawl._build import CrawlSetup, Parts, build_parts
+from dustless.crawl._build import Parts
 from dustless.crawl.hosts import Block, Denied, RobotsItem
 from dustless.crawl.net import failure_kind
 from dustless.crawl.page import is_html, page_outcome, page_state
@@ -67,7 +67,7 @@ from dustless.robots import robots_key
 from dustless.states import NetState
 from dustless.store import FetchRecord, URLState, WorkLeft
 
-__all__ = ["CrawlResult", "CrawlSetup", "Crawler", "build_parts", "strict_mode"]
+__all__ = ["CrawlResult", "Crawler", "strict_mode"]
 
 # A bug of ours met while crawling: the traceback goes here, the URL's fetch row keeps
 # one line of it, and the progress line counts them ("internal errors N, see the log").
@@ -142,7 +142,7 @@ class Crawler:
         self.batch, self.clock, self.wall, self.progress = p.batch, p.clock, p.wall, p.progress
         self.strict = strict_mode() if p.strict is None else p.strict
         self.probe = p.probe  # evaluate --fetch (crawl/probe.py): links not followed
-        self.pace, self.agent = p.pace, p.pace.agent
+        self.pace = p.pace
         self.stats, self.discovery, self.scripted, self.hosts = (
             p.stats,
             p.discovery,
@@ -641,10 +641,10 @@ class Crawler:
         url = probe_url(item.url, section, secrets.token_hex(8))
         origin = f"{url.split('://', 1)[0]}://{item.host}"
         rules = self.hosts.robots.get(robots_key(origin), self.wall())
-        if rules is None or not rules.allowed(self.agent, url):
+        if rules is None or not rules.allowed(self.pace.agent, url):
             return ()
         politeness = self.hosts.frontier.politeness
-        crawl_delay = rules.crawl_delay(self.agent)
+        crawl_delay = rules.crawl_delay(self.pace.agent)
         out: list[FetchResult] = []
         previous = page
         for _hop in range(2):
@@ -661,7 +661,9 @@ class Crawler:
             status, location = previous.status, previous.location
             if status is None or not 300 <= status < 400 or not location:
                 break
-            if location.split("/")[2:3] != [item.host] or not rules.allowed(self.agent, location):
+            if location.split("/")[2:3] != [item.host] or not rules.allowed(
+                self.pace.agent, location
+            ):
                 break
             url = location
         return tuple(out)
