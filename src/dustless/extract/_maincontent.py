@@ -80,6 +80,10 @@ _BREAKS = _BLOCKS | frozenset(
      "figcaption", "option"}
 )  # fmt: skip
 _LISTS = frozenset({"ul", "ol", "dl", "table", "tbody"})
+# A link list of these is a listing (a table of contents, a directory index: the document of a
+# page that has little else); any other — a lone "Legal Notice", "Print | AMP", a
+# "Desktop version" line — is a template's tool line, which one template has and another not.
+_LISTINGS = _LISTS | frozenset({"pre", "li", "tr", "td", "th", "dt", "dd"})
 # A time of day to the second, "12:05:59": in a short block it is a per-request stamp (a
 # clock, "generated at", "your last visit"), which two fetches of one page never share.
 # Searched for from its colon (a literal: the regex scans the text at C speed) and the
@@ -89,7 +93,11 @@ _STAMP_CHARS = 200  # a block with a time of day shorter than this: a stamp, not
 _SPLIT = str.maketrans("-_", "  ")
 _LINK_DENSE = 0.5  # more link text than this share: a list of links (boilerpipe's cut, 0.33–0.5)
 _NOTICE_CHARS = 600  # a copyright block longer than this is content (a licence page)
-_MIN_CHARS = 100  # main content shorter than this: keep the link lists too
+_MIN_CHARS = 100  # main content shorter than this: keep the listings after its heading too
+_MASTHEAD_CHARS = 200  # text before the page's h1 shorter than this: the site's name, not content
+# ``cut`` values: a piece kept, in a listing (restored when the page is short), in another
+# link list (never restored)
+_KEPT, _LISTING, _LINKS = 0, 1, 2
 
 
 def _notice(text: str) -> bool:
@@ -138,16 +146,18 @@ def _name(node: LexborNode, tid: int) -> str | None:
 
 class _Walk:
     """One depth-first walk: ``pieces`` the text nodes kept (the first of a block begins with
-    :data:`BLOCK_BREAK`), ``cut[i]`` whether piece i is in a link list (left out unless the
-    main content is too short without it)."""
+    :data:`BLOCK_BREAK`), ``cut[i]`` whether piece i is in a listing (``_LISTING``: left out
+    unless the main content is too short without it) or another link list (``_LINKS``), and
+    ``h1`` the index of the first piece of the page's first ``h1`` (-1: none)."""
 
-    __slots__ = ("brk", "cut", "main", "notices", "pieces")
+    __slots__ = ("brk", "cut", "h1", "main", "notices", "pieces")
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
         self.cut = bytearray()
         self.main: list[tuple[int, int]] = []  # piece ranges of main / role=main / article
         self.brk = False  # the next text begins a block
+        self.h1 = -1
         # Whether any text of the page may hold a notice: when the whole text holds none,
         # no text node does, and the five substring tests per node are skipped.
         self.notices = True
@@ -156,6 +166,10 @@ class _Walk:
         """Take pieces[start:end] out of the walk (template found after it was read)."""
         del self.pieces[start:end], self.cut[start:end]
         self.main = [r for r in self.main if r[0] < start]
+        if self.h1 >= end:
+            self.h1 -= end - start
+        elif self.h1 >= start:
+            self.h1 = -1
         self.brk = True
 
     def node(
@@ -170,6 +184,12 @@ class _Walk:
         had = False
         notice = False
         heading: tuple[int, int, int] | None = None  # start, chars, links of the last h*
+        # The run of inline content since the last block child (CSS 2.1 §9.2.1.1: beside
+        # block boxes it is an anonymous block of its own): its first piece, chars, links.
+        # ``blocky``: a block child was met, so a run is a block to judge ("<hr><a>Print</a>
+        # | <a>AMP</a>" at the end of a content cell is a link list as a <p> of it is).
+        run = run_c = run_k = 0
+        blocky = False
         # The children in lexbor's own loop, which passes over the text nodes of ASCII
         # whitespace (between tags: half the nodes of a page) without making them objects.
         for child in node.iter(include_text=True, skip_empty=True):
@@ -186,6 +206,11 @@ class _Walk:
                     if self.brk:
                         text = BLOCK_BREAK + text
                         self.brk = False
+                    if not run_c:
+                        run = len(pieces)
+                    run_c += len(text)
+                    if in_link:
+                        run_k += len(text)
                     pieces.append(text)
                     cut.append(0)
                 continue
@@ -209,6 +234,14 @@ class _Walk:
             breaks = tag in _BREAKS
             if breaks:
                 self.brk = True
+                if run_c:
+                    if run_k > _LINK_DENSE * run_c:
+                        self._cut(run, start, _LINKS)
+                        chars -= run_c
+                        links -= run_k
+                        had = True
+                    run_c = run_k = 0
+                blocky = True
             if first.tag_id == _TEXT_ID and first.next is None:
                 # An element of one text node (<a>…</a>, <h1>…</h1>, <p>…</p>): what the
                 # recursive call gives, without the call (most elements of a page).
@@ -231,6 +264,13 @@ class _Walk:
                 had = had or h
             if breaks:
                 self.brk = True
+            elif c:
+                if not run_c:
+                    run = start
+                run_c += c
+                run_k += k
+            if tag == "h1" and self.h1 < 0 and c and k <= _LINK_DENSE * c:
+                self.h1 = start  # the page's own heading (a linked h1 is the site's logo)
             if tag in _BLOCKS:
                 if n and c <= _NOTICE_CHARS:
                     self._drop(start, len(pieces))
@@ -243,11 +283,13 @@ class _Walk:
                     chars -= heading[1]
                     links -= heading[2]
                 elif (c and k > _LINK_DENSE * c) or (h and not c):
-                    for i in range(start, len(pieces)):
-                        cut[i] = 1
-                    if heading is not None:
-                        for i in range(heading[0], start):
-                            cut[i] = 1
+                    mark = _LISTING if tag in _LISTINGS else _LINKS
+                    self._cut(start, len(pieces), mark)
+                    # (a heading is a listing's — "In this section" — never a tool line's:
+                    # an article's last heading stays whether a "Desktop version" link
+                    # follows it or not)
+                    if heading is not None and mark == _LISTING:
+                        self._cut(heading[0], start, mark)
                         chars -= heading[1]
                         links -= heading[2]
                     c = k = 0
@@ -258,7 +300,20 @@ class _Walk:
             chars += c
             links += k
             notice = notice or n
+        if blocky and run_c and run_k > _LINK_DENSE * run_c:
+            self._cut(run, len(pieces), _LINKS)
+            chars -= run_c
+            links -= run_k
+            had = True
         return chars, links, notice, had and not chars
+
+    def _cut(self, start: int, end: int, mark: int) -> None:
+        """Mark pieces[start:end] as a link list: a listing's mark wins over another's (the
+        <div> around a table of contents does not make it a tool line)."""
+        cut = self.cut
+        for i in range(start, end):
+            if mark == _LISTING or cut[i] != _LISTING:
+                cut[i] = mark
 
 
 def main_text(parser: LexborHTMLParser) -> str:
@@ -278,13 +333,35 @@ def main_text(parser: LexborHTMLParser) -> str:
         ]
         if len(outer) == 1:
             lo, hi = outer[0]
+    h1 = walk.h1
+    heading = lo <= h1 < hi
+    if heading and h1 > lo:
+        # What comes before the page's own heading and is short is its masthead — the site's
+        # name in a template without a <header> (an AMP or printer page), which the desktop
+        # template puts in one: not the document (readability and jusText start an article
+        # at its heading; a long text before it is kept, it may be the document's).
+        before = sum(len(pieces[i]) for i in range(lo, h1) if not cut[i])
+        if before <= _MASTHEAD_CHARS:
+            lo = h1
     kept = [pieces[i] for i in range(lo, hi) if not cut[i]]
     joined = " ".join(kept)
     text = _unstamped(joined)
     # the chars of the text nodes kept (not the spaces joining them, not the breaks)
     chars = len(text) - len(kept) + 1 - joined.count(BLOCK_BREAK)
     if chars < _MIN_CHARS:
-        text = _unstamped(" ".join(pieces[lo:hi]))
+        # Too little text to be the document alone: a table of contents, a directory index.
+        # Its listings are kept — only those from its heading on (a sidebar's list before it
+        # is the template's, which a printer page has not) and only listings (a lone link,
+        # "Desktop version", is one template's tool line): what every template of the page
+        # shows alike.
+        since = h1 if heading else lo
+        text = _unstamped(
+            " ".join(
+                pieces[i]
+                for i in range(lo, hi)
+                if not cut[i] or (cut[i] == _LISTING and i >= since)
+            )
+        )
     return text
 
 
