@@ -243,7 +243,8 @@ class _Walk:
                     links -= heading[2]
                 elif (c and k > _LINK_DENSE * c) or (h and not c):
                     mark = _LISTING if tag in _LISTINGS else _LINKS
-                    self._cut(start, len(pieces), mark)
+                    if c:
+                        self._cut(start, len(pieces), mark)
                     if heading is not None and mark == _LISTING:
                         self._cut(heading[0], start, mark)
                         chars -= heading[1]

@@ -284,7 +284,8 @@ class _Walk:
                     links -= heading[2]
                 elif (c and k > _LINK_DENSE * c) or (h and not c):
                     mark = _LISTING if tag in _LISTINGS else _LINKS
-                    self._cut(start, len(pieces), mark)
+                    if c:  # (else all in it is cut already, each as what it is)
+                        self._cut(start, len(pieces), mark)
                     # (a heading is a listing's — "In this section" — never a tool line's:
                     # an article's last heading stays whether a "Desktop version" link
                     # follows it or not)
