@@ -106,3 +106,57 @@ def _evidence():
     from dustless.rules import LiveEvidence
 
     return LiveEvidence(4, 4, 2, 1)
+
+
+def _twins(n: int = 100) -> LiveLearner:
+    """``www.a.test`` learned an alias of ``a.test`` from ``n`` equal pages in 5 directories."""
+    learner = LiveLearner()
+    paths = [f"/d{i % 5}/p{i}.html" for i in range(n)]
+    learner.observe([page(H + p, p) for p in paths] + [page(W + p, p) for p in paths])
+    learner.learn()
+    assert aliases(learner) == {("www.a.test", "a.test")}
+    for p in paths:  # the pairs the alias merges, met as the crawl goes on
+        learner.observe([page(W + p + "?x", p), page(H + p + "?x", p)])
+    return learner
+
+
+def test_a_twin_differing_in_one_subtree_keeps_its_alias_after_a_stray_counterexample():
+    """The twin's own subtree (``/sub/``: 6 pages of other documents) is excused however many
+    pages show it, even after a stray counterexample elsewhere (a mobile template's thin page)
+    came first; each difference is reported, so that the crawl distrusts its directory."""
+    learner = _twins()
+    stray = learner.observe([page(H + "/d1/thin.html", "T"), page(W + "/d1/thin.html", "t")])
+    assert not stray.retracted
+    for j in range(6):
+        p = f"/sub/q{j}.html"
+        changes = learner.observe([page(H + p, p), page(W + p, "twin" + p)])
+        assert not changes.retracted
+        assert any("/sub/" in b for *_, b in changes.differed)
+    assert aliases(learner) == {("www.a.test", "a.test")}
+
+
+def test_a_twin_differing_in_many_directories_loses_its_alias():
+    learner = _twins()
+    retracted = []
+    for k in range(6):
+        p = f"/e{k}/q.html"
+        retracted += learner.observe([page(H + p, p), page(W + p, "twin" + p)]).retracted
+    assert [r.host for r in retracted] == ["www.a.test"]
+    assert aliases(learner) == set()
+
+
+def test_two_twins_differing_where_the_main_host_was_not_fetched_are_distrusted_not_retracted():
+    """``www.h/x`` and ``m.h/x`` differ, ``h/x`` itself unseen: which twin differs is unknown
+    (a mobile template's thin page, or the ``www`` twin's subtree). The directory is reported
+    for both (the crawl fetches what they merge there), and counted against neither."""
+    learner = LiveLearner()
+    paths = [f"/d{i % 5}/p{i}.html" for i in range(40)]
+    learner.observe([page(u + p, p) for u in (H, W, M) for p in paths])
+    learner.learn()
+    assert aliases(learner) == {("www.a.test", "a.test"), ("m.a.test", "a.test")}
+    for k in range(6):
+        p = f"/e{k}/only-twins.html"
+        changes = learner.observe([page(W + p, p), page(M + p, "mobile" + p)])
+        assert not changes.retracted
+        assert {h for h, *_ in changes.differed} == {"www.a.test", "m.a.test"}
+    assert aliases(learner) == {("www.a.test", "a.test"), ("m.a.test", "a.test")}
