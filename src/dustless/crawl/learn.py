@@ -296,10 +296,8 @@ class Learning(HeldIdentities):
             self._hold(item, key, identity)
         if document and identity and " " not in identity and authority in self.live.hosts:
             # Claimed before its host's latest rule: stored under an identity the rules now
-            # change. Re-keyed, so that later spellings of it are merged into it. Claimed
-            # under an alias before a check distrusted its part (``_today``: its own spelling
-            # there): its own identity back, and the other host's freed, as on a retraction.
-            new = self._today(item.url) or self.live.apply(key)
+            # change. Re-keyed, so that later spellings of it are merged into it.
+            new = self.live.apply(key)
             if new != identity:
                 self._rekey(item, identity, new)
                 if authority_of(identity) != authority_of(new):

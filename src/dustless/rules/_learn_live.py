@@ -172,23 +172,13 @@ class _Active:
     evidence: LiveEvidence  # when it was accepted
     equal: int = 0  # equal pairs met since
     differ: int = 0  # counterexamples met since
-    # A host alias: its counterexamples by directory (each counted in its directory and in
-    # every one above it but the top level). A twin differs by subtree (a mirror that left
-    # out or changed one directory, as the real web's ``www`` twins do): the crawl distrusts
-    # each directory where a pair differed (``LiveChanges.differed``: fetched under its own
-    # spellings there), and the counterexamples of the directory that holds the most are
-    # not held against the alias, which stays in force elsewhere. Taken as the most, not the
-    # first: a stray counterexample (a mobile template's thin page) must not take the place
-    # of the twin's subtree, whose own would then retract the alias.
-    where: Counter[str] = field(default_factory=Counter)
     # the order rules were put in force: a pair that needs several rules to merge is blamed
     # on the one that came last (``_monitor``)
     seq: int = field(default_factory=lambda: next(_SEQ))
 
     def over_budget(self, max_fp: float) -> bool:
         pairs = self.evidence.pairs + self.equal + self.differ
-        local = max(self.where.values(), default=0)
-        return self.evidence.differ + self.differ - local > max_fp * pairs
+        return self.evidence.differ + self.differ > max_fp * pairs
 
 
 @dataclass(slots=True)
@@ -610,16 +600,6 @@ class LiveLearner:
                 # blamed here would be retracted for good by a twin's difference (the real
                 # web's seeds 9 and 17 lost ``jsessionid``, ``src`` and ``tab`` so).
                 aliases = [r for r in necessary if self._aliases([r])]
-                if len(aliases) > 1:
-                    # Two twins' spellings (``www.h/x``, ``m.h/x``), each merged into the
-                    # third host's: it cannot say which twin differs, and would count against
-                    # both (a mobile template's thin page retracted the ``www`` alias, seeds 7
-                    # and 9). The third host's own spelling, compared with each, says it;
-                    # without one, the directory is distrusted for both (the crawl fetches
-                    # what they merge there), held against neither.
-                    if not any(self._home(k) for k, _ in group):
-                        self._differed += [(h, spec, key, new) for h, spec in aliases]
-                    continue
                 necessary = aliases or necessary
             for rhost, spec in necessary:
                 a = self._active.get(rhost, {}).get(spec)
@@ -627,13 +607,11 @@ class LiveLearner:
                     continue
                 if equal:
                     a.equal += 1
-                    continue
-                self._differed.append((rhost, spec, key, new))
-                if isinstance(a.rule, HostRedirect):
-                    a.where.update(_directories(new))
-                a.differ += 1
-                if a.over_budget(self.options.max_fp):
-                    out.append(self._retract(rhost, spec, a, key, new))
+                else:
+                    a.differ += 1
+                    self._differed.append((rhost, spec, key, new))
+                    if a.over_budget(self.options.max_fp):
+                        out.append(self._retract(rhost, spec, a, key, new))
         group.append((new, new_cls))
         return out
 
@@ -643,11 +621,6 @@ class LiveLearner:
             for h, spec in rules
             if (a := self._active.get(h, {}).get(spec)) is not None
         )
-
-    def _home(self, key: str) -> bool:
-        """Is ``key`` on a host that is no alias in force (its spellings are its own)?"""
-        host = authority_of(key)
-        return not self._aliases([(host, spec) for spec in self._active.get(host, {})])
 
     def _seq_of(self, rule: tuple[str, str]) -> int:
         a = self._active.get(rule[0], {}).get(rule[1])
@@ -924,15 +897,3 @@ def _keys(found: str | list[str] | None) -> list[str]:
 
 def _rules_of(rules: dict[str, _Active]) -> tuple[LearnedRule, ...]:
     return tuple(a.rule for a in rules.values())
-
-
-def _directories(url: str) -> list[str]:
-    """The directories a host alias's counterexample at ``url`` lies in: its own and every
-    one above it, but the top level, which stands for its own pages only (``_Active.where``;
-    a difference in a site's top-level page must not excuse the whole site)."""
-    path = split_lenient(url).path
-    own = path.rpartition("/")[0] + "/"
-    if own == "/":
-        return ["/"]
-    parts = own.strip("/").split("/")
-    return ["/" + "/".join(parts[: i + 1]) + "/" for i in range(len(parts))]
