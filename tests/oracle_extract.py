@@ -337,7 +337,7 @@ def shingles(text: str) -> list[bytes]:
     spaced = text.lower().encode("utf-8", "replace").translate(_SPACES)
     blocks = _BREAK in spaced
     if blocks:
-        spaced = spaced.replace(_BREAK, _BREAK_WORDS)
+        spaced = spaced.replace(_BREAK, _BREAK_WORDS) + _BREAK_WORDS  # (version 4: the last too)
     if spaced.isascii():
         words = [w for w in spaced.split() if w.isalpha()]
     else:
