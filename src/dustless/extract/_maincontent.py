@@ -19,9 +19,14 @@ shape tell boilerplate from full text):
 * **the copyright notice**: the smallest block whose text has "©", "copyright" or "all
   rights reserved" (the legal line every page of a site repeats) when it is short;
 * **link lists**: a block (``li``, ``p``, ``td``, ``div``…) whose kept text is mostly link
-  text — a menu, a sidebar, "Print | Mobile" — and a heading just before such a block
-  ("In this section"), or before a list with no text at all (the sidebar of a page that
-  has no siblings to list);
+  text — a menu, a sidebar, "Print | Mobile" — or a run of inline content beside blocks
+  that is (CSS 2.1 §9.2.1.1's anonymous block: "``<hr>``Print | AMP" ending a content
+  cell), and a heading just before a *listing* so cut ("In this section"; never before a
+  tool line: an article's last heading stays whether "Desktop version" follows it or not),
+  or before a list with no text at all (the sidebar of a page that has no siblings to list);
+* **the masthead**: a short text (≤ 200 characters) before the page's first ``h1``, where
+  no ``header`` holds the site's name (an AMP or printer template): readability and jusText
+  start an article at its heading;
 * **stamps**: a short block (≤ 200 characters between two block breaks) showing a time of
   day to the second — a clock, "generated at 12:05:33", "request … at …" — which differs
   between two fetches of one page; found in the joined text with one regex search;
@@ -29,12 +34,16 @@ shape tell boilerplate from full text):
   ``article``), only its text counts.
 
 A page whose main content so found is almost empty (a table of contents is all links) keeps
-the link lists instead (the template elements stay out), so it never fingerprints as its
-title alone. The ``<head>`` (the ``<title>`` names the site on some templates and not on
-others) is not read. Text nodes are joined with a space, as in ``_visible``, and the first
-text of each block element (CSS 2.1 §9.2.1's block boxes: ``p``, ``li``, ``td``, ``h1``…)
-after a block boundary begins with :data:`BLOCK_BREAK`, which the fingerprint shingles
-within (a listing in another order or layout is the same document; ``_fingerprint``).
+its *listings* too (``ul``, ``ol``, ``dl``, ``table``, ``pre`` and their items), from its
+heading on, so it never fingerprints as its title alone — but never a tool line ("Legal
+Notice", "Desktop version") nor a sidebar's list before the heading: what one template of a
+page has and another not, which made a one-heading page's printer, mobile and AMP copies
+other documents (issue 25). The ``<head>`` (the ``<title>`` names the site on some
+templates and not on others) is not read. Text nodes are joined with a space, as in
+``_visible``, and the first text of each block element (CSS 2.1 §9.2.1's block boxes:
+``p``, ``li``, ``td``, ``h1``…) after a block boundary begins with :data:`BLOCK_BREAK`,
+which the fingerprint shingles within (a listing in another order or layout is the same
+document; ``_fingerprint``).
 """
 
 from __future__ import annotations
