@@ -337,7 +337,8 @@ def shingles(text: str) -> list[bytes]:
     spaced = text.lower().encode("utf-8", "replace").translate(_SPACES)
     blocks = _BREAK in spaced
     if blocks:
-        spaced = spaced.replace(_BREAK, _BREAK_WORDS) + _BREAK_WORDS  # (version 4: the last too)
+        many = spaced.count(_BREAK) > 1  # (version 4: the last block's end, of several)
+        spaced = spaced.replace(_BREAK, _BREAK_WORDS) + (_BREAK_WORDS if many else b"")
     if spaced.isascii():
         words = [w for w in spaced.split() if w.isalpha()]
     else:

@@ -133,11 +133,14 @@ def _shingles(text: str) -> list[bytes]:
     spaced = text.lower().encode("utf-8", "replace").translate(_SPACES)
     blocks = _BREAK in spaced
     if blocks:
-        # a break after the last block too (version 4): its last words make a window as
-        # every block's do, so a listing's windows are the same whichever item comes last
-        # (version 3 left it out, and a sorted listing agreed only through the tool line
-        # of links after it, which version 4's main content leaves out)
-        spaced = spaced.replace(_BREAK, _BREAK_WORDS) + _BREAK_WORDS
+        # a break after the last of several blocks too (version 4): its last words make a
+        # window as every block's do, so a listing's windows are the same whichever item
+        # comes last (version 3 left it out, and a sorted listing agreed only through the
+        # tool line of links after it, which version 4's main content leaves out). A page
+        # of one block (an article's one paragraph) gives the windows it gave before blocks:
+        # its last words are no more window than they were.
+        many = spaced.count(_BREAK) > 1
+        spaced = spaced.replace(_BREAK, _BREAK_WORDS) + (_BREAK_WORDS if many else b"")
     if spaced.isascii():
         words = list(filter(bytes.isalpha, spaced.split()))  # a C loop, not a Python one
     else:
