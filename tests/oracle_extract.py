@@ -1,6 +1,9 @@
 """The main-content walk and shingles as they were before issue 28 (CPU per page): the oracle
 the faster code in dustless.extract must agree with, page for page (tests/extract/
-test_same_extraction.py). Kept as written then; not used by the crawler.
+test_same_extraction.py). Kept as written then, but for what the main content *is*, which
+follows the crawler's (round 7, issue 25: the masthead before the page's h1, link-dense
+inline runs, tool lines never restored, a listing restored only from the heading on); not
+used by the crawler.
 
 The text of a document's main content: its visible text less the site's template (pure).
 
@@ -84,6 +87,9 @@ _BREAKS = _BLOCKS | frozenset(
      "figcaption", "option"}
 )  # fmt: skip
 _LISTS = frozenset({"ul", "ol", "dl", "table", "tbody"})
+_LISTINGS = _LISTS | frozenset({"pre", "li", "tr", "td", "th", "dt", "dd"})
+_MASTHEAD_CHARS = 200
+_KEPT, _LISTING, _LINKS = 0, 1, 2
 # A time of day to the second, "12:05:59": in a short block it is a per-request stamp (a
 # clock, "generated at", "your last visit"), which two fetches of one page never share.
 # Searched for from its colon (a literal: the regex scans the text at C speed) and the
@@ -126,19 +132,38 @@ class _Walk:
     :data:`BLOCK_BREAK`), ``cut[i]`` whether piece i is in a link list (left out unless the
     main content is too short without it)."""
 
-    __slots__ = ("brk", "cut", "main", "pieces")
+    __slots__ = ("brk", "cut", "h1", "main", "pieces")
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
         self.cut = bytearray()
         self.main: list[tuple[int, int]] = []  # piece ranges of main / role=main / article
         self.brk = False  # the next text begins a block
+        self.h1 = -1
 
     def _drop(self, start: int, end: int) -> None:
         """Take pieces[start:end] out of the walk (template found after it was read)."""
         del self.pieces[start:end], self.cut[start:end]
         self.main = [r for r in self.main if r[0] < start]
         self.brk = True
+        if self.h1 >= end:
+            self.h1 -= end - start
+        elif self.h1 >= start:
+            self.h1 = -1
+
+    def _cut(self, start: int, end: int, mark: int) -> None:
+        for i in range(start, end):
+            if mark == _LISTING or self.cut[i] != _LISTING:
+                self.cut[i] = mark
+
+    def _run(self, run: list[int], end: int) -> tuple[int, int]:
+        """Cut the inline run ``[start, chars, links]`` when it is link-dense; what it took."""
+        start, c, k = run
+        run[1] = run[2] = 0
+        if c and k > _LINK_DENSE * c:
+            self._cut(start, end, _LINKS)
+            return c, k
+        return 0, 0
 
     def node(
         self, node: LexborNode, in_link: bool, in_article: bool
@@ -150,6 +175,8 @@ class _Walk:
         had = False
         notice = False
         heading: tuple[int, int, int] | None = None  # start, chars, links of the last h*
+        run = [0, 0, 0]  # the inline run since the last block child: start, chars, links
+        blocky = False
         child = node.child
         while child is not None:
             tag = child.tag
@@ -164,6 +191,10 @@ class _Walk:
                     if self.brk:
                         text = BLOCK_BREAK + text
                         self.brk = False
+                    if not run[1]:
+                        run[0] = len(pieces)
+                    run[1] += len(text)
+                    run[2] += len(text) if in_link else 0
                     pieces.append(text)
                     cut.append(0)
                 child = child.next
@@ -182,10 +213,23 @@ class _Walk:
             breaks = tag in _BREAKS
             if breaks:
                 self.brk = True
+                rc, rk = self._run(run, start)
+                if rc:
+                    chars -= rc
+                    links -= rk
+                    had = True
+                blocky = True
             c, k, n, h = self.node(child, in_link or tag == "a", in_article or tag in _ARTICLE)
             had = had or h
             if breaks:
                 self.brk = True
+            elif c:
+                if not run[1]:
+                    run[0] = start
+                run[1] += c
+                run[2] += k
+            if tag == "h1" and self.h1 < 0 and c and k <= _LINK_DENSE * c:
+                self.h1 = start
             if tag in _BLOCKS:
                 if n and c <= _NOTICE_CHARS:
                     self._drop(start, len(pieces))
@@ -198,11 +242,11 @@ class _Walk:
                     chars -= heading[1]
                     links -= heading[2]
                 elif (c and k > _LINK_DENSE * c) or (h and not c):
-                    for i in range(start, len(pieces)):
-                        cut[i] = 1
-                    if heading is not None:
-                        for i in range(heading[0], start):
-                            cut[i] = 1
+                    mark = _LISTING if tag in _LISTINGS else _LINKS
+                    if c:
+                        self._cut(start, len(pieces), mark)
+                    if heading is not None and mark == _LISTING:
+                        self._cut(heading[0], start, mark)
                         chars -= heading[1]
                         links -= heading[2]
                     c = k = 0
@@ -214,6 +258,12 @@ class _Walk:
             links += k
             notice = notice or n
             child = child.next
+        if blocky:
+            rc, rk = self._run(run, len(pieces))
+            if rc:
+                chars -= rc
+                links -= rk
+                had = True
         return chars, links, notice, had and not chars
 
 
@@ -233,13 +283,21 @@ def main_text(parser: LexborHTMLParser) -> str:
         ]
         if len(outer) == 1:
             lo, hi = outer[0]
+    h1 = walk.h1
+    heading = lo <= h1 < hi
+    if heading and sum(len(pieces[i]) for i in range(lo, h1) if not cut[i]) <= _MASTHEAD_CHARS:
+        lo = h1
     kept = [pieces[i] for i in range(lo, hi) if not cut[i]]
     joined = " ".join(kept)
     text = _unstamped(joined)
     # the chars of the text nodes kept (not the spaces joining them, not the breaks)
     chars = len(text) - len(kept) + 1 - joined.count(BLOCK_BREAK)
     if chars < _MIN_CHARS:
-        text = _unstamped(" ".join(pieces[lo:hi]))
+        since = h1 if heading else lo
+        restored = [
+            pieces[i] for i in range(lo, hi) if not cut[i] or (cut[i] == _LISTING and i >= since)
+        ]
+        text = _unstamped(" ".join(restored))
     return text
 
 
@@ -279,7 +337,8 @@ def shingles(text: str) -> list[bytes]:
     spaced = text.lower().encode("utf-8", "replace").translate(_SPACES)
     blocks = _BREAK in spaced
     if blocks:
-        spaced = spaced.replace(_BREAK, _BREAK_WORDS)
+        many = spaced.count(_BREAK) > 1  # (version 4: the last block's end, of several)
+        spaced = spaced.replace(_BREAK, _BREAK_WORDS) + (_BREAK_WORDS if many else b"")
     if spaced.isascii():
         words = [w for w in spaced.split() if w.isalpha()]
     else:

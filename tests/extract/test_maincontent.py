@@ -111,6 +111,77 @@ def test_link_lists_and_their_heading_are_left_out_but_not_from_a_table_of_conte
     assert _main(toc) == ["Contents", "Chapter", "one", "Two"]
 
 
+# A page of little more than its heading (a chapter's title page) in four templates: what
+# one template adds and another not — the site's name above the heading where no <header>
+# holds it, a sidebar listing before it, "Print | AMP" after a rule, a "Desktop version"
+# line — is no part of it (issue 25: such copies fingerprinted apart and retracted aliases).
+_SIDEBAR = "".join(f'<li><a href="/s{i}.html">{i}.{i}. Sibling page {w}</a></li>' for i, w in
+                   enumerate(WORDS[:12]))  # fmt: skip
+
+
+_MORE = "".join(
+    f'<a href="/s{i}.html">{i}.{i}. Sibling page {w}</a> ' for i, w in enumerate(WORDS[:3])
+)
+
+
+def _desktop(body: str) -> bytes:
+    return (
+        '<body><table><tr><td colspan="2" class="banner">Site name <a href="/">Home</a></td>'
+        f"</tr><tr><td><h4>In this section</h4><ul>{_SIDEBAR}</ul></td><td>{body}<hr>"
+        '<a href="?print=1">Print</a> | <a href="/amp/x.html">AMP</a></td></tr><tr><td>'
+        "© 2026 Site name. All rights reserved.</td></tr></table></body>"
+    ).encode()
+
+
+def _amp(body: str) -> bytes:
+    return (
+        f'<body><div class="amp-h">Site name</div>{body}<div><a href="/x.html">Desktop '
+        "version</a></div></body>"
+    ).encode()
+
+
+def _mobile(body: str) -> bytes:
+    return (
+        f'<body><div class="m-bar">Site name</div>{body}<div class="m-more">{_MORE}</div>'
+        '<div class="m-foot"><a href="/x.html">Desktop</a> · <a href="?print=1">Print</a>'
+        "</div></body>"
+    ).encode()
+
+
+def test_a_one_heading_page_is_one_document_in_every_template() -> None:
+    body = "<h1>Chapter 71. Block Range Indexes</h1><h2>Chapter 71. Block Range Indexes</h2>"
+    pages = (_desktop, _amp, _mobile, _print)
+    assert {tuple(main_text(page(body)).split()) for page in pages} == {
+        ("Chapter", "71.", "Block", "Range", "Indexes") * 2
+    }
+    assert len({content_fingerprint(page(body), "text/html") for page in pages}) == 1
+
+
+def test_two_one_heading_pages_of_one_template_are_two_documents() -> None:
+    one = content_fingerprint(_desktop("<h1>Chapter 71. Block Range Indexes</h1>"), "text/html")
+    two = content_fingerprint(
+        _desktop("<h1>Chapter 68. Generalized Search Trees</h1>"), "text/html"
+    )
+    assert one is not None
+    assert two is not None
+    assert similarity(one, two) < 0.3
+
+
+def test_a_short_table_of_contents_is_its_listing_in_every_template() -> None:
+    def toc(*titles: str) -> str:
+        items = "".join(f'<li><a href="/{t}.html">{t} and more of it</a></li>' for t in titles)
+        return f"<h1>Part two</h1><ul>{items}</ul>"
+
+    first = toc("gardens", "rivers", "valleys")
+    fps = {content_fingerprint(page(first), "text/html") for page in (_desktop, _amp, _print)}
+    assert len(fps) == 1
+    other = content_fingerprint(_desktop(toc("deserts", "islands", "forests")), "text/html")
+    (same,) = fps
+    assert same is not None
+    assert other is not None
+    assert similarity(same, other) < 0.3
+
+
 def test_a_short_copyright_notice_is_template_a_licence_page_is_content() -> None:
     assert _main("<p>text words</p><p><small>Copyright 2026 Site</small></p>") == ["text", "words"]
     licence = "Copyright © 1996 The Group. " + "Permission is granted to use it. " * 30

@@ -106,3 +106,32 @@ def _evidence():
     from dustless.rules import LiveEvidence
 
     return LiveEvidence(4, 4, 2, 1)
+
+
+def _two_twins() -> LiveLearner:
+    learner = LiveLearner()
+    learner.observe([page(u + f"/p{i}", f"P{i}") for u in (H, M, W) for i in range(4)])
+    learner.learn()
+    assert aliases(learner) == {("m.a.test", "a.test"), ("www.a.test", "a.test")}
+    return learner
+
+
+def test_two_twins_differing_retract_only_the_one_the_main_hosts_page_differs_from():
+    # The mobile host serves the main host's /x; the www twin another document there (a
+    # subtree of its own). The pair m./x, www./x cannot say which twin differs: the main
+    # host's own /x does, and only the www alias goes (the real web's seed 15 lost both).
+    learner = _two_twins()
+    learner.observe([page(M + "/x", "X"), page(H + "/x", "X")])
+    changes = learner.observe([page(W + "/x", "the twin's own")])
+    assert [r.host for r in changes.retracted] == ["www.a.test"]
+    assert aliases(learner) == {("m.a.test", "a.test")}
+
+
+def test_two_twins_differing_without_the_main_hosts_page_retract_both():
+    # Nothing to tell which twin differs: both aliases are blamed, so neither merges a page
+    # it may not hold (a retraction costs fetches, never a document).
+    learner = _two_twins()
+    learner.observe([page(M + "/y", "Y")])
+    changes = learner.observe([page(W + "/y", "the twin's own")])
+    assert {r.host for r in changes.retracted} == {"m.a.test", "www.a.test"}
+    assert not aliases(learner)

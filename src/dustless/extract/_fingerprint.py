@@ -63,10 +63,12 @@ __all__ = [
     "visible_text",
 ]
 
-# The first byte of every fingerprint: a later scheme never compares with this one. 3: the
-# shingles are taken within each block of the main content; 2 ran them across blocks; 1
-# hashed the whole visible text.
-VERSION = 3
+# The first byte of every fingerprint: a later scheme never compares with this one. 4: the
+# main content leaves out what one template of a page has and another not (a masthead, a
+# tool line of links, a sidebar's listing before the heading); 3: the shingles are taken
+# within each block of the main content; 2 ran them across blocks; 1 hashed the whole
+# visible text.
+VERSION = 4
 PERMUTATIONS = 128
 FINGERPRINT_BYTES = 1 + PERMUTATIONS
 NEAR_THRESHOLD = 0.8
@@ -131,10 +133,14 @@ def _shingles(text: str) -> list[bytes]:
     spaced = text.lower().encode("utf-8", "replace").translate(_SPACES)
     blocks = _BREAK in spaced
     if blocks:
-        # no break after the last block: a page of one block (an article's one paragraph)
-        # gives the windows it gave before blocks, and its last words are no more window
-        # than they were (a listing's last block is its own links, whatever its order)
-        spaced = spaced.replace(_BREAK, _BREAK_WORDS)
+        # a break after the last of several blocks too (version 4): its last words make a
+        # window as every block's do, so a listing's windows are the same whichever item
+        # comes last (version 3 left it out, and a sorted listing agreed only through the
+        # tool line of links after it, which version 4's main content leaves out). A page
+        # of one block (an article's one paragraph) gives the windows it gave before blocks:
+        # its last words are no more window than they were.
+        many = spaced.count(_BREAK) > 1
+        spaced = spaced.replace(_BREAK, _BREAK_WORDS) + (_BREAK_WORDS if many else b"")
     if spaced.isascii():
         words = list(filter(bytes.isalpha, spaced.split()))  # a C loop, not a Python one
     else:

@@ -19,9 +19,14 @@ shape tell boilerplate from full text):
 * **the copyright notice**: the smallest block whose text has "©", "copyright" or "all
   rights reserved" (the legal line every page of a site repeats) when it is short;
 * **link lists**: a block (``li``, ``p``, ``td``, ``div``…) whose kept text is mostly link
-  text — a menu, a sidebar, "Print | Mobile" — and a heading just before such a block
-  ("In this section"), or before a list with no text at all (the sidebar of a page that
-  has no siblings to list);
+  text — a menu, a sidebar, "Print | Mobile" — or a run of inline content beside blocks
+  that is (CSS 2.1 §9.2.1.1's anonymous block: "``<hr>``Print | AMP" ending a content
+  cell), and a heading just before a *listing* so cut ("In this section"; never before a
+  tool line: an article's last heading stays whether "Desktop version" follows it or not),
+  or before a list with no text at all (the sidebar of a page that has no siblings to list);
+* **the masthead**: a short text (≤ 200 characters) before the page's first ``h1``, where
+  no ``header`` holds the site's name (an AMP or printer template): readability and jusText
+  start an article at its heading;
 * **stamps**: a short block (≤ 200 characters between two block breaks) showing a time of
   day to the second — a clock, "generated at 12:05:33", "request … at …" — which differs
   between two fetches of one page; found in the joined text with one regex search;
@@ -29,12 +34,16 @@ shape tell boilerplate from full text):
   ``article``), only its text counts.
 
 A page whose main content so found is almost empty (a table of contents is all links) keeps
-the link lists instead (the template elements stay out), so it never fingerprints as its
-title alone. The ``<head>`` (the ``<title>`` names the site on some templates and not on
-others) is not read. Text nodes are joined with a space, as in ``_visible``, and the first
-text of each block element (CSS 2.1 §9.2.1's block boxes: ``p``, ``li``, ``td``, ``h1``…)
-after a block boundary begins with :data:`BLOCK_BREAK`, which the fingerprint shingles
-within (a listing in another order or layout is the same document; ``_fingerprint``).
+its *listings* too (``ul``, ``ol``, ``dl``, ``table``, ``pre`` and their items), from its
+heading on, so it never fingerprints as its title alone — but never a tool line ("Legal
+Notice", "Desktop version") nor a sidebar's list before the heading: what one template of a
+page has and another not, which made a one-heading page's printer, mobile and AMP copies
+other documents (issue 25). The ``<head>`` (the ``<title>`` names the site on some
+templates and not on others) is not read. Text nodes are joined with a space, as in
+``_visible``, and the first text of each block element (CSS 2.1 §9.2.1's block boxes:
+``p``, ``li``, ``td``, ``h1``…) after a block boundary begins with :data:`BLOCK_BREAK`,
+which the fingerprint shingles within (a listing in another order or layout is the same
+document; ``_fingerprint``).
 """
 
 from __future__ import annotations
@@ -81,6 +90,10 @@ _BREAKS = _BLOCKS | frozenset(
      "figcaption", "option"}
 )  # fmt: skip
 _LISTS = frozenset({"ul", "ol", "dl", "table", "tbody"})
+# A link list of these is a listing (a table of contents, a directory index: the document of a
+# page that has little else); any other — a lone "Legal Notice", "Print | AMP", a
+# "Desktop version" line — is a template's tool line, which one template has and another not.
+_LISTINGS = _LISTS | frozenset({"pre", "li", "tr", "td", "th", "dt", "dd"})
 # A time of day to the second, "12:05:59": in a short block it is a per-request stamp (a
 # clock, "generated at", "your last visit"), which two fetches of one page never share.
 # Searched for from its colon (a literal: the regex scans the text at C speed) and the
@@ -90,7 +103,11 @@ _STAMP_CHARS = 200  # a block with a time of day shorter than this: a stamp, not
 _SPLIT = str.maketrans("-_", "  ")
 _LINK_DENSE = 0.5  # more link text than this share: a list of links (boilerpipe's cut, 0.33–0.5)
 _NOTICE_CHARS = 600  # a copyright block longer than this is content (a licence page)
-_MIN_CHARS = 100  # main content shorter than this: keep the link lists too
+_MIN_CHARS = 100  # main content shorter than this: keep the listings after its heading too
+_MASTHEAD_CHARS = 200  # text before the page's h1 shorter than this: the site's name, not content
+# ``cut`` values: a piece kept, in a listing (restored when the page is short), in another
+# link list (never restored)
+_KEPT, _LISTING, _LINKS = 0, 1, 2
 
 
 def _notice(text: str) -> bool:
@@ -172,10 +189,11 @@ def _name(node: LexborNode, tid: int) -> str | None:
 
 class _Walk:
     """One depth-first walk: ``pieces`` the text nodes kept (the first of a block begins with
-    :data:`BLOCK_BREAK`), ``cut[i]`` whether piece i is in a link list (left out unless the
-    main content is too short without it)."""
+    :data:`BLOCK_BREAK`), ``cut[i]`` whether piece i is in a listing (``_LISTING``: left out
+    unless the main content is too short without it) or another link list (``_LINKS``), and
+    ``h1`` the index of the first piece of the page's first ``h1`` (-1: none)."""
 
-    __slots__ = ("brk", "cut", "found", "main", "notices", "pieces")
+    __slots__ = ("brk", "cut", "found", "h1", "main", "notices", "pieces")
 
     def __init__(self, found: list[LexborNode]) -> None:
         self.found = found  # the link elements met, in document order (``LINK_IDS``)
@@ -183,6 +201,7 @@ class _Walk:
         self.cut = bytearray()
         self.main: list[tuple[int, int]] = []  # piece ranges of main / role=main / article
         self.brk = False  # the next text begins a block
+        self.h1 = -1
         # Whether any text of the page may hold a notice: when the whole text holds none,
         # no text node does, and the five substring tests per node are skipped.
         self.notices = True
@@ -198,6 +217,10 @@ class _Walk:
         """Take pieces[start:end] out of the walk (template found after it was read)."""
         del self.pieces[start:end], self.cut[start:end]
         self.main = [r for r in self.main if r[0] < start]
+        if self.h1 >= end:
+            self.h1 -= end - start
+        elif self.h1 >= start:
+            self.h1 = -1
         self.brk = True
 
     def node(
@@ -213,6 +236,12 @@ class _Walk:
         had = False
         notice = False
         heading: tuple[int, int, int] | None = None  # start, chars, links of the last h*
+        # The run of inline content since the last block child (CSS 2.1 §9.2.1.1: beside
+        # block boxes it is an anonymous block of its own): its first piece, chars, links.
+        # ``blocky``: a block child was met, so a run is a block to judge ("<hr><a>Print</a>
+        # | <a>AMP</a>" at the end of a content cell is a link list as a <p> of it is).
+        run = run_c = run_k = 0
+        blocky = False
         # The children in lexbor's own loop, which passes over the text nodes of ASCII
         # whitespace (between tags: half the nodes of a page) without making them objects.
         for child in node.iter(include_text=True, skip_empty=True):
@@ -229,6 +258,11 @@ class _Walk:
                     if self.brk:
                         text = BLOCK_BREAK + text
                         self.brk = False
+                    if not run_c:
+                        run = len(pieces)
+                    run_c += len(text)
+                    if in_link:
+                        run_k += len(text)
                     pieces.append(text)
                     cut.append(0)
                 continue
@@ -256,6 +290,14 @@ class _Walk:
             breaks = tag in _BREAKS
             if breaks:
                 self.brk = True
+                if run_c:
+                    if run_k > _LINK_DENSE * run_c:
+                        self._cut(run, start, _LINKS)
+                        chars -= run_c
+                        links -= run_k
+                        had = True
+                    run_c = run_k = 0
+                blocky = True
             if first.tag_id == _TEXT_ID and first.next is None:
                 # An element of one text node (<a>…</a>, <h1>…</h1>, <p>…</p>): what the
                 # recursive call gives, without the call (most elements of a page).
@@ -278,6 +320,13 @@ class _Walk:
                 had = had or h
             if breaks:
                 self.brk = True
+            elif c:
+                if not run_c:
+                    run = start
+                run_c += c
+                run_k += k
+            if tag == "h1" and self.h1 < 0 and c and k <= _LINK_DENSE * c:
+                self.h1 = start  # the page's own heading (a linked h1 is the site's logo)
             if tag in _BLOCKS:
                 if n and c <= _NOTICE_CHARS:
                     self._drop(start, len(pieces))
@@ -290,11 +339,14 @@ class _Walk:
                     chars -= heading[1]
                     links -= heading[2]
                 elif (c and k > _LINK_DENSE * c) or (h and not c):
-                    for i in range(start, len(pieces)):
-                        cut[i] = 1
-                    if heading is not None:
-                        for i in range(heading[0], start):
-                            cut[i] = 1
+                    mark = _LISTING if tag in _LISTINGS else _LINKS
+                    if c:  # (else all in it is cut already, each as what it is)
+                        self._cut(start, len(pieces), mark)
+                    # (a heading is a listing's — "In this section" — never a tool line's:
+                    # an article's last heading stays whether a "Desktop version" link
+                    # follows it or not)
+                    if heading is not None and mark == _LISTING:
+                        self._cut(heading[0], start, mark)
                         chars -= heading[1]
                         links -= heading[2]
                     c = k = 0
@@ -305,7 +357,20 @@ class _Walk:
             chars += c
             links += k
             notice = notice or n
+        if blocky and run_c and run_k > _LINK_DENSE * run_c:
+            self._cut(run, len(pieces), _LINKS)
+            chars -= run_c
+            links -= run_k
+            had = True
         return chars, links, notice, had and not chars
+
+    def _cut(self, start: int, end: int, mark: int) -> None:
+        """Mark pieces[start:end] as a link list: a listing's mark wins over another's (the
+        <div> around a table of contents does not make it a tool line)."""
+        cut = self.cut
+        for i in range(start, end):
+            if mark == _LISTING or cut[i] != _LISTING:
+                cut[i] = mark
 
 
 def main_text(parser: LexborHTMLParser, found: list[LexborNode] | None = None) -> str:
@@ -326,13 +391,35 @@ def main_text(parser: LexborHTMLParser, found: list[LexborNode] | None = None) -
         ]
         if len(outer) == 1:
             lo, hi = outer[0]
+    h1 = walk.h1
+    heading = lo <= h1 < hi
+    if heading and h1 > lo:
+        # What comes before the page's own heading and is short is its masthead — the site's
+        # name in a template without a <header> (an AMP or printer page), which the desktop
+        # template puts in one: not the document (readability and jusText start an article
+        # at its heading; a long text before it is kept, it may be the document's).
+        before = sum(len(pieces[i]) for i in range(lo, h1) if not cut[i])
+        if before <= _MASTHEAD_CHARS:
+            lo = h1
     kept = [pieces[i] for i in range(lo, hi) if not cut[i]]
     joined = " ".join(kept)
     text = _unstamped(joined)
     # the chars of the text nodes kept (not the spaces joining them, not the breaks)
     chars = len(text) - len(kept) + 1 - joined.count(BLOCK_BREAK)
     if chars < _MIN_CHARS:
-        text = _unstamped(" ".join(pieces[lo:hi]))
+        # Too little text to be the document alone: a table of contents, a directory index.
+        # Its listings are kept — only those from its heading on (a sidebar's list before it
+        # is the template's, which a printer page has not) and only listings (a lone link,
+        # "Desktop version", is one template's tool line): what every template of the page
+        # shows alike.
+        since = h1 if heading else lo
+        text = _unstamped(
+            " ".join(
+                pieces[i]
+                for i in range(lo, hi)
+                if not cut[i] or (cut[i] == _LISTING and i >= since)
+            )
+        )
     return text
 
 

@@ -600,6 +600,14 @@ class LiveLearner:
                 # blamed here would be retracted for good by a twin's difference (the real
                 # web's seeds 9 and 17 lost ``jsessionid``, ``src`` and ``tab`` so).
                 aliases = [r for r in necessary if self._aliases([r])]
+                if len(aliases) > 1 and any(self._home(k) for k, _ in group):
+                    # Two twins' spellings (``m.h/x``, ``www.h/x``), each merged into the
+                    # third host's: the pair cannot say which twin serves another document,
+                    # and would retract both aliases for one's difference (the real web's
+                    # seed 15 lost its correct ``m.`` alias to its ``www`` twin's subtree).
+                    # The third host's own spelling, there in the group, is compared with
+                    # each and blames the twin that differs; without one, both are blamed.
+                    continue
                 necessary = aliases or necessary
             for rhost, spec in necessary:
                 a = self._active.get(rhost, {}).get(spec)
@@ -621,6 +629,11 @@ class LiveLearner:
             for h, spec in rules
             if (a := self._active.get(h, {}).get(spec)) is not None
         )
+
+    def _home(self, key: str) -> bool:
+        """Is ``key`` on a host that is no alias in force (its spellings are its own)?"""
+        host = authority_of(key)
+        return not self._aliases([(host, spec) for spec in self._active.get(host, {})])
 
     def _seq_of(self, rule: tuple[str, str]) -> int:
         a = self._active.get(rule[0], {}).get(rule[1])
