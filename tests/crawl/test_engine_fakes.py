@@ -56,25 +56,35 @@ class FakeFetcher:
             raise page
         if isinstance(page, NetState):
             return FetchResult.unfetched(url, page, error=f"address policy: {url} is loopback")
-        state = NetState.OK if page.status == 200 and page.mime == "text/html" else NetState.code
-        return FetchResult(
-            url=url,
-            state=state,
-            status=page.status,
-            headers=(("Content-Type", page.mime),),
-            body=page.body,
-            mime=page.mime,
-            location=page.location,
-            ip="192.0.2.1",
-            started=time.time(),
-            elapsed=0.001,
-            raw_response_head=(
-                f"HTTP/1.1 {page.status} X\r\nContent-Type: {page.mime}\r\n\r\n".encode()
-            ),
-        )
+        return answer(url, page)
 
     async def close(self) -> None:
         pass
+
+
+def answer(url: str, page: Page) -> FetchResult:
+    """``page`` as the fetcher's result for ``url`` (OK for a 200 HTML page)."""
+    state = NetState.OK if page.status == 200 and page.mime == "text/html" else NetState.code
+    return FetchResult(
+        url=url,
+        state=state,
+        status=page.status,
+        headers=(("Content-Type", page.mime),),
+        body=page.body,
+        mime=page.mime,
+        location=page.location,
+        ip="192.0.2.1",
+        started=time.time(),
+        elapsed=0.001,
+        raw_response_head=f"HTTP/1.1 {page.status} X\r\nContent-Type: {page.mime}\r\n\r\n".encode(),
+    )
+
+
+def table_answer(url: str, body: bytes | None) -> FetchResult:
+    """robots.txt allows all; a page of the table is HTML, any other URL a 404."""
+    if url.endswith("/robots.txt"):
+        return answer(url, Page(200, b"User-agent: *\nAllow: /\n", "text/plain"))
+    return answer(url, Page(404, b"no", "text/plain") if body is None else Page(200, body))
 
 
 def links(*urls: str) -> bytes:

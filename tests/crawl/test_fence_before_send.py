@@ -14,10 +14,10 @@ import asyncio
 import time
 from collections.abc import Mapping
 
+from crawl.test_engine_fakes import table_answer
 from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
 from dustless.crawl.engine import Crawler
 from dustless.fetch import FetchLimits, FetchResult
-from dustless.states import NetState
 from dustless.store import PostgresCrawlStore, WarcWriter
 
 TTL = 20.0  # the lease; the fence is 15 s after a renewal
@@ -53,25 +53,7 @@ class Web:
         self.sent.append((url, self.crawler.hosts.sure(host, self.clock())))
         if len(self.sent) == 1:
             self.clock.offset += 3 * TTL  # this worker stalls (SIGSTOP, a pause) meanwhile
-        body = self.pages.get(url)
-        if url.endswith("/robots.txt"):
-            status, mime, body = 200, "text/plain", b"User-agent: *\nAllow: /\n"
-        elif body is None:
-            status, mime, body = 404, "text/plain", b"no"
-        else:
-            status, mime = 200, "text/html"
-        return FetchResult(
-            url=url,
-            state=NetState.OK if mime == "text/html" and status == 200 else NetState.code,
-            status=status,
-            headers=(("Content-Type", mime),),
-            body=body,
-            mime=mime,
-            ip="192.0.2.1",
-            started=time.time(),
-            elapsed=0.001,
-            raw_response_head=f"HTTP/1.1 {status} X\r\nContent-Type: {mime}\r\n\r\n".encode(),
-        )
+        return table_answer(url, self.pages.get(url))
 
     async def close(self) -> None:
         pass

@@ -11,12 +11,12 @@ import io
 import time
 from collections.abc import Mapping
 
+from crawl.test_engine_fakes import Page, answer
 from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
 from dustless.crawl import engine as engine_module
 from dustless.crawl.engine import Crawler
 from dustless.crawl.progress import Progress
 from dustless.fetch import FetchLimits, FetchResult
-from dustless.states import NetState
 from dustless.store import WarcWriter
 
 
@@ -43,19 +43,7 @@ class Web:
             self.bugs[url] -= 1
             raise Bug(f"a bug of ours on {url}")
         status, mime, body = self.pages.get(url, (404, "text/plain", b"no"))
-        ok = status == 200 and mime == "text/html"
-        return FetchResult(
-            url=url,
-            state=NetState.OK if ok else NetState.code,
-            status=status,
-            headers=(("Content-Type", mime),),
-            body=body,
-            mime=mime,
-            ip="192.0.2.1",
-            started=time.time(),
-            elapsed=0.001,
-            raw_response_head=f"HTTP/1.1 {status} X\r\nContent-Type: {mime}\r\n\r\n".encode(),
-        )
+        return answer(url, Page(status, body, mime))
 
     async def close(self) -> None:
         pass

@@ -24,10 +24,10 @@ from typing import Any
 
 import psycopg
 
+from crawl.test_engine_fakes import table_answer
 from dustless.crawl import CrawlConfig, CrawlSetup, build_parts
 from dustless.crawl.engine import Crawler
 from dustless.fetch import FetchLimits, FetchResult
-from dustless.states import NetState
 from dustless.store import PostgresCrawlStore, WarcWriter
 
 HOST = "a.test"
@@ -70,35 +70,13 @@ class Web:
             while hosts.holds(HOST):  # until a renewal has told the worker
                 assert time.monotonic() < deadline, "the lost lease was never noticed"
                 await asyncio.sleep(0.05)
-        return _answer(url)
+        return table_answer(url, PAGES.get(url))
 
     def give_back(self) -> None:
         self._sql("UPDATE host_work SET owner = NULL, lease_until = NULL WHERE host = %(host)s")
 
     async def close(self) -> None:
         pass
-
-
-def _answer(url: str) -> FetchResult:
-    body = PAGES.get(url)
-    if url.endswith("/robots.txt"):
-        status, mime, body = 200, "text/plain", b"User-agent: *\nAllow: /\n"
-    elif body is None:
-        status, mime, body = 404, "text/plain", b"no"
-    else:
-        status, mime = 200, "text/html"
-    return FetchResult(
-        url=url,
-        state=NetState.OK if mime == "text/html" and status == 200 else NetState.code,
-        status=status,
-        headers=(("Content-Type", mime),),
-        body=body,
-        mime=mime,
-        ip="192.0.2.1",
-        started=time.time(),
-        elapsed=0.001,
-        raw_response_head=f"HTTP/1.1 {status} X\r\nContent-Type: {mime}\r\n\r\n".encode(),
-    )
 
 
 def _crawler(tmp_path: Any, store: PostgresCrawlStore, web: Web) -> tuple[Crawler, WarcWriter]:
