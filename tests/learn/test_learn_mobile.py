@@ -92,10 +92,13 @@ def mobile_site() -> Iterator[int]:
         thread.join()
 
 
-def _crawl(port: int, out: Path, **options: object) -> tuple[Counter[tuple[int, int]], int]:
-    """(fetches of each document (k, j) with a 200, mobile pages fetched)."""
+def crawl_docs(
+    port: int, out: Path, host: str = "docs.test", **options: object
+) -> tuple[Counter[tuple[int, int]], int]:
+    """Crawl ``host``'s site of documents ``/s<k>/p<j>.html``: (fetches of each document
+    (k, j) with a 200, pages of its ``m.`` host fetched)."""
     config = CrawlConfig(
-        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
+        seeds=(f"http://{host}:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
         delay=0, delay_factor=0, progress=False, max_depth=100, **options,
     )  # fmt: skip
     assert run_crawl(config, out).finished
@@ -105,16 +108,16 @@ def _crawl(port: int, out: Path, **options: object) -> tuple[Counter[tuple[int, 
         )]  # fmt: skip
     docs: Counter[tuple[int, int]] = Counter()
     for url in urls:
-        path = url.partition("://")[2].partition("/")[2]
+        path = url.partition("://")[2].partition("/")[2].partition("?")[0]
         if path.count("/") == 1:
             k, j = (int(x[1:].removesuffix(".html")) for x in path.split("/"))
             docs[(k, j)] += 1
-    return docs, sum(1 for u in urls if "//m.docs.test" in u)
+    return docs, sum(1 for u in urls if f"//m.{host}" in u)
 
 
 def test_a_mobile_host_is_learned_an_alias_and_the_rules_file_applies_it(mobile_site, tmp_path):
     port = mobile_site
-    docs, mobile = _crawl(port, tmp_path / "learn", learn=True)
+    docs, mobile = crawl_docs(port, tmp_path / "learn", learn=True)
     with sqlite3.connect(tmp_path / "learn" / "crawl.db") as db:
         rules = db.execute(
             "SELECT host, spec FROM learned_rules WHERE retracted_at IS NULL"
@@ -129,7 +132,7 @@ def test_a_mobile_host_is_learned_an_alias_and_the_rules_file_applies_it(mobile_
     path = tmp_path / "learn" / "learned-rules.xml"
     hosts = {h for s in load_script(path).rules.sites for h in s.identities}
     assert f"m.docs.test:{port}" in hosts
-    again, mobile = _crawl(port, tmp_path / "again", rules=(str(path),))
+    again, mobile = crawl_docs(port, tmp_path / "again", rules=(str(path),))
     assert set(again) == every
     assert sum(again.values()) == len(every)  # each document fetched once
     assert mobile < len(every) // 2

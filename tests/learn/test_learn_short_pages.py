@@ -13,14 +13,12 @@ from __future__ import annotations
 import random
 import sqlite3
 import string
-from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 
 import pytest
 
-from dustless.crawl import CrawlConfig, run_crawl
+from learn.test_learn_mobile import crawl_docs
 from support import serving
 
 SECTIONS, PAGES = 3, 15
@@ -93,29 +91,9 @@ def short_site() -> Iterator[int]:
     yield from serving(_Handler)
 
 
-def _crawl(port: int, out: Path) -> tuple[Counter[tuple[int, int]], int]:
-    """(fetches of each document (k, j) with a 200, mobile pages fetched)."""
-    config = CrawlConfig(
-        seeds=(f"http://short.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
-        delay=0, delay_factor=0, progress=False, max_depth=100, learn=True,
-    )  # fmt: skip
-    assert run_crawl(config, out).finished
-    with sqlite3.connect(out / "crawl.db") as db:
-        urls = [u for (u,) in db.execute(
-            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
-        )]  # fmt: skip
-    docs: Counter[tuple[int, int]] = Counter()
-    for url in urls:
-        path = url.partition("://")[2].partition("/")[2].partition("?")[0]
-        if path.count("/") == 1:
-            k, j = (int(x[1:].removesuffix(".html")) for x in path.split("/"))
-            docs[(k, j)] += 1
-    return docs, sum(1 for u in urls if "//m.short.test" in u)
-
-
 def test_short_pages_in_two_templates_keep_the_mobile_alias(short_site, tmp_path):
     port = short_site
-    docs, mobile = _crawl(port, tmp_path / "learn")
+    docs, mobile = crawl_docs(port, tmp_path / "learn", "short.test", learn=True)
     with sqlite3.connect(tmp_path / "learn" / "crawl.db") as db:
         rules = db.execute("SELECT host, spec, reason FROM learned_rules").fetchall()
     alias = (f"m.short.test:{port}", '{"element":"hostRedirect","to":"short.test"}', None)
