@@ -24,6 +24,7 @@ from dustless.store import (
     NewURL,
     PostgresCrawlStore,
     RobotsRow,
+    URLState,
     Verdict,
 )
 from dustless.store._pg_schema import PG_MIGRATIONS
@@ -436,6 +437,30 @@ def test_a_fetch_recorded_under_a_lost_lease_is_refused(pg_db: str) -> None:
         b.lease_hosts(10, now=200.0, ttl=10.0)
         b.commit()
         assert b.query("SELECT owner, epoch FROM host_work") == [("w2", 2)]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_urls_given_back_under_a_lost_lease_stay_with_their_new_holder(pg_db: str) -> None:
+    """A worker that stalled past its lease, then gives its window back before it learns the
+    lease is lost (a restart made its renewal fail; the next lease round reached the server):
+    its "back to the queue" must not undo the new holder's work — else a URL already fetched
+    there is queued, and fetched, again (issue 24: two fetch rows for two seeds)."""
+    a, b = _two_on_one_host(pg_db)
+    try:
+        a.lease_hosts(10, now=100.0, ttl=10.0)
+        mine = a.claim_queued(10, hosts=["a.test"], per_host=3)
+        a.commit()
+        b.lease_hosts(10, now=111.0, ttl=10.0)  # w1's lease ran out: w2 has the host
+        theirs = b.claim_queued(10, hosts=["a.test"], per_host=3)
+        b.record_fetches([FetchRecord(u.id, 112.0, NetState.OK, status=200) for u in theirs])
+        b.commit()
+        fetched = b.query("SELECT id, state FROM urls ORDER BY id")
+        assert {state for _, state in fetched} == {"done"}
+        a.set_url_state([u.id for u in mine], URLState.QUEUED)
+        a.commit()
+        assert a.query("SELECT id, state FROM urls ORDER BY id") == fetched
     finally:
         a.close()
         b.close()

@@ -31,7 +31,7 @@ from dustless.store._types import (
     WarcRef,
 )
 
-__all__ = ["PgFetches"]
+__all__ = ["PgFetches", "defer_states", "take_fences"]
 
 
 _ID_BLOCK = 1000  # fetch ids taken from the sequence at once
@@ -101,6 +101,47 @@ def _text(value: str | None) -> str | None:
     return value.replace("\x00", "\ufffd") if value is not None and "\x00" in value else value
 
 
+def take_fences(
+    claims: dict[int, tuple[str, int | None]], ids: Iterable[int]
+) -> dict[int, tuple[str | None, int | None]]:
+    """Each URL's lease it was claimed under, ``(host, epoch)``, or ``(None, None)`` for a URL
+    no lease covers; their claims end here (taken out of ``claims``)."""
+    fence: dict[int, tuple[str | None, int | None]] = {}
+    for url_id in ids:
+        claim = claims.pop(url_id, None)
+        fence[url_id] = (None, None) if claim is None or claim[1] is None else claim
+    return fence
+
+
+def _fenced(fence: Mapping[int, tuple[str | None, int | None]]) -> list[str]:
+    return sorted({h for h, _ in fence.values() if h is not None})
+
+
+def defer_states(
+    db: PgConnection,
+    me: str,
+    fence: Mapping[int, tuple[str | None, int | None]],
+    states: Mapping[int, str],
+) -> None:
+    """URL states written with the next exchange, each under the lease its URL was claimed
+    under (``_FENCE``): a worker that lost a host — a stall past its lease — changes nothing
+    its new holder has since claimed or fetched, whether it records a fetch or gives its
+    window back to the queue before it has heard of the loss (issue 24: a stall, then a
+    restart that failed its renewal, then its window "given back" over the new holder's
+    fetched rows, which were then fetched again)."""
+    db.defer(
+        _STATE_UPDATE,
+        {
+            "ids": list(states),
+            "states": list(states.values()),
+            "fence_host": [fence[i][0] for i in states],
+            "fence_epoch": [fence[i][1] for i in states],
+            "me": me,
+            "fenced": _fenced(fence),
+        },
+    )
+
+
 class PgFetches:
     """Fetch rows and WARC marks; ``PostgresCrawlStore`` sets ``_db``."""
 
@@ -128,37 +169,20 @@ class PgFetches:
             rows.append(row)
         # The URL rows' states: the last fetch of a URL in the batch decides (as in order).
         states = {f.url_id: f.url_state.value for f in batch}
-        # Each row under the lease its URL was claimed under (fencing: ``_FENCE``).
-        fence: dict[int, tuple[str | None, int | None]] = {}
-        for url_id in states:
-            claim = self._claims.pop(url_id, None)
-            fence[url_id] = (None, None) if claim is None or claim[1] is None else claim
-        hosts = [fence[f.url_id][0] for f in batch]
-        epochs = [fence[f.url_id][1] for f in batch]
-        fenced = sorted({h for h, _ in fence.values() if h is not None})
+        fence = take_fences(self._claims, states)
         # The WARC records these rows point at were fsynced before this call (the Recorder
         # writes them first), so the rows may be committed with the next exchange.
         self._db.defer(
             _FETCH_INSERT,
             {
                 **dict(zip(_FETCH_COLS, columns(rows, len(_FETCH_COLS)), strict=True)),
-                "fence_host": hosts,
-                "fence_epoch": epochs,
+                "fence_host": [fence[f.url_id][0] for f in batch],
+                "fence_epoch": [fence[f.url_id][1] for f in batch],
                 "me": self._worker,
-                "fenced": fenced,
+                "fenced": _fenced(fence),
             },
         )
-        self._db.defer(
-            _STATE_UPDATE,
-            {
-                "ids": list(states),
-                "states": list(states.values()),
-                "fence_host": [fence[i][0] for i in states],
-                "fence_epoch": [fence[i][1] for i in states],
-                "me": self._worker,
-                "fenced": fenced,
-            },
-        )
+        defer_states(self._db, self._worker, fence, states)
         return ids
 
     def _take_ids(self, n: int) -> list[int]:

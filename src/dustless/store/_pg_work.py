@@ -34,6 +34,7 @@ from typing import Any
 from dustless.errors import DatabaseAway
 from dustless.store._admit import Site, decide
 from dustless.store._pg_conn import Conn, PgConnection, Read, Rows, columns, reader
+from dustless.store._pg_fetches import defer_states, take_fences
 from dustless.store._pg_schema import (
     LOCK_BATCH,
     LOCK_CLASS,
@@ -553,9 +554,6 @@ class PgWork:
         return [url_row(r) for r in rows]
 
     def set_url_state(self, ids: Sequence[int], state: URLState) -> None:
-        for i in ids:
-            self._claims.pop(i, None)
         if ids:
-            self._db.defer(
-                "UPDATE urls SET state = %s WHERE id = ANY(%s::bigint[])", (state.value, list(ids))
-            )
+            fence = take_fences(self._claims, ids)
+            defer_states(self._db, self._worker, fence, dict.fromkeys(ids, state.value))
