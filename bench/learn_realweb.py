@@ -8,7 +8,11 @@ learn/standard share of duplicates): the baseline the learner's work is judged b
 replayed with ``dustless testweb --profile real --seed N --sites K --pages-per-site M``.
 
     .venv/bin/python bench/learn_realweb.py [SEEDS=5] [--first 1] [--sites 5] [--pages-per-site 500]
-        [--no-scrapy]
+        [--no-scrapy] [--jobs 1]
+
+The issue's figure (20 seeds, two at a time on a two-core machine, ~30 min idle)::
+
+    .venv/bin/python bench/learn_realweb.py 20 --sites 2 --pages-per-site 500 --no-scrapy --jobs 2
 
 Then, over all seeds, the remaining duplicates by kind: each duplicate fetch classified by how
 its URL differs from the URL its resource was first fetched at (another host, a path
@@ -26,7 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
 import sqlite3
 import statistics
 import subprocess
@@ -35,6 +39,8 @@ import tempfile
 import textwrap
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -63,21 +69,26 @@ def _serve(
     return proc, seeds
 
 
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+def _run(argv: list[str]) -> float:
+    """Run ``argv`` to its end; its CPU seconds (user + system, from its own rusage: exact
+    while other seeds' processes run beside it, ``--jobs``)."""
+    proc = subprocess.Popen(argv)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, argv)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _crawl(seeds: list[str], out: Path, *extra: str) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one crawl."""
-    start, cpu = time.monotonic(), _children_cpu()
-    subprocess.run(
+    start = time.monotonic()
+    cpu = _run(
         [*DUSTLESS, "crawl", *seeds, "--out", str(out), "--policy", "standard",
          "--resolve", "*.test:127.0.0.1", "--delay", "0.01", "--delay-factor", "0",
          "--quiet", *extra],
-        check=True,
     )  # fmt: skip
-    return time.monotonic() - start, _children_cpu() - cpu
+    return time.monotonic() - start, cpu
 
 
 # Scrapy as bench/crawl_peers.py runs it (its own URL fingerprint dedups requests), writing
@@ -137,14 +148,14 @@ SCRAPY_SPIDER = textwrap.dedent(
 
 
 def _scrapy(seeds: list[str], work: Path, limit: int) -> tuple[list[str], float]:
-    """The URLs of Scrapy's 2xx responses, in order, and its CPU seconds."""
+    """The URLs of Scrapy's 2xx responses, in order, and its CPU seconds (``work``: the
+    seed's own directory)."""
+    work.mkdir(parents=True, exist_ok=True)
     script = work / "peer_spider.py"
     script.write_text(SCRAPY_SPIDER)
     out = work / "scrapy-urls.json"
-    cpu = _children_cpu()
-    subprocess.run([sys.executable, str(script), json.dumps([seeds, limit, str(out)])],
-                   check=True)  # fmt: skip
-    return json.loads(out.read_text()), _children_cpu() - cpu
+    cpu = _run([sys.executable, str(script), json.dumps([seeds, limit, str(out)])])
+    return json.loads(out.read_text()), cpu
 
 
 def _kind(first: str, dup: str) -> str:
@@ -215,6 +226,57 @@ def _count(crawl: Path, truth: dict[str, str]) -> tuple[int, int, int, Counter[s
     return len(set(found)), len(found) - len(set(found)), int(fetches), kinds
 
 
+@dataclass
+class _Seed:
+    """One seed's crawls, counted by its truth."""
+
+    seed: int
+    row: str = ""
+    share: float = 0.0
+    kinds: dict[str, Counter[str]] = field(default_factory=dict)
+    cpu: dict[str, float] = field(default_factory=dict)
+    fetches: dict[str, int] = field(default_factory=dict)
+
+
+def _one_seed(seed: int, args: argparse.Namespace, work: Path, scrapy: bool) -> _Seed:
+    """Serve ``seed``'s web; crawl it with ``standard``, ``--learn``, the learned rules from
+    the start, and Scrapy; count each against the truth."""
+    truth_path = work / f"truth-{seed}.tsv"
+    proc, seeds = _serve(seed, args, truth_path)
+    scrapy_urls: list[str] = []
+    got = _Seed(seed)
+    try:
+        t_std, c_std = _crawl(seeds, work / f"std-{seed}")
+        t_learn, c_learn = _crawl(seeds, work / f"learn-{seed}", "--learn")
+        # The same rules from the first page, nothing learned: the CPU the learning
+        # crawl would take without its learner.
+        rules = str(work / f"learn-{seed}" / "learned-rules.xml")
+        _, got.cpu["rules"] = _crawl(seeds, work / f"rules-{seed}", "--rules", rules)
+        got.fetches["rules"] = _count(work / f"rules-{seed}", {})[2]
+        if scrapy:
+            limit = 6 * args.sites * args.pages_per_site
+            scrapy_urls, got.cpu["scrapy"] = _scrapy(seeds, work / f"scrapy-{seed}", limit)
+            got.fetches["scrapy"] = len(scrapy_urls)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    truth = _truth(truth_path)
+    docs = len(set(truth.values()))
+    s_res, s_dup, got.fetches["std"], got.kinds["std"] = _count(work / f"std-{seed}", truth)
+    l_res, l_dup, got.fetches["learn"], got.kinds["learn"] = _count(work / f"learn-{seed}", truth)
+    got.cpu["std"], got.cpu["learn"] = c_std, c_learn
+    scrapy_cells = "- | -"
+    if scrapy:
+        found = [r for u in scrapy_urls if (r := truth.get(u)) is not None]
+        got.kinds["scrapy"] = _duplicates(scrapy_urls, truth)
+        scrapy_cells = f"{len(set(found))} | {len(found) - len(set(found))}"
+    got.share = l_dup / s_dup if s_dup else 0.0
+    got.row = (f"| {seed} | {docs} | {s_res} | {s_dup} | {got.fetches['std']} | {l_res} | "
+               f"{l_dup} | {got.fetches['learn']} | {got.share:.0%} | {s_res - l_res} | "
+               f"{t_std:.0f} | {t_learn:.0f} | {scrapy_cells} |")  # fmt: skip
+    return got
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("seeds", type=int, nargs="?", default=5, help="seeds (default 5)")
@@ -222,7 +284,13 @@ def main() -> int:
     parser.add_argument("--sites", type=int, default=5)
     parser.add_argument("--pages-per-site", type=int, default=500)
     parser.add_argument("--no-scrapy", action="store_true", help="skip the Scrapy column")
+    parser.add_argument(
+        "--jobs", type=int, default=1,
+        help="seeds crawled at once (default 1); each crawl's CPU is its own process's",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.jobs < 1:
+        raise SystemExit("--jobs must be at least 1")
     scrapy = not args.no_scrapy
     if scrapy:
         import importlib.util
@@ -233,57 +301,32 @@ def main() -> int:
     print(f"real test web, {args.sites} sites of {args.pages_per_site} documents; work in {work}")
     print("| seed | docs | standard: reached | dups | fetches | learn: reached | dups | fetches "
           "| dups learn/std | lost | s std | s learn | scrapy: reached | dups |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    shares: list[tuple[float, int]] = []
-    kinds: dict[str, Counter[str]] = {"std": Counter(), "learn": Counter(), "scrapy": Counter()}
-    cpu = {"std": 0.0, "learn": 0.0, "rules": 0.0, "scrapy": 0.0}
-    fetches = {"std": 0, "learn": 0, "rules": 0, "scrapy": 0}
-    for seed in range(args.first, args.first + args.seeds):
-        truth_path = work / f"truth-{seed}.tsv"
-        proc, seeds = _serve(seed, args, truth_path)
-        scrapy_urls: list[str] = []
-        try:
-            t_std, c_std = _crawl(seeds, work / f"std-{seed}")
-            t_learn, c_learn = _crawl(seeds, work / f"learn-{seed}", "--learn")
-            # The same rules from the first page, nothing learned: the CPU the learning
-            # crawl would take without its learner.
-            rules = str(work / f"learn-{seed}" / "learned-rules.xml")
-            _, c_rules = _crawl(seeds, work / f"rules-{seed}", "--rules", rules)
-            cpu["rules"] += c_rules
-            fetches["rules"] += _count(work / f"rules-{seed}", {})[2]
-            if scrapy:
-                limit = 6 * args.sites * args.pages_per_site
-                scrapy_urls, c_scrapy = _scrapy(seeds, work, limit)
-                cpu["scrapy"] += c_scrapy
-                fetches["scrapy"] += len(scrapy_urls)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-        truth = _truth(truth_path)
-        docs = len(set(truth.values()))
-        s_res, s_dup, s_fetch, s_kinds = _count(work / f"std-{seed}", truth)
-        l_res, l_dup, l_fetch, l_kinds = _count(work / f"learn-{seed}", truth)
-        kinds["std"] += s_kinds
-        kinds["learn"] += l_kinds
-        cpu["std"] += c_std
-        cpu["learn"] += c_learn
-        fetches["std"] += s_fetch
-        fetches["learn"] += l_fetch
-        scrapy_cells = "- | -"
-        if scrapy:
-            found = [r for u in scrapy_urls if (r := truth.get(u)) is not None]
-            kinds["scrapy"] += _duplicates(scrapy_urls, truth)
-            scrapy_cells = f"{len(set(found))} | {len(found) - len(set(found))}"
-        share = l_dup / s_dup if s_dup else 0.0
-        shares.append((share, seed))
-        print(f"| {seed} | {docs} | {s_res} | {s_dup} | {s_fetch} | {l_res} | {l_dup} | "
-              f"{l_fetch} | {share:.0%} | {s_res - l_res} | {t_std:.0f} | {t_learn:.0f} | "
-              f"{scrapy_cells} |", flush=True)  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
+    seeds = range(args.first, args.first + args.seeds)
+    done: list[_Seed] = []
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        # Rows as the seeds end (in seed order within one job).
+        for got in pool.map(lambda n: _one_seed(n, args, work, scrapy), seeds):
+            print(got.row, flush=True)
+            done.append(got)
+    kinds: dict[str, Counter[str]] = {k: Counter() for k in ("std", "learn", "scrapy")}
+    cpu = dict.fromkeys(("std", "learn", "rules", "scrapy"), 0.0)
+    fetches = dict.fromkeys(("std", "learn", "rules", "scrapy"), 0)
+    for got in done:
+        for k, c in got.kinds.items():
+            kinds[k] += c
+        for k, v in got.cpu.items():
+            cpu[k] += v
+        for k, n in got.fetches.items():
+            fetches[k] += n
+    shares = [(got.share, got.seed) for got in done]
+    ranked = sorted(round(100 * s) for s, _ in shares)
     median = statistics.median(s for s, _ in shares)
     worst, worst_seed = max(shares)
-    print(f"\nduplicates learn/standard: median {median:.0%}, worst {worst:.0%} (seed "
+    print(f"\nduplicates learn/standard: median {median:.1%}, worst {worst:.1%} (seed "
           f"{worst_seed}: replay with dustless testweb --profile real --seed {worst_seed} "
-          f"--sites {args.sites} --pages-per-site {args.pages_per_site})")  # fmt: skip
+          f"--sites {args.sites} --pages-per-site {args.pages_per_site}); per seed, "
+          f"sorted (%): {', '.join(map(str, ranked))}")  # fmt: skip
     print(
         "\nduplicates by kind (how a duplicate's URL differs from its resource's first one), "
         "all seeds:\n"
