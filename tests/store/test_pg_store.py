@@ -466,6 +466,24 @@ def test_urls_given_back_under_a_lost_lease_stay_with_their_new_holder(pg_db: st
         b.close()
 
 
+def test_a_worker_claims_no_url_of_a_host_it_no_longer_leases(pg_db: str) -> None:
+    """A stalled worker that wakes still holding a host in memory (its renewal not yet
+    answered) claims nothing there once another worker took the host over: the URLs stay
+    queued for their new holder instead of waiting, in flight for nobody, for the end."""
+    a, b = _two_on_one_host(pg_db)
+    try:
+        a.lease_hosts(10, now=100.0, ttl=10.0)
+        a.commit()
+        b.lease_hosts(10, now=111.0, ttl=10.0)
+        b.commit()
+        assert a.claim_queued(10, hosts=["a.test"], per_host=3) == []
+        a.commit()
+        assert len(b.claim_queued(10, hosts=["a.test"], per_host=3)) == 3
+    finally:
+        a.close()
+        b.close()
+
+
 def test_a_claim_or_lease_replayed_after_a_lost_answer_gives_what_it_took(pg_db: str) -> None:
     a, b = _two_on_one_host(pg_db)
     try:

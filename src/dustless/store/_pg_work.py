@@ -133,11 +133,15 @@ _URL_INSERT = (
 )
 
 
+# Never of a host another worker leases (``host_work.owner``): a worker that stalled past
+# its lease may still hold a host in memory until its renewal is answered, and must not take
+# the queued URLs of a host another worker took over.
 _CLAIM_HOSTS = (
     f"UPDATE urls SET state = 'in-flight' WHERE id IN ("
     "SELECT c.id FROM unnest(%(hosts)s::text[]) WITH ORDINALITY AS h(host, n) "
     "CROSS JOIN LATERAL (SELECT id, priority, depth FROM urls u "
-    "WHERE u.state = 'queued' AND u.host = h.host ORDER BY priority DESC, depth, id "
+    "WHERE u.state = 'queued' AND u.host = h.host AND NOT EXISTS (SELECT 1 FROM host_work w "
+    "WHERE w.host = h.host AND w.owner <> %(me)s) ORDER BY priority DESC, depth, id "
     "LIMIT %(each)s FOR UPDATE SKIP LOCKED) c "
     "ORDER BY h.n, c.priority DESC, c.depth, c.id LIMIT %(limit)s) "
     f"RETURNING {URL_COLS}"
@@ -514,7 +518,7 @@ class PgWork:
         if not order:
             return []
         each = limit if per_host is None else per_host
-        params = {"hosts": list(order), "each": each, "limit": limit}
+        params = {"hosts": list(order), "each": each, "limit": limit, "me": self._worker}
         claims = self._claims
         lost = sorted(self._lost_claims)
 
