@@ -70,7 +70,6 @@ __all__ = [
     "MAX_OPTIONS",
     "Shape",
     "flatten",
-    "prepare",
     "shape",
 ]
 
@@ -530,24 +529,3 @@ def flatten(text: str) -> str:
             pos = stop  # its end tag is then read (and dropped) as any other
     append(text[pos:])
     return "".join(out)
-
-
-def _cut(text: str, max_tags: int) -> str:
-    """``text`` before its ``max_tags``-th "<" (every tag starts with one)."""
-    pieces = text.split("<", max_tags)
-    return text[: len(text) - len(pieces[-1]) - 1]
-
-
-def prepare(text: str, max_tags: int | None) -> tuple[str, bool, bool]:
-    """``(text for lexbor, flattened, over_budget)``; ``max_tags`` None: no budget."""
-    over_budget = False
-    lts = text.count("<")
-    if max_tags is not None and lts > max_tags:
-        text = _cut(text, max_tags)
-        over_budget = True
-        lts = max_tags
-    if lts <= CLONE_FREE_TAGS and len(text) < SHAPE_MIN_CHARS:
-        return text, False, over_budget
-    if not shape(text).hostile:
-        return text, False, over_budget
-    return flatten(text), True, over_budget

@@ -1,0 +1,141 @@
+"""What lexbor reads of a page: the guard's budget, its cheap bound, its measure (issue 28).
+
+:func:`prepare` cuts a page to its budget in tags, and flattens it when :func:`._guard.shape`
+finds it hostile (see :mod:`._guard`). Before measuring, it tries a cheap upper bound on what
+``shape`` would measure, from counts.
+
+``shape`` reads every tag of a page in Python, about a microsecond a tag: the largest single
+cost of a real documentation page. Most such pages are far from every limit, and a few
+substring counts and regex scans (C speed, no Python per tag) show it: :func:`upper` gives,
+for each field of :class:`._guard.Shape`, a value at least the one ``shape`` would measure,
+so a page it finds safe is one ``shape`` finds safe too, and the guard's decision is the
+same — this bound errs towards "maybe hostile", never the other way. A page it cannot clear
+is measured in full, as before. Each bound below says why it holds; the tests compare it
+with ``shape`` field by field on hostile, generated, test-web and real pages.
+
+* **Foreign content.** Inside ``<svg>`` or ``<math>`` the content of ``<style>``/``<script>``
+  is markup (``shape`` counts what looks like a tag there): a page with ``<svg`` or
+  ``<math`` in any case gets no bound. Without it, every element ``shape`` pushes is a start
+  tag token, which begins with ``<`` and a letter.
+* **Depth and options.** ``shape`` pushes at most once per start tag token that is not a
+  void element and not read as a pair (``_SHAPE_RE``'s first alternative; a pair deepens
+  the stack by one while it is read, then leaves it as it was). The ``<`` + letter places
+  number at most ``count("<") - count("</")``; from those, the pairs that ``_PAIR_RE`` finds
+  and the void start tags ``_VOID_RE`` finds are never pushes: the pair pattern is the same
+  at the same place (so where ``shape`` reads a start tag there, it reads the pair
+  instead), a pair holds no other ``<`` + letter, and a void name followed by what ends a
+  name is that void tag. So depth <= pushes + 1, and options (each one a push) <= pushes.
+* **Clones.** :mod:`._formatting`'s alive entries plus its evicted ones ("ghosts") grow by
+  one at most per formatting start tag read alone: a pair opens and closes its entry in one
+  (its end tag drops it, or takes a ghost). So at most ``F`` are alive, ``F`` being the
+  places ``_FORMATTING_RE`` finds (a formatting name in any case, ended by a non-word
+  character) less the formatting pairs. A reconstruction adds the alive entries and needs
+  ``stale`` set since the last one — by a tag token, at most ``count("<")`` of them — or an
+  ``<a>`` pair (which may reconstruct anyway); and each token adds at most one adoption
+  agency's ``ADOPTION_CLONES``. So clones <= F x (tags + a pairs + 1) + ADOPTION_CLONES x tags.
+* **Attributes.** ``shape`` counts them only on a tag whose attribute text is longer than
+  ``MAX_ATTRIBUTES``; each attribute but the last takes two characters at least (a name and
+  a separator, or ``="…"``), so more than ``MAX_ATTRIBUTES`` need 2 x ``MAX_ATTRIBUTES``
+  characters of it. A tag's attribute text holds a ``>`` only inside a quoted value, which
+  ``_QUOTED_GT_RE`` finds (or one left open to the end of the page); without one, a tag that
+  long is a ``<`` with 2 x ``MAX_ATTRIBUTES`` characters and no ``>`` after it
+  (``_LONG_TAG_RE``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from dustless.extract._formatting import ADOPTION_CLONES, FORMATTING
+from dustless.extract._guard import (
+    _PAIRED,
+    _TAG_ATTRS,
+    _VOID,
+    CLONE_FREE_TAGS,
+    MAX_ATTRIBUTES,
+    MAX_DEPTH,
+    SHAPE_MIN_CHARS,
+    Shape,
+    flatten,
+    shape,
+)
+
+__all__ = ["BOUND_MAX_TAGS", "prepare", "safe", "upper"]
+
+
+def _alternation(names: frozenset[str]) -> str:
+    return "|".join(sorted(names, key=len, reverse=True))
+
+
+def _any_case(name: str) -> str:
+    # "[bB][iI][gG]": character classes cost the regex far less than re.IGNORECASE.
+    return "".join(f"[{c}{c.upper()}]" for c in name)
+
+
+# _SHAPE_RE's first alternative, the pair, with the name its only group (see _guard).
+_PAIR_RE = re.compile(
+    f"<({_alternation(_PAIRED)})(?:[\\t\\n\\f\\r /]{_TAG_ATTRS})?>[^<]*</\\1[\\t\\n\\f\\r ]*>"
+)
+# Lower case only: a void tag written otherwise is not subtracted (the bound only grows).
+_VOID_RE = re.compile(f"<(?:{_alternation(_VOID)})(?=[\\t\\n\\f\\r />])")
+# Any case, and "\b" ends the name where the tokenizer does (whitespace, "/", ">", the end)
+# and at more places ("<b-x"): more places found, a larger bound.
+_FORMATTING_RE = re.compile(
+    "<(?:" + "|".join(_any_case(n) for n in sorted(FORMATTING, key=len, reverse=True)) + r")\b"
+)
+_FOREIGN_RE = re.compile("<(?:" + _any_case("svg") + "|" + _any_case("math") + ")")
+_LONG_TAG_RE = re.compile(f"<[A-Za-z/][^>]{{{2 * MAX_ATTRIBUTES}}}")
+# A quoted value (after "=", §13.2.5.36) holding ">" or left open to the end of the page.
+_QUOTED_GT_RE = re.compile(r"=[\t\n\f\r ]*(?:\"[^\">]*(?:>|\Z)|'[^'>]*(?:>|\Z))")
+_UNBOUNDED = Shape(MAX_DEPTH + 1, 0, 0, 0)
+# Past this many "<" the bound is not tried: it clears a page only when all but 255 of its
+# start tags are void or read as pairs, which none of the PostgreSQL and git manuals' pages
+# of more than 1,048 "<" is, and on such a page its scans cost a quarter of the measure
+# (bench/guard_prepare_bench.py: at 1,000 the guard costs 0.84 of the measure alone, 0.95
+# with the bound tried on every page).
+BOUND_MAX_TAGS = 1000
+
+
+def upper(text: str, lts: int) -> Shape:
+    """At least what ``shape(text)`` measures, field by field (``tags``: at least its
+    tags); ``lts`` is at least ``text.count("<")``. A page this cannot bound cheaply gets a
+    hostile :class:`Shape` (depth past the limit): measure it in full."""
+    if _FOREIGN_RE.search(text):
+        return _UNBOUNDED
+    pairs = _PAIR_RE.findall(text)
+    pushes = lts - text.count("</") - len(pairs) - len(_VOID_RE.findall(text))
+    if pushes >= MAX_DEPTH:
+        return Shape(pushes + 1, pushes, 0, lts)  # the usual reason, found first
+    if _LONG_TAG_RE.search(text) or _QUOTED_GT_RE.search(text):
+        return Shape(pushes + 1, pushes, MAX_ATTRIBUTES + 1, lts)
+    alive = len(_FORMATTING_RE.findall(text)) - sum(map(FORMATTING.__contains__, pairs))
+    reconstructions = lts + pairs.count("a") + 1
+    clones = alive * reconstructions + ADOPTION_CLONES * lts
+    return Shape(pushes + 1, pushes, MAX_ATTRIBUTES, lts, clones)
+
+
+def safe(text: str, lts: int) -> bool:
+    """Whether ``shape(text)`` is certainly not hostile, without measuring it."""
+    return not upper(text, lts).hostile
+
+
+def _cut(text: str, max_tags: int) -> str:
+    """``text`` before its ``max_tags``-th "<" (every tag starts with one)."""
+    pieces = text.split("<", max_tags)
+    return text[: len(text) - len(pieces[-1]) - 1]
+
+
+def prepare(text: str, max_tags: int | None) -> tuple[str, bool, bool]:
+    """``(text for lexbor, flattened, over_budget)``; ``max_tags`` None: no budget."""
+    over_budget = False
+    lts = text.count("<")
+    if max_tags is not None and lts > max_tags:
+        text = _cut(text, max_tags)
+        over_budget = True
+        lts = max_tags
+    if lts <= CLONE_FREE_TAGS and len(text) < SHAPE_MIN_CHARS:
+        return text, False, over_budget
+    # The cheap bound first: most real pages are far from every limit (see the module doc).
+    if (lts <= BOUND_MAX_TAGS and safe(text, lts)) or not shape(text).hostile:
+        return text, False, over_budget
+    return flatten(text), True, over_budget
