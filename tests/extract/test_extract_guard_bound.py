@@ -69,9 +69,14 @@ NOT_CLEARED = {
     # more attributes than the limit, behind a quoted ">" that hides the tag's length
     "attributes-behind-quoted-gt": "<p " + 'a=">" ' * (MAX_ATTRIBUTES + 10) + ">" + PAD,
     "attributes-on-one-long-tag": "<p " + "a " * (MAX_ATTRIBUTES + 10) + ">" + PAD,
-    # in <svg>, a <style>'s content is markup: 300 levels the counts do not see as tags
-    "svg-style": "<svg><style>" + "<g>" * 300 + "</style></svg>" + PAD,
-    "math-upper-case": "<MATH><style>" + "<g>" * 300 + "</style></MATH>" + PAD,
+    # each end tag, then text (not the last): a reconstruction of all 200, just past the limit (the
+    # most reconstructions the bound allows for: one a tag)
+    "clones-through-end-tags": B_OPEN + "</x>t" * (MAX_CLONES // 200 + 2),
+    # in <svg>, a <style>'s content is markup: what the counts take for pairs and void
+    # tags there, the measure counts as open elements
+    "svg-style": "<svg><style>" + "<code>x</code>" * 300 + "</style></svg>" + PAD,
+    "math-upper-case": "<MATH><style>" + "<br>" * 300 + "</style></MATH>" + PAD,
+    "math-cdata": "<math><![CDATA[" + "<em>e</em>" * 300 + "]]></math>" + PAD,
     "nested-past-the-limit": "<div>" * (MAX_DEPTH + 1) + PAD,
 }
 
