@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dustless.extract._guard import (
+    _SHAPE_RE,
     CLONE_FREE_TAGS,
     MAX_ATTRIBUTES,
     MAX_CLONES,
@@ -27,7 +28,7 @@ from dustless.extract._guard import (
     flatten,
     shape,
 )
-from dustless.extract._prepare import BOUND_MAX_TAGS, prepare, safe, upper
+from dustless.extract._prepare import _PAIR_RE, BOUND_MAX_TAGS, prepare, safe, upper
 from dustless.testweb import Profile, WebConfig, build_web, render_page
 from dustless.testweb._corpus import load_corpus
 from guard_pages import EDGES, FRAGMENTS, HOSTILE
@@ -143,3 +144,25 @@ def test_most_real_documentation_pages_are_cleared():
             pages += 1
     assert pages > 1000
     assert cleared > pages * 3 // 4  # 1,212 of 1,411 when written
+
+
+PAIR_PIECES = [
+    "<code>", "</code>", "<code", "<codex>", "</code >", "<b>", "</b>", "<bdi>", "</bdi>",
+    "<big>", "<s>", "</s>", "<small>", "</small>", "<span", "<strong>", "</strong>", "<i>",
+    "</i>", "<ins>", "<a href=x>", "</a>", "<abbr>", "</abbr>", "<CODE>", " ", "/", "x",
+    "=", '"', "'", ">", "<", "</", "\t", "<p>",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(PAIR_PIECES), max_size=40))
+def test_the_pair_pattern_matches_where_shapes_reads_a_pair(pieces):
+    text = "".join(pieces)
+    found = [m.start() for m in _PAIR_RE.finditer(text)]
+    pairs = []
+    for at in range(len(text)):
+        m = _SHAPE_RE.match(text, at)
+        if m is not None and m.group(1) is not None:
+            pairs.append(at)
+    # (a pair holds no other "<": the scan that skips over each one misses none)
+    assert found == pairs
