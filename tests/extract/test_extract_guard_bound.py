@@ -79,6 +79,12 @@ NOT_CLEARED = {
     "math-upper-case": "<MATH><style>" + "<br>" * 300 + "</style></MATH>" + PAD,
     "math-cdata": "<math><![CDATA[" + "<em>e</em>" * 300 + "]]></math>" + PAD,
     "nested-past-the-limit": "<div>" * (MAX_DEPTH + 1) + PAD,
+    # flat blocks between open elements, and blocks that look flat where shape reads no
+    # tag (raw text, comments): the open elements stay
+    "nested-with-flats": "<section><p>x <code>c</code></p>" * (MAX_DEPTH - 1) + PAD,
+    "flats-in-raw-text": "<div><title><p>x</p></title>" * (MAX_DEPTH + 1) + PAD,
+    "flats-in-comments": "<div><!--<p>x</p>-->" * (MAX_DEPTH + 1) + PAD,
+    "flat-options": "<select>" + "<option><p>x</p>" * 600 + PAD,
 }
 
 
@@ -95,6 +101,8 @@ CLEARED = {
     "nested-to-the-limit": "<div>" * (MAX_DEPTH - 1) + "<code>x</code>" * 300 + PAD,
     "void-and-pairs": "<p>" * 200 + ("<br><img src=x><code>c</code><a href=y>z</a>") * 100,
     "formatting-left-open": "<b>" * 20 + "<p>t</p>" * 200 + PAD,
+    # flat blocks, each popped by its own end tag: any number of them
+    "flat-blocks": "<div>" * (MAX_DEPTH - 3) + "<p>x <em>e</em> y</p><td>z</td >" * 150,
     "long-text": "<p>" + "y " * 5000 + "</p>" + "<em>t</em>" * 400,
     "quoted-gt-in-text": "<p>" + 'a="b" > c' * 100 + "</p>" + PAD,
 }

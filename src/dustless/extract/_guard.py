@@ -45,7 +45,9 @@ its two tags' effects at once, and the formatting list skips it when no entry is
 (:meth:`~._formatting.Formatting.pair`): the same measure, field for field — the tests
 measure pages both ways (``_PLAIN_RE`` reads every tag alone); with the tag pattern's
 attributes unrolled (``_TAG_ATTRS``) the measure of those pages costs a third less
-(``bench/guard_prepare_bench.py``). And every page has a budget in tags
+(``bench/guard_prepare_bench.py``). Before measuring, :func:`._prepare.prepare` tries a
+cheap upper bound on this measure, from counts and a few regex scans, and measures only a
+page it cannot clear (most manual pages it clears). And every page has a budget in tags
 (``max_tags``): past it only the part before the budget's last tag is parsed, and the
 extraction says so (``Extraction.over_budget``).
 """

@@ -25,6 +25,11 @@ with ``shape`` field by field on hostile, generated, test-web and real pages.
   at the same place (so where ``shape`` reads a start tag there, it reads the pair
   instead), a pair holds no other ``<`` + letter, and a void name followed by what ends a
   name is that void tag. So depth <= pushes + 1, and options (each one a push) <= pushes.
+  When that is not under the limit, the flat blocks (``_FLAT_RE``: a ``<p>``, ``<td>``,
+  ``<li>``… holding only text and pairs, then its end tag) are taken out too: where
+  ``shape`` pushes one, it pops it at its end tag (on top, the pairs having left the stack
+  as it was), so at most one is open at a time, and depth <= other pushes + 2 (one flat
+  block, one pair in it); none is an option.
 * **Clones.** :mod:`._formatting`'s alive entries plus its evicted ones ("ghosts") grow by
   one at most per formatting start tag read alone: a pair opens and closes its entry in one
   (its end tag drops it, or takes a ghost). So at most ``F`` are alive, ``F`` being the
@@ -49,6 +54,7 @@ import re
 from dustless.extract._formatting import ADOPTION_CLONES, FORMATTING
 from dustless.extract._guard import (
     _PAIRED,
+    _RAW,
     _TAG_ATTRS,
     _VOID,
     CLONE_FREE_TAGS,
@@ -56,6 +62,7 @@ from dustless.extract._guard import (
     MAX_DEPTH,
     SHAPE_MIN_CHARS,
     Shape,
+    _names,
     flatten,
     shape,
 )
@@ -96,6 +103,17 @@ def _trie(names: list[str]) -> str:
 _PAIR_RE = re.compile(
     f"<({_trie(sorted(_PAIRED))})(?:[\\t\\n\\f\\r /]{_TAG_ATTRS})?+>[^<]*+</\\1[\\t\\n\\f\\r ]*+>"
 )
+# A block holding only text and pairs, and its end tag: where shape reads its start tag, it
+# pushes it, reads the text and pairs (the same pattern at the same places), and pops it at
+# its end tag, which finds it on top. So at most one is open at a time (none nests in
+# another), and their start tags are not counted as pushes that stay. Not option (options
+# are bounded by the pushes that stay), nor raw text, void, pair or foreign elements.
+_FLAT = _names("p td th dt dd li div pre h1 h2 h3 h4 h5 h6")
+_FLAT_RE = re.compile(
+    f"<({_trie(sorted(_FLAT))})(?:[\\t\\n\\f\\r /]{_TAG_ATTRS})?+>"
+    f"(?:[^<]++|<(?P<pair>{_trie(sorted(_PAIRED))})(?:[\\t\\n\\f\\r /]{_TAG_ATTRS})?+>"
+    f"[^<]*+</(?P=pair)[\\t\\n\\f\\r ]*+>)*+</\\1[\\t\\n\\f\\r ]*+>"
+)
 # Lower case only: a void tag written otherwise is not subtracted (the bound only grows).
 _VOID_RE = re.compile(f"<(?:{_alternation(_VOID)})(?=[\\t\\n\\f\\r />])")
 # Any case, and "\b" ends the name where the tokenizer does (whitespace, "/", ">", the end)
@@ -109,13 +127,15 @@ _LONG_TAG_RE = re.compile(f"<[A-Za-z/][^>]{{{2 * MAX_ATTRIBUTES}}}")
 # Possessive: backtracking into the value to try ">" or the end at each character before
 # its closing quote doubled the scan's time.
 _QUOTED_GT_RE = re.compile(r"=[\t\n\f\r ]*+(?:\"[^\">]*+(?:>|\Z)|'[^'>]*+(?:>|\Z))")
+# What the flat blocks rely on (see _FLAT).
+assert not _FLAT & (_RAW | _VOID | _PAIRED | {"option", "optgroup", "svg", "math"})
 _UNBOUNDED = Shape(MAX_DEPTH + 1, 0, 0, 0)
-# Past this many "<" the bound is not tried: it clears a page only when all but 255 of its
-# start tags are void or read as pairs, which none of the PostgreSQL and git manuals' pages
-# of more than 1,048 "<" is, and on such a page its scans cost a quarter of the measure
-# (bench/guard_prepare_bench.py: at 1,000 the guard costs 0.84 of the measure alone, 0.95
-# with the bound tried on every page).
-BOUND_MAX_TAGS = 1000
+# Past this many "<" the bound is not tried: it clears a page only when all but 254 of its
+# start tags are void, pairs or flat blocks, which few pages that long are, and its scans
+# cost a fifth to a half of the measure. On the 731 measured pages of the PostgreSQL and git
+# manuals (each page timed alone, the best of three): bound and measure cost 0.79 of the
+# measure alone with 1,200 here, 0.92 with the bound tried on every page, 0.87 with 600.
+BOUND_MAX_TAGS = 1200
 
 
 def upper(text: str, lts: int) -> Shape:
@@ -126,14 +146,19 @@ def upper(text: str, lts: int) -> Shape:
         return _UNBOUNDED
     pairs = _PAIR_RE.findall(text)
     pushes = lts - text.count("</") - len(pairs) - len(_VOID_RE.findall(text))
-    if pushes >= MAX_DEPTH:
-        return Shape(pushes + 1, pushes, 0, lts)  # the usual reason, found first
+    depth = pushes + 1
+    if depth > MAX_DEPTH:
+        # Most of them may be flat blocks, each popped by its own end tag (see the doc).
+        pushes -= len(_FLAT_RE.findall(text))
+        depth = pushes + 2
+        if depth > MAX_DEPTH:
+            return Shape(depth, pushes, 0, lts)  # the usual reason, found first
     if _LONG_TAG_RE.search(text) or _QUOTED_GT_RE.search(text):
-        return Shape(pushes + 1, pushes, MAX_ATTRIBUTES + 1, lts)
+        return Shape(depth, pushes, MAX_ATTRIBUTES + 1, lts)
     alive = len(_FORMATTING_RE.findall(text)) - sum(map(FORMATTING.__contains__, pairs))
     reconstructions = lts + pairs.count("a") + 1
     clones = alive * reconstructions + ADOPTION_CLONES * lts
-    return Shape(pushes + 1, pushes, MAX_ATTRIBUTES, lts, clones)
+    return Shape(depth, pushes, MAX_ATTRIBUTES, lts, clones)
 
 
 def safe(text: str, lts: int) -> bool:
