@@ -45,10 +45,11 @@ STAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("fetch (HTTP/1.1 client)", "dustless.fetch (httptools, DNS cache, limits), crawl/net.py",
      ("/dustless/fetch/", "/dustless/crawl/net.py", "/httptools/")),
     ("robots.txt", "dustless.robots: parse and decide", ("/dustless/robots/",)),
-    ("link extraction (HTML parse)", "extract/_links, _charset, _guard, _canonical: "
+    ("link extraction (HTML parse)", "extract/_links, _charset, _guard, _prepare, _canonical: "
      "selectolax's parse and the walk for links",
      ("/dustless/extract/_links.py", "/dustless/extract/_charset.py",
-      "/dustless/extract/_guard.py", "/dustless/extract/_canonical.py",
+      "/dustless/extract/_guard.py", "/dustless/extract/_prepare.py",
+      "/dustless/extract/_canonical.py",
       "/dustless/extract/_formatting.py", "/selectolax/")),
     ("fingerprint", "extract/_fingerprint, _maincontent (visible text, shingles)",
      ("/dustless/extract/_fingerprint.py", "/dustless/extract/_maincontent.py")),

@@ -18,7 +18,8 @@ import sys
 import pytest
 
 from dustless.extract import extract_links
-from dustless.extract._guard import MAX_CLONES, MAX_DEPTH, prepare, shape
+from dustless.extract._guard import MAX_CLONES, MAX_DEPTH, shape
+from dustless.extract._prepare import prepare
 from dustless.testweb._clones import CLONE_VARIANTS, clone_links, clone_page
 
 DOC = "http://h.test/"
@@ -33,7 +34,7 @@ import json, resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 from selectolax.lexbor import LexborHTMLParser
 from dustless.extract import extract_links
-from dustless.extract._guard import prepare
+from dustless.extract._prepare import prepare
 from dustless.testweb._clones import clone_page
 body = clone_page(sys.argv[1], int(sys.argv[2]))
 text = body.decode()

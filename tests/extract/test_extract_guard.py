@@ -18,7 +18,8 @@ from selectolax.lexbor import LexborHTMLParser
 
 import dustless.extract._links as links_module
 from dustless.extract import DEFAULT_MAX_TAGS, MAX_DEPTH, extract_links
-from dustless.extract._guard import MAX_ATTRIBUTES, MAX_OPTIONS, flatten, prepare, shape
+from dustless.extract._guard import MAX_ATTRIBUTES, MAX_OPTIONS, flatten, shape
+from dustless.extract._prepare import prepare
 
 DOC = "http://h.test/dir/"
 

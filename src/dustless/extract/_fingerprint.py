@@ -48,8 +48,9 @@ from rensa import RMinHash as _RMinHash
 from selectolax.lexbor import LexborHTMLParser
 
 from dustless.extract._charset import decode_document, decode_html
-from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
+from dustless.extract._guard import DEFAULT_MAX_TAGS
 from dustless.extract._maincontent import BLOCK_BREAK
+from dustless.extract._prepare import prepare
 from dustless.extract._visible import all_text, tree_text
 
 __all__ = [

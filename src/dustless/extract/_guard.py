@@ -45,7 +45,9 @@ its two tags' effects at once, and the formatting list skips it when no entry is
 (:meth:`~._formatting.Formatting.pair`): the same measure, field for field — the tests
 measure pages both ways (``_PLAIN_RE`` reads every tag alone); with the tag pattern's
 attributes unrolled (``_TAG_ATTRS``) the measure of those pages costs a third less
-(``bench/guard_prepare_bench.py``). And every page has a budget in tags
+(``bench/guard_prepare_bench.py``). Before measuring, :func:`._prepare.prepare` tries a
+cheap upper bound on this measure, from counts and a few regex scans, and measures only a
+page it cannot clear (most manual pages it clears). And every page has a budget in tags
 (``max_tags``): past it only the part before the budget's last tag is parsed, and the
 extraction says so (``Extraction.over_budget``).
 """
@@ -70,7 +72,6 @@ __all__ = [
     "MAX_OPTIONS",
     "Shape",
     "flatten",
-    "prepare",
     "shape",
 ]
 
@@ -530,24 +531,3 @@ def flatten(text: str) -> str:
             pos = stop  # its end tag is then read (and dropped) as any other
     append(text[pos:])
     return "".join(out)
-
-
-def _cut(text: str, max_tags: int) -> str:
-    """``text`` before its ``max_tags``-th "<" (every tag starts with one)."""
-    pieces = text.split("<", max_tags)
-    return text[: len(text) - len(pieces[-1]) - 1]
-
-
-def prepare(text: str, max_tags: int | None) -> tuple[str, bool, bool]:
-    """``(text for lexbor, flattened, over_budget)``; ``max_tags`` None: no budget."""
-    over_budget = False
-    lts = text.count("<")
-    if max_tags is not None and lts > max_tags:
-        text = _cut(text, max_tags)
-        over_budget = True
-        lts = max_tags
-    if lts <= CLONE_FREE_TAGS and len(text) < SHAPE_MIN_CHARS:
-        return text, False, over_budget
-    if not shape(text).hostile:
-        return text, False, over_budget
-    return flatten(text), True, over_budget

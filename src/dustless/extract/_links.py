@@ -29,8 +29,9 @@ from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 
 from dustless.extract._canonical import one_canonical
 from dustless.extract._charset import decode_document
-from dustless.extract._guard import DEFAULT_MAX_TAGS, prepare
+from dustless.extract._guard import DEFAULT_MAX_TAGS
 from dustless.extract._maincontent import LINK_IDS, LINK_TAGS
+from dustless.extract._prepare import prepare
 from dustless.extract._types import Extraction, Link, LinkKind
 from dustless.extract._visible import tree_text
 from dustless.kinds import DOCUMENT_KINDS
