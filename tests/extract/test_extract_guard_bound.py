@@ -142,7 +142,7 @@ def test_test_web_pages_are_sound(profile):
 
 
 def test_most_real_documentation_pages_are_cleared():
-    found = load_corpus(fetch=False)
+    found = load_corpus()
     require(not found.missing, f"Debian documentation packages missing: {found.missing}")
     pages = cleared = 0
     for root in found.roots.values():

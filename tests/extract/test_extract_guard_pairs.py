@@ -62,7 +62,7 @@ def test_generated_markup_measures_the_same(pieces, repeat):
 
 
 def test_real_documentation_measures_the_same():
-    found = load_corpus(fetch=False)
+    found = load_corpus()
     require(not found.missing, f"Debian documentation packages missing: {found.missing}")
     pages = 0
     for root in found.roots.values():
