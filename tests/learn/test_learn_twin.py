@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import string
+from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 
@@ -186,4 +187,44 @@ def test_a_www_twin_differing_deeper_than_the_first_segment_loses_no_resource(
     pages = [("guide", GUIDE), ("manual/a", MANUAL), ("manual/x/digest", DIGEST)]
     lost = [(w, j) for w, n in pages for j in range(n) if ("docs", w, j) not in reached]
     lost += [("www", j) for j in (4, 8) if ("www", "manual/x/digest", j) not in reached]
+    assert lost == []
+
+
+def _crawl_twin(port: int, out) -> tuple[list[tuple[str, str, object]], list[str]]:
+    config = CrawlConfig(
+        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
+        learn=True, delay=0, delay_factor=0, progress=False, max_depth=100,
+    )  # fmt: skip
+    assert run_crawl(config, out).finished
+    with sqlite3.connect(out / "crawl.db") as db:
+        rules = db.execute("SELECT host, spec, retracted_at FROM learned_rules").fetchall()
+        fetched = [u for (u,) in db.execute(
+            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
+        )]  # fmt: skip
+    return rules, fetched
+
+
+def test_a_www_twin_differing_in_one_subtree_keeps_its_alias(twin_site, tmp_path):
+    """The subtree's dozen differing pages are one counterexample to the alias, not a dozen:
+    it stays in force (issue 25), the twin's pages elsewhere are not fetched again, and the
+    subtree is fetched on both hosts."""
+    rules, fetched = _crawl_twin(twin_site, tmp_path / "c")
+    aliases = [(host, at) for host, spec, at in rules if "hostRedirect" in spec]
+    assert aliases, rules
+    assert all(at is None for _, at in aliases), rules  # never retracted
+    resources: Counter[tuple[str, int, int]] = Counter()
+    for url in fetched:
+        host, _, path = url.partition("://")[2].partition("/")
+        if path.count("/") != 1:
+            continue  # the home page
+        k, j = (int(x[1:].removesuffix(".html")) for x in path.split("/")[:2])
+        twin = host.startswith("www.") and k == TWIN and j < DIFFER
+        resources["www" if twin else "docs", k, j] += 1
+    # Outside the subtree, the twin's pages are fetched only as the alias's spot checks (and
+    # before it was learned): 25 of its 160 pages here; retracted, it fetched them all again.
+    outside = sum(n - 1 for (_, k, _), n in resources.items() if k != TWIN)
+    assert outside <= 40, outside
+    pages = [(k, j) for k in range(SECTIONS) for j in range(PAGES)]
+    lost = [(k, j) for k, j in pages if ("docs", k, j) not in resources]
+    lost += [("www", j) for j in range(DIFFER) if ("www", TWIN, j) not in resources]
     assert lost == []

@@ -296,8 +296,11 @@ class Learning(HeldIdentities):
             self._hold(item, key, identity)
         if document and identity and " " not in identity and authority in self.live.hosts:
             # Claimed before its host's latest rule: stored under an identity the rules now
-            # change. Re-keyed, so that later spellings of it are merged into it.
-            new = self.live.apply(key)
+            # change. Re-keyed, so that later spellings of it are merged into it — but for a
+            # part where a check found two documents: a twin's page fetched there under its
+            # own identity keeps it (re-keyed into the main host's, it would hold that
+            # identity, and the main host's own page, linked later, would be dropped).
+            new = self._today_of(key)
             if new != identity:
                 self._rekey(item, identity, new)
                 if authority_of(identity) != authority_of(new):
@@ -319,8 +322,10 @@ class Learning(HeldIdentities):
         """The identity the rules in force give ``url`` now: in a part where a check found
         two documents, the one without the learned rules (as ``_release`` gives it)."""
         key = self._key(url)
-        if key is None:
-            return None
+        return None if key is None else self._today_of(key)
+
+    def _today_of(self, key: str) -> str:
+        """``_today`` of an identity without the learned rules."""
         if any(self._suspected(rid, key) for rid in self._rule_ids(key)):
             return key
         return self.live.apply(key)
