@@ -60,6 +60,13 @@ class HeldIdentities:
     def _key(self, url: str | None) -> str | None:
         raise NotImplementedError  # Learning's: the identity without learned rules
 
+    def _apart(self, key: str) -> str:
+        raise NotImplementedError  # Learning's: the identity in a distrusted part
+
+    def _key_apart(self, url: str) -> str | None:
+        key = self._key(url)
+        return None if key is None else self._apart(key)
+
     def _suspected(self, rid: int, url: str) -> bool:
         """True if a check found two documents rule ``rid`` merges in ``url``'s directory or
         one above it (``within``)."""
@@ -94,8 +101,8 @@ class HeldIdentities:
                 for u in queued:
                     self.hosts.queued(u.host)
         again = [
-            AdmitURL(m.url, m.base, m.host, m.site, m.depth, m.kind, m.seed_id, m.parent_id,
-                     m.external)
+            AdmitURL(m.url, self._apart(m.base), m.host, m.site, m.depth, m.kind, m.seed_id,
+                     m.parent_id, m.external)
             for m in rows
             if m.url_id is None
         ]  # fmt: skip
@@ -118,7 +125,7 @@ class HeldIdentities:
             rows |= {u.id: u for u in self.store.queued_of_host(host, QUEUED_AT_ONCE)}
         changes: list[tuple[int, str, str]] = []
         for i, u in rows.items():
-            new = self._key(u.url) if part is not None else self._identity(u.url)
+            new = self._key_apart(u.url) if part is not None else self._identity(u.url)
             if new is not None and " " not in u.identity and new != u.identity:
                 changes.append((i, u.identity, new))
         self._rekey_free(changes, rows, base=part is not None)
@@ -160,7 +167,7 @@ class HeldIdentities:
                 continue
             holder = holders[i]
             for url in kept_of.pop(old):
-                identity = self._key(url) if base else self._identity(url)
+                identity = self._key_apart(url) if base else self._identity(url)
                 if identity is None or url == holder.url:
                     continue
                 host = authority_of(url)

@@ -327,8 +327,13 @@ class Learning(HeldIdentities):
     def _today_of(self, key: str) -> str:
         """``_today`` of an identity without the learned rules."""
         if any(self._suspected(rid, key) for rid in self._rule_ids(key)):
-            return key
+            return self._apart(key)
         return self.live.apply(key)
+
+    def _apart(self, key: str) -> str:
+        """The identity of ``key`` in a part where a check found two documents: its own
+        host's, with the rules of the host its alias leads to (``LiveLearner.apart``)."""
+        return self.learner.apart(key)
 
     def _hold(self, item: QueuedURL, key: str, identity: str) -> None:
         """``item`` (spelling ``key``) was fetched under ``identity``, another host's, that an
@@ -352,11 +357,14 @@ class Learning(HeldIdentities):
         ids = self._rule_ids(key)
         if not ids or not self._due(ids, key):
             return False
+        own = key
+        if any(self._suspected(rid, key) for rid in ids):
+            own = self._apart(key)  # in a distrusted part: the twin's page, with its rules
         # At once (not with the commit's re-keying): the admission may flush before it.
-        if self.store.rekey_urls([(item.url_id, identity, key)]):
+        if self.store.rekey_urls([(item.url_id, identity, own)]):
             # Its own identity is stored already (the check is that row's): the identity it
             # holds is given up all the same, under a derived one no link can hold.
-            self.store.rekey_urls([(item.url_id, identity, f"{key} released-{item.url_id}")])
+            self.store.rekey_urls([(item.url_id, identity, f"{own} released-{item.url_id}")])
         self._orders.append(Forget((identity,)))
         host = authority_of(identity)
         site = self.discovery.site_of_host(host)
@@ -387,8 +395,13 @@ class Learning(HeldIdentities):
             if not ids:
                 continue
             if self._due(ids, base):
+                own = base
+                if any(self._suspected(rid, base) for rid in ids):
+                    own = self._apart(base)
+                    if own == u.identity:
+                        continue  # a repeat of the twin's page (its host's rules merge it)
                 self._checking_for(ids, base)
-                out.append(_admit(u, base))
+                out.append(_admit(u, own))
                 self._keep(ids, base, u, None, checked=True)
                 continue
             self._keep(ids, base, u, None)
