@@ -300,7 +300,9 @@ class Learning(HeldIdentities):
             # part where a check found two documents: a twin's page fetched there under its
             # own identity keeps it (re-keyed into the main host's, it would hold that
             # identity, and the main host's own page, linked later, would be dropped).
-            new = self._today_of(key)
+            new = self.live.apply(key)
+            if any(i in self._aliases and self._suspected(i, key) for i in self._rule_ids(key)):
+                new = self._apart(key)
             if new != identity:
                 self._rekey(item, identity, new)
                 if authority_of(identity) != authority_of(new):
