@@ -35,7 +35,10 @@ def within(url: str, directory: str) -> bool:
     """True if ``url`` lies in the distrusted ``directory``: in it or below it, but for the
     top level, which stands for its own pages only (a difference in a site's top-level page
     must not cost a check of every page of the site)."""
-    own = directory_of(url)
+    return _in(directory_of(url), directory)
+
+
+def _in(own: str, directory: str) -> bool:
     return own == directory or (directory != "/" and own.startswith(directory))
 
 
@@ -60,6 +63,9 @@ class HeldIdentities:
     def _key(self, url: str | None) -> str | None:
         raise NotImplementedError  # Learning's: the identity without learned rules
 
+    def _where(self, key: str) -> str:
+        raise NotImplementedError  # Learning's: the directory of the identity of ``key``
+
     def _apart(self, key: str) -> str:
         raise NotImplementedError  # Learning's: the identity in a distrusted part
 
@@ -70,7 +76,7 @@ class HeldIdentities:
     def _suspected(self, rid: int, url: str) -> bool:
         """True if a check found two documents rule ``rid`` merges in ``url``'s directory or
         one above it (``within``)."""
-        own = directory_of(url)
+        own = self._where(url)
         if (rid, own) in self._suspect:
             return True
         while own != "/":
@@ -92,7 +98,11 @@ class HeldIdentities:
         if rid not in self._aliases:
             return
         self._release(rid, part, None)
-        rows = [m for m in self.store.merges_of([rid]) if not m.checked and within(m.base, part)]
+        rows = [
+            m
+            for m in self.store.merges_of([rid])
+            if not m.checked and _in(self._where(m.base), part)
+        ]
         back = self.store.urls_by_id([m.url_id for m in rows if m.url_id is not None])
         queued = [u for u in back.values() if u.state is URLState.MERGED]
         if queued:
@@ -117,7 +127,9 @@ class HeldIdentities:
         identities that URL-seen dropped meanwhile (``crawl/spellings.py`` kept them) are
         admitted again: the twin's page and the main host's are both fetched."""
         held = self._held.get(rid, {})
-        picked = [i for i, (url, _) in held.items() if part is None or within(url, part)]
+        picked = [
+            i for i, (_, held_as) in held.items() if part is None or _in(self._where(held_as), part)
+        ]
         for i in picked:
             del held[i]
         rows = self.store.urls_by_id(picked)

@@ -332,6 +332,14 @@ class Learning(HeldIdentities):
             return self._apart(key)
         return self.live.apply(key)
 
+    def _where(self, key: str) -> str:
+        """The directory of ``key``'s identity under the rules in force: where a check found
+        two documents, and where a merge lies. ``/index.php?page=world/x.html`` lies in
+        ``/world/`` once ``queryToPath`` is learned — by its own path every such spelling
+        of a site is in ``/``, and a difference in one top-level page would distrust the
+        alias for all of them (the real web's seed 9)."""
+        return directory_of(self.live.apply(key))
+
     def _apart(self, key: str) -> str:
         """The identity of ``key`` in a part where a check found two documents: its own
         host's, with the rules of the host its alias leads to (``LiveLearner.apart``)."""
@@ -511,7 +519,7 @@ class Learning(HeldIdentities):
         for host, spec, a, b in changes.differed:
             rid = self._ids.get((host, spec))
             if rid is not None and (host, spec) not in gone:
-                for part in {directory_of(a), directory_of(b)}:
+                for part in {self._where(a), self._where(b)}:
                     self._distrust(rid, part)
         if changes.retracted or learned.learned or polled:
             self._install()
