@@ -66,6 +66,9 @@ class HeldIdentities:
     def _where(self, key: str) -> str:
         raise NotImplementedError  # Learning's: the directory of the identity of ``key``
 
+    def _keep_apart(self, rid: int, part: str) -> None:
+        raise NotImplementedError  # Learning's: alias ``rid``'s URLs in ``part`` keep their host
+
     def _apart(self, key: str) -> str:
         raise NotImplementedError  # Learning's: the identity in a distrusted part
 
@@ -97,6 +100,7 @@ class HeldIdentities:
         self._generation += 1
         if rid not in self._aliases:
             return
+        self._keep_apart(rid, part)
         self._release(rid, part, None)
         rows = [
             m

@@ -292,6 +292,8 @@ class Learning(HeldIdentities):
             self._fetch_hosts.setdefault(authority, set()).add(item.host)
         identity = item.identity
         stands = document and identity and " " not in identity and identity != key
+        if stands and authority_of(identity) == authority and identity == self._apart(key):
+            stands = False  # admitted as the twin's own page where its alias is distrusted
         if stands and not self._stands_for(item, key, identity):
             self._hold(item, key, identity)
         if document and identity and " " not in identity and authority in self.live.hosts:
@@ -339,6 +341,13 @@ class Learning(HeldIdentities):
         of a site is in ``/``, and a difference in one top-level page would distrust the
         alias for all of them (the real web's seed 9)."""
         return directory_of(self.live.apply(key))
+
+    def _keep_apart(self, rid: int, part: str) -> None:
+        """From now on, the identities the rules give alias ``rid``'s URLs in ``part`` are its
+        host's (``LiveRules.keep_apart``): new links there are the twin's pages at once."""
+        for (host, _), known in self._ids.items():
+            if known == rid:
+                self.live.keep_apart(host, part)
 
     def _apart(self, key: str) -> str:
         """The identity of ``key`` in a part where a check found two documents: its own

@@ -59,6 +59,7 @@ from ._learn_live_rules import (
     Entry,
     LiveEvidence,
     measure,
+    on_host,
     pair_candidates,
     rule_from_spec,
     rule_spec,
@@ -342,11 +343,7 @@ class LiveLearner:
         if not self._aliases([(host, spec) for spec in self._active.get(host, {})]):
             return key
         merged = self._ruleset.apply(key)
-        start = merged.find("://") + 3
-        other = authority_of(merged)
-        if other == host or merged[start : start + len(other)] != other:
-            return key
-        return merged[:start] + host + merged[start + len(other) :]
+        return key if authority_of(merged) == host else on_host(merged, host)
 
     def rules_changing(self, base: str) -> list[str]:
         """The specs of the rules of ``base``'s host that change it (all of the host's rules
