@@ -269,3 +269,16 @@ def test_a_distrusted_twin_subtree_takes_its_hosts_rules(session_twin_site, tmp_
     }
     assert len(subtree) <= PAGES + 15, len(subtree)
     assert _lost(fetched) == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://h/", "http://h/a/b/x.html", "http://h/catalog/app-psql.html?x=1",
+     "http://h/news-5.html", "http://h/a/item_12", "http://h/a/b/"],
+)  # fmt: skip
+def test_the_crawl_checks_an_alias_by_the_spots_the_learner_judges_it_by(url):
+    from dustless.crawl import _learn_held
+    from dustless.rules import _learn_hosts
+
+    assert _learn_held.spot_of(url) == _learn_hosts.spot_of(url)
+    assert _learn_held.directory_of(url) == _learn_hosts.directory_of(url)
