@@ -272,13 +272,15 @@ def test_a_distrusted_twin_subtree_takes_its_hosts_rules(session_twin_site, tmp_
 
 
 @pytest.mark.parametrize(
-    "url",
-    ["http://h/", "http://h/a/b/x.html", "http://h/catalog/app-psql.html?x=1",
-     "http://h/news-5.html", "http://h/a/item_12", "http://h/a/b/"],
+    ("url", "spot", "directory"),
+    [("http://h/", "/", "/"), ("http://h/a/b/x.html", "/a/b/", "/a/b/"),
+     ("http://h/catalog/app-psql.html?x=1", "/catalog/app-", "/catalog/"),
+     ("http://h/news-5.html", "/", "/"), ("http://h/a/item_12", "/a/", "/a/"),
+     ("http://h/a/b/", "/a/b/", "/a/b/")],
 )  # fmt: skip
-def test_the_crawl_checks_an_alias_by_the_spots_the_learner_judges_it_by(url):
-    from dustless.crawl import _learn_held
-    from dustless.rules import _learn_hosts
+def test_the_spots_an_alias_is_checked_and_judged_by(url, spot, directory):
+    """One place says where a merge lies, for the crawl's checks and the learner's judgement:
+    a run of related pages (``app-``) is a spot of its own, a page of a series is not."""
+    from dustless.rules import directory_of, spot_of
 
-    assert _learn_held.spot_of(url) == _learn_hosts.spot_of(url)
-    assert _learn_held.directory_of(url) == _learn_hosts.directory_of(url)
+    assert (spot_of(url), directory_of(url)) == (spot, directory)

@@ -18,6 +18,7 @@ from dustless.crawl.discover import Discovery
 from dustless.crawl.progress import RunCounters
 from dustless.errors import InvalidURL
 from dustless.frontier import QueuedURL
+from dustless.rules import directory_of
 from dustless.store import AdmitURL, CrawlStore, StoredURL, URLState
 from dustless.url import authority_of
 
@@ -25,39 +26,9 @@ if TYPE_CHECKING:
     from dustless.crawl.hosts import HostTable
     from dustless.crawl.spellings import Spellings
 
-__all__ = ["QUEUED_AT_ONCE", "HeldIdentities", "directory_of", "spot_of", "within"]
+__all__ = ["QUEUED_AT_ONCE", "HeldIdentities", "within"]
 
 QUEUED_AT_ONCE = 20_000  # queued URLs of a host re-keyed at once
-
-
-def _path(url: str) -> str:
-    rest = url.partition("://")[2]
-    return "/" + rest.partition("/")[2].partition("?")[0].partition("#")[0]
-
-
-def directory_of(url: str) -> str:
-    """The directory a URL's path lies in (``/a/b/`` for ``/a/b/x.html`` and ``/a/b/``): the
-    part of the site a check that found two documents distrusts, with its subdirectories."""
-    return _path(url).rpartition("/")[0] + "/"
-
-
-def spot_of(url: str) -> str:
-    """Where a merge lies, as narrowly as a check stands for it: its directory, and within it
-    the leading word of its file name when the name has several (``/a/b/app-`` for
-    ``/a/b/app-psql.html``). A mirror left out a directory, or a run of related pages that a
-    flat site names by a shared prefix (the real web's documentation, whose subdirectories
-    are flattened into ``dir-file.html`` names): each is its own spot, checked on its first
-    merge, however deep it sits and however many pages share its first segment. A word and
-    a number (``news-5.html``, ``item_12``) is one page of a series, not a run: its directory."""
-    directory, _, name = _path(url).rpartition("/")
-    stem = name.partition(".")[0]
-    for i, c in enumerate(stem):
-        if c in "-_":
-            word, rest = stem[:i], stem[i + 1 :]
-            if word.isalpha() and rest[:1].isalpha():
-                return f"{directory}/{word}{c}"
-            break
-    return directory + "/"
 
 
 def within(url: str, directory: str) -> bool:

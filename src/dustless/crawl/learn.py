@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities, directory_of, spot_of
+from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities
 from dustless.crawl._orders import Forget, Order, Readmit, Rekey
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
@@ -54,8 +54,10 @@ from dustless.rules import (
     Retraction,
     RuleSet,
     SiteScript,
+    directory_of,
     dump_script,
     rule_from_spec,
+    spot_of,
 )
 from dustless.states import NetState
 from dustless.store import (

@@ -148,8 +148,7 @@ def learn_aliases(
 
 
 # The parts of a site's URL space a host alias is checked and judged by (``_learn_live``,
-# ``_Active.over_budget``): the same as the crawl's, which fetches its checks by them
-# (``crawl/_learn_held.py``; ``tests/learn/test_learn_twin.py`` holds the two alike).
+# ``_Active.over_budget``), and the crawl fetches its checks by (``crawl/learn.py``).
 def _path(url: str) -> str:
     rest = url.partition("://")[2]
     return "/" + rest.partition("/")[2].partition("?")[0].partition("#")[0]
