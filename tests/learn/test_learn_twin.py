@@ -89,17 +89,8 @@ def session_twin_site() -> Iterator[int]:
 
 def test_a_www_twin_differing_in_one_subtree_loses_no_resource(twin_site, tmp_path):
     port = twin_site
-    out = tmp_path / "c"
-    config = CrawlConfig(
-        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
-        learn=True, delay=0, delay_factor=0, progress=False, max_depth=100,
-    )  # fmt: skip
-    assert run_crawl(config, out).finished
-    with sqlite3.connect(out / "crawl.db") as db:
-        rules = db.execute("SELECT host, spec, retracted_at FROM learned_rules").fetchall()
-        fetched = {u for (u,) in db.execute(
-            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
-        )}  # fmt: skip
+    rules, every = _crawl_twin(port, tmp_path / "c")
+    fetched = set(every)
     assert any("hostRedirect" in spec for _, spec, _ in rules), rules  # the alias was learned
     reached = set()
     for url in fetched:
