@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dustless.errors import InvalidOption
-from dustless.url import LenientParts, authority_of, replace_host, split_lenient
+from dustless.url import LenientParts, authority_of, replace_host, split_lenient, with_authority
 
 from ._learn_hosts import spot_of
 from ._learn_live_index import ContentIndex
@@ -59,7 +59,6 @@ from ._learn_live_rules import (
     Entry,
     LiveEvidence,
     measure,
-    on_host,
     pair_candidates,
     rule_from_spec,
     rule_spec,
@@ -343,7 +342,7 @@ class LiveLearner:
         if not self._aliases([(host, spec) for spec in self._active.get(host, {})]):
             return key
         merged = self._ruleset.apply(key)
-        return key if authority_of(merged) == host else on_host(merged, host)
+        return key if authority_of(merged) == host else with_authority(merged, host)
 
     def rules_changing(self, base: str) -> list[str]:
         """The specs of the rules of ``base``'s host that change it (all of the host's rules

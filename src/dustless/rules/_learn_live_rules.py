@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dustless.errors import ScriptError
-from dustless.url import authority_of, replace_host, split_lenient
+from dustless.url import authority_of, replace_host, split_lenient, with_authority
 
 from ._learn_hosts import directory_of
 from ._learn_params import _params
@@ -305,7 +305,7 @@ class LiveRules:
     def keep_apart(self, host: str, directory: str) -> None:
         """A check found ``host`` (an alias) serving other documents in ``directory`` of the
         site: its URLs there (and below, but for the top level: its own pages only) keep
-        their host, with the rules of the host the alias leads to (``on_host``) — a link to
+        their host, with the rules of the host the alias leads to (``with_authority``) — a link to
         the twin's page there is the twin's from its first admission, not the main host's
         page until its fetch says otherwise."""
         self._apart.setdefault(host, set()).add(directory)
@@ -343,17 +343,8 @@ class LiveRules:
         out = self._rules.apply(url)
         parts = self._apart.get(host)
         if parts and authority_of(out) != host and _under(directory_of(out), parts):
-            return on_host(out, host)
+            return with_authority(out, host)
         return out
-
-
-def on_host(url: str, host: str) -> str:
-    """``url`` (normalized, without userinfo) with its authority replaced by ``host``."""
-    start = url.find("://") + 3
-    other = authority_of(url)
-    if url[start : start + len(other)] != other:
-        return url
-    return url[:start] + host + url[start + len(other) :]
 
 
 def _under(directory: str, parts: set[str]) -> bool:
