@@ -167,19 +167,9 @@ def deep_twin_site() -> Iterator[int]:
 def test_a_www_twin_differing_deeper_than_the_first_segment_loses_no_resource(
     deep_twin_site, tmp_path
 ):
-    port = deep_twin_site
-    out = tmp_path / "c"
-    config = CrawlConfig(
-        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
-        learn=True, delay=0, delay_factor=0, progress=False, max_depth=1000,
-    )  # fmt: skip
-    assert run_crawl(config, out).finished
-    with sqlite3.connect(out / "crawl.db") as db:
-        rules = db.execute("SELECT host, spec FROM learned_rules").fetchall()
-        fetched = {u for (u,) in db.execute(
-            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
-        )}  # fmt: skip
-    assert any("hostRedirect" in spec for _, spec in rules), rules  # the alias was learned
+    rules, every = _crawl_twin(deep_twin_site, tmp_path / "c", max_depth=1000)
+    fetched = set(every)
+    assert any("hostRedirect" in spec for _, spec, _ in rules), rules  # the alias was learned
     reached = set()
     for url in fetched:
         host, _, path = url.partition("://")[2].partition("/")
@@ -213,10 +203,12 @@ def _lost(fetched: list[str]) -> list[tuple[str, int, int]]:
     return [p for p in pages if p not in resources]
 
 
-def _crawl_twin(port: int, out) -> tuple[list[tuple[str, str, object]], list[str]]:
+def _crawl_twin(
+    port: int, out, max_depth: int = 100
+) -> tuple[list[tuple[str, str, object]], list[str]]:
     config = CrawlConfig(
         seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
-        learn=True, delay=0, delay_factor=0, progress=False, max_depth=100,
+        learn=True, delay=0, delay_factor=0, progress=False, max_depth=max_depth,
     )  # fmt: skip
     assert run_crawl(config, out).finished
     with sqlite3.connect(out / "crawl.db") as db:
