@@ -168,6 +168,8 @@ class Learning(HeldIdentities):
         # gave them (``www.h/x`` holding ``h/x``); URL-seen drops the links to the identity's
         # own spelling, kept as spellings only. Given back on retraction or distrust.
         self._held: dict[int, dict[int, tuple[str, str]]] = {}
+        # (rule ids, identity): a check due where a twin's spelling holds the identity (``merged``)
+        self._unhold: list[tuple[list[int], str]] = []
         self._fetched_before = sum(store.fetch_state_counts().values())
         self._load()
 
@@ -424,9 +426,34 @@ class Learning(HeldIdentities):
                 self._checking_for(ids, base)
                 out.append(_admit(u, own))
                 self._keep(ids, base, u, None, checked=True)
+                self._unhold.append((ids, u.identity))
                 continue
             self._keep(ids, base, u, None)
         return out
+
+    def _free_checked(self) -> None:
+        """A check is compared with the page of the identity it was merged into; where a twin's
+        spelling holds that identity (fetched first, for it), the check met the twin again and
+        said nothing of the alias — a twin differing in a subtree passed its checks there, and
+        the main host's pages it held were never fetched (lost). So the holder gets its own
+        identity back and the identity's own spellings are admitted: fetched, and compared."""
+        pending, self._unhold = self._unhold, []
+        picked: dict[int, str] = {}
+        for ids, identity in pending:
+            for rid in ids:
+                held = self._held.get(rid, {})
+                for i in [i for i, (_, held_as) in held.items() if held_as == identity]:
+                    del held[i]
+                    picked[i] = identity
+        if not picked:
+            return
+        rows = self.store.urls_by_id(list(picked))
+        changes = [
+            (i, u.identity, new)
+            for i, u in rows.items()
+            if (new := self._key(u.url)) is not None and " " not in u.identity and new != u.identity
+        ]
+        self._rekey_free(changes, rows, base=False)
 
     def _rule_ids(self, base: str) -> list[int]:
         host = authority_of(base)
@@ -532,6 +559,7 @@ class Learning(HeldIdentities):
             if rid is not None and (host, spec) not in gone:
                 for part in {self._where(a), self._where(b)}:
                     self._distrust(rid, part)
+        self._free_checked()
         if changes.retracted or learned.learned or polled:
             self._install()
             for r in changes.retracted:
