@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities
+from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities, directory_of, spot_of
 from dustless.crawl._orders import Forget, Order, Readmit, Rekey
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
@@ -54,10 +54,8 @@ from dustless.rules import (
     Retraction,
     RuleSet,
     SiteScript,
-    directory_of,
     dump_script,
     rule_from_spec,
-    spot_of,
 )
 from dustless.states import NetState
 from dustless.store import (
@@ -168,8 +166,6 @@ class Learning(HeldIdentities):
         # gave them (``www.h/x`` holding ``h/x``); URL-seen drops the links to the identity's
         # own spelling, kept as spellings only. Given back on retraction or distrust.
         self._held: dict[int, dict[int, tuple[str, str]]] = {}
-        # (rule ids, identity): a check due where a twin's spelling holds the identity (``merged``)
-        self._unhold: list[tuple[list[int], str]] = []
         self._fetched_before = sum(store.fetch_state_counts().values())
         self._load()
 
@@ -296,19 +292,12 @@ class Learning(HeldIdentities):
             self._fetch_hosts.setdefault(authority, set()).add(item.host)
         identity = item.identity
         stands = document and identity and " " not in identity and identity != key
-        if stands and authority_of(identity) == authority and identity == self._apart(key):
-            stands = False  # admitted as the twin's own page where its alias is distrusted
         if stands and not self._stands_for(item, key, identity):
             self._hold(item, key, identity)
         if document and identity and " " not in identity and authority in self.live.hosts:
             # Claimed before its host's latest rule: stored under an identity the rules now
-            # change. Re-keyed, so that later spellings of it are merged into it — but for a
-            # part where a check found two documents: a twin's page fetched there under its
-            # own identity keeps it (re-keyed into the main host's, it would hold that
-            # identity, and the main host's own page, linked later, would be dropped).
+            # change. Re-keyed, so that later spellings of it are merged into it.
             new = self.live.apply(key)
-            if any(i in self._aliases and self._suspected(i, key) for i in self._rule_ids(key)):
-                new = self._apart(key)
             if new != identity:
                 self._rekey(item, identity, new)
                 if authority_of(identity) != authority_of(new):
@@ -330,33 +319,11 @@ class Learning(HeldIdentities):
         """The identity the rules in force give ``url`` now: in a part where a check found
         two documents, the one without the learned rules (as ``_release`` gives it)."""
         key = self._key(url)
-        return None if key is None else self._today_of(key)
-
-    def _today_of(self, key: str) -> str:
-        """``_today`` of an identity without the learned rules."""
+        if key is None:
+            return None
         if any(self._suspected(rid, key) for rid in self._rule_ids(key)):
-            return self._apart(key)
+            return key
         return self.live.apply(key)
-
-    def _where(self, key: str) -> str:
-        """The directory of ``key``'s identity under the rules in force: where a check found
-        two documents, and where a merge lies. ``/index.php?page=world/x.html`` lies in
-        ``/world/`` once ``queryToPath`` is learned — by its own path every such spelling
-        of a site is in ``/``, and a difference in one top-level page would distrust the
-        alias for all of them (the real web's seed 9)."""
-        return directory_of(self.live.apply(key))
-
-    def _keep_apart(self, rid: int, part: str) -> None:
-        """From now on, the identities the rules give alias ``rid``'s URLs in ``part`` are its
-        host's (``LiveRules.keep_apart``): new links there are the twin's pages at once."""
-        for (host, _), known in self._ids.items():
-            if known == rid:
-                self.live.keep_apart(host, part)
-
-    def _apart(self, key: str) -> str:
-        """The identity of ``key`` in a part where a check found two documents: its own
-        host's, with the rules of the host its alias leads to (``LiveLearner.apart``)."""
-        return self.learner.apart(key)
 
     def _hold(self, item: QueuedURL, key: str, identity: str) -> None:
         """``item`` (spelling ``key``) was fetched under ``identity``, another host's, that an
@@ -380,14 +347,11 @@ class Learning(HeldIdentities):
         ids = self._rule_ids(key)
         if not ids or not self._due(ids, key):
             return False
-        own = key
-        if any(self._suspected(rid, key) for rid in ids):
-            own = self._apart(key)  # in a distrusted part: the twin's page, with its rules
         # At once (not with the commit's re-keying): the admission may flush before it.
-        if self.store.rekey_urls([(item.url_id, identity, own)]):
+        if self.store.rekey_urls([(item.url_id, identity, key)]):
             # Its own identity is stored already (the check is that row's): the identity it
             # holds is given up all the same, under a derived one no link can hold.
-            self.store.rekey_urls([(item.url_id, identity, f"{own} released-{item.url_id}")])
+            self.store.rekey_urls([(item.url_id, identity, f"{key} released-{item.url_id}")])
         self._orders.append(Forget((identity,)))
         host = authority_of(identity)
         site = self.discovery.site_of_host(host)
@@ -418,42 +382,12 @@ class Learning(HeldIdentities):
             if not ids:
                 continue
             if self._due(ids, base):
-                own = base
-                if any(self._suspected(rid, base) for rid in ids):
-                    own = self._apart(base)
-                    if own == u.identity:
-                        continue  # a repeat of the twin's page (its host's rules merge it)
                 self._checking_for(ids, base)
-                out.append(_admit(u, own))
+                out.append(_admit(u, base))
                 self._keep(ids, base, u, None, checked=True)
-                self._unhold.append((ids, u.identity))
                 continue
             self._keep(ids, base, u, None)
         return out
-
-    def _free_checked(self) -> None:
-        """A check is compared with the page of the identity it was merged into; where a twin's
-        spelling holds that identity (fetched first, for it), the check met the twin again and
-        said nothing of the alias — a twin differing in a subtree passed its checks there, and
-        the main host's pages it held were never fetched (lost). So the holder gets its own
-        identity back and the identity's own spellings are admitted: fetched, and compared."""
-        pending, self._unhold = self._unhold, []
-        picked: dict[int, str] = {}
-        for ids, identity in pending:
-            for rid in ids:
-                held = self._held.get(rid, {})
-                for i in [i for i, (_, held_as) in held.items() if held_as == identity]:
-                    del held[i]
-                    picked[i] = identity
-        if not picked:
-            return
-        rows = self.store.urls_by_id(list(picked))
-        changes = [
-            (i, u.identity, new)
-            for i, u in rows.items()
-            if (new := self._key(u.url)) is not None and " " not in u.identity and new != u.identity
-        ]
-        self._rekey_free(changes, rows, base=False)
 
     def _rule_ids(self, base: str) -> list[int]:
         host = authority_of(base)
@@ -557,9 +491,8 @@ class Learning(HeldIdentities):
         for host, spec, a, b in changes.differed:
             rid = self._ids.get((host, spec))
             if rid is not None and (host, spec) not in gone:
-                for part in {self._where(a), self._where(b)}:
+                for part in {directory_of(a), directory_of(b)}:
                     self._distrust(rid, part)
-        self._free_checked()
         if changes.retracted or learned.learned or polled:
             self._install()
             for r in changes.retracted:
