@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import string
+from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 
@@ -40,6 +41,7 @@ def _reply(handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
 
 class _Handler(BaseHTTPRequestHandler):
     port = 0
+    session = False  # every link carries the linking page's session id (``?sid=``)
 
     def do_GET(self) -> None:
         host = self.headers["Host"].partition(":")[0]
@@ -62,6 +64,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if j == PAGES - 1:
                     links += f'<a href="/s{(k + 1) % SECTIONS}/p0.html">s</a>'
                 links += f'<a href="{www}/s{k}/p{(j + 3) % PAGES}.html">w</a>'
+                if self.session:
+                    links = links.replace('.html"', f'.html?sid={host[0]}{k}x{j}"')
                 body = f"<html><body><p>{text}</p>{links}</body></html>".encode()
         _reply(self, body)
 
@@ -69,24 +73,24 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+class _SessionHandler(_Handler):
+    session = True
+
+
 @pytest.fixture
 def twin_site() -> Iterator[int]:
     yield from serving(_Handler)
 
 
+@pytest.fixture
+def session_twin_site() -> Iterator[int]:
+    yield from serving(_SessionHandler)
+
+
 def test_a_www_twin_differing_in_one_subtree_loses_no_resource(twin_site, tmp_path):
     port = twin_site
-    out = tmp_path / "c"
-    config = CrawlConfig(
-        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
-        learn=True, delay=0, delay_factor=0, progress=False, max_depth=100,
-    )  # fmt: skip
-    assert run_crawl(config, out).finished
-    with sqlite3.connect(out / "crawl.db") as db:
-        rules = db.execute("SELECT host, spec, retracted_at FROM learned_rules").fetchall()
-        fetched = {u for (u,) in db.execute(
-            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
-        )}  # fmt: skip
+    rules, every = _crawl_twin(port, tmp_path / "c")
+    fetched = set(every)
     assert any("hostRedirect" in spec for _, spec, _ in rules), rules  # the alias was learned
     reached = set()
     for url in fetched:
@@ -163,19 +167,9 @@ def deep_twin_site() -> Iterator[int]:
 def test_a_www_twin_differing_deeper_than_the_first_segment_loses_no_resource(
     deep_twin_site, tmp_path
 ):
-    port = deep_twin_site
-    out = tmp_path / "c"
-    config = CrawlConfig(
-        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
-        learn=True, delay=0, delay_factor=0, progress=False, max_depth=1000,
-    )  # fmt: skip
-    assert run_crawl(config, out).finished
-    with sqlite3.connect(out / "crawl.db") as db:
-        rules = db.execute("SELECT host, spec FROM learned_rules").fetchall()
-        fetched = {u for (u,) in db.execute(
-            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
-        )}  # fmt: skip
-    assert any("hostRedirect" in spec for _, spec in rules), rules  # the alias was learned
+    rules, every = _crawl_twin(deep_twin_site, tmp_path / "c", max_depth=1000)
+    fetched = set(every)
+    assert any("hostRedirect" in spec for _, spec, _ in rules), rules  # the alias was learned
     reached = set()
     for url in fetched:
         host, _, path = url.partition("://")[2].partition("/")
@@ -187,3 +181,95 @@ def test_a_www_twin_differing_deeper_than_the_first_segment_loses_no_resource(
     lost = [(w, j) for w, n in pages for j in range(n) if ("docs", w, j) not in reached]
     lost += [("www", j) for j in (4, 8) if ("www", "manual/x/digest", j) not in reached]
     assert lost == []
+
+
+def _resources(fetched: list[str]) -> Counter[tuple[str, int, int]]:
+    """The fetches of each resource: the main host's pages, and the twin's differing ones."""
+    resources: Counter[tuple[str, int, int]] = Counter()
+    for url in fetched:
+        host, _, path = url.partition("://")[2].partition("/")
+        if path.count("/") != 1:
+            continue  # the home page
+        k, j = (int(x[1:].partition(".")[0]) for x in path.split("/")[:2])
+        twin = host.startswith("www.") and k == TWIN and j < DIFFER
+        resources["www" if twin else "docs", k, j] += 1
+    return resources
+
+
+def _lost(fetched: list[str]) -> list[tuple[str, int, int]]:
+    resources = _resources(fetched)
+    pages = [("docs", k, j) for k in range(SECTIONS) for j in range(PAGES)]
+    pages += [("www", TWIN, j) for j in range(DIFFER)]
+    return [p for p in pages if p not in resources]
+
+
+def _crawl_twin(
+    port: int, out, max_depth: int = 100
+) -> tuple[list[tuple[str, str, object]], list[str]]:
+    config = CrawlConfig(
+        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
+        learn=True, delay=0, delay_factor=0, progress=False, max_depth=max_depth,
+    )  # fmt: skip
+    assert run_crawl(config, out).finished
+    with sqlite3.connect(out / "crawl.db") as db:
+        rules = db.execute("SELECT host, spec, retracted_at FROM learned_rules").fetchall()
+        fetched = [u for (u,) in db.execute(
+            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
+        )]  # fmt: skip
+    return rules, fetched
+
+
+def test_a_www_twin_differing_in_one_subtree_keeps_its_alias(twin_site, tmp_path):
+    """The subtree's dozen differing pages are one counterexample to the alias, not a dozen:
+    it stays in force (issue 25), the twin's pages elsewhere are not fetched again, and the
+    subtree is fetched on both hosts."""
+    rules, fetched = _crawl_twin(twin_site, tmp_path / "c")
+    aliases = [(host, at) for host, spec, at in rules if "hostRedirect" in spec]
+    assert aliases, rules
+    assert all(at is None for _, at in aliases), rules  # never retracted
+    resources = _resources(fetched)
+    # Outside the subtree, the twin's pages are fetched only as the alias's spot checks (and
+    # before it was learned): 25 of its 160 pages here; retracted, it fetched them all again.
+    outside = sum(n - 1 for (_, k, _), n in resources.items() if k != TWIN)
+    assert outside <= 40, outside
+    assert _lost(fetched) == []
+
+
+# A known defect, not of this test: when every link of a twin carries a session id, a twin
+# page fetched under the main host's identity (it held it) is not always given its own back
+# when the directory is distrusted, and the main host's pages there, or the twin's, are lost
+# in some runs — 1 of 8 on a loaded machine with round 8's learner, 7 of 8 (1-3 pages each)
+# with round 7's. Open under issue 25; the test stays to show it and to hold what it checks.
+@pytest.mark.xfail(strict=False, reason="known: a twin's held identities, lost at times (issue 25)")
+def test_a_distrusted_twin_subtree_takes_its_hosts_rules(session_twin_site, tmp_path):
+    """Where the alias is distrusted, the twin's spellings are its own host's, with the rules
+    of the host the alias leads to: ``www.h/s3/p5.html?sid=…`` is ``www.h/s3/p5.html`` there,
+    as the main host's ``?sid=`` is dropped — not a page per session id (the real web's seed
+    9: a twin learns no rule of its own while it is an alias)."""
+    rules, fetched = _crawl_twin(session_twin_site, tmp_path / "c")
+    port = session_twin_site
+    assert (f"docs.test:{port}", '{"element":"dropParam","name":"sid"}', None) in rules
+    assert any("hostRedirect" in spec and at is None for _, spec, at in rules), rules
+    subtree = [u for u in fetched if u.startswith(f"http://www.docs.test:{port}/s{TWIN}/")]
+    # Its 40 pages, each about once (46 here), where by their bare spellings each session
+    # spelling was fetched (111 here).
+    assert {u.partition("?")[0].rpartition("/")[2] for u in subtree} == {
+        f"p{j}.html" for j in range(PAGES)
+    }
+    assert len(subtree) <= PAGES + 15, len(subtree)
+    assert _lost(fetched) == []
+
+
+@pytest.mark.parametrize(
+    ("url", "spot", "directory"),
+    [("http://h/", "/", "/"), ("http://h/a/b/x.html", "/a/b/", "/a/b/"),
+     ("http://h/catalog/app-psql.html?x=1", "/catalog/app-", "/catalog/"),
+     ("http://h/news-5.html", "/", "/"), ("http://h/a/item_12", "/a/", "/a/"),
+     ("http://h/a/b/", "/a/b/", "/a/b/")],
+)  # fmt: skip
+def test_the_spots_an_alias_is_checked_and_judged_by(url, spot, directory):
+    """One place says where a merge lies, for the crawl's checks and the learner's judgement:
+    a run of related pages (``app-``) is a spot of its own, a page of a series is not."""
+    from dustless.rules import directory_of, spot_of
+
+    assert (spot_of(url), directory_of(url)) == (spot, directory)

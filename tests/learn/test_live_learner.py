@@ -247,3 +247,33 @@ def test_a_redirect_to_another_host_teaches_no_rule_within_the_host_it_leaves():
     main.observe([moved(H + f"/doc/x{i}.html", H + f"/research/x{i}.html") for i in range(4)])
     main.learn()
     assert specs(main) == {rule_spec(Substitute("/research/", "/doc/"))}
+
+
+def test_a_host_alias_is_judged_by_spots_not_by_pairs():
+    """A ``www`` twin whose dozen pages differ in one subtree: one differing spot among those
+    compared keeps its alias (by pairs, the 1 % budget retracted it at the first); hosts that
+    differ widely lose theirs at their second differing spot."""
+    W = "http://www.a.test"
+    twin = LiveLearner()
+    twin.observe([page(u + f"/{d}/p{i}", f"{d}{i}") for d in "abc" for i in range(3)
+                  for u in (H, W)])  # fmt: skip
+    twin.learn()
+    alias = rule_spec(HostRedirect("a.test"))
+    assert specs(twin, "www.a.test") == {alias}
+    changes = twin.observe(
+        [page(u + f"/t/q{i}", f"{'W' if u == W else 'T'}{i}") for i in range(12) for u in (H, W)]
+    )
+    assert not changes.retracted
+    assert len(changes.differed) == 12  # every differing pair is still reported (distrusted)
+    assert specs(twin, "www.a.test") == {alias}
+    # Two differing spots of the five compared are more than a third: retracted.
+    changes = twin.observe([page(H + "/u/r", "U"), page(W + "/u/r", "WU")])
+    assert [r.spec for r in changes.retracted] == [alias]
+    assert "spots" in changes.retracted[0].reason
+    # Hosts that differ but for the two pages they were learned on: their first difference.
+    wide = LiveLearner()
+    wide.observe([page(u + f"/a/p{i}", f"A{i}") for i in range(2) for u in (H, W)])
+    wide.learn()
+    assert specs(wide, "www.a.test") == {alias}
+    changes = wide.observe([page(H + "/b/x", "B"), page(W + "/b/x", "WB")])
+    assert [r.spec for r in changes.retracted] == [alias]

@@ -21,6 +21,7 @@ from dustless.url import (
     robots_url,
     split_authority,
     split_lenient,
+    with_authority,
 )
 
 
@@ -60,6 +61,9 @@ def test_slicing_helpers() -> None:
     assert authority_of("http://a@b.test:1/x") == "b.test:1"
     assert hostname_of("[::1]:8080") == "[::1]"
     assert hostname_of("b.test:8080") == "b.test"
+    assert with_authority("http://a@b.test:1/x", "c.test") == "http://a@c.test/x"
+    assert with_authority("https://b.test?q#f", "c.test:8") == "https://c.test:8?q#f"
+    assert with_authority("http://www.b.test", "b.test") == "http://b.test"
 
 
 @pytest.mark.parametrize("port", ["", None])

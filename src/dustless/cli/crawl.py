@@ -154,7 +154,8 @@ def _add_rules_and_learning(parser: argparse.ArgumentParser, d: CrawlConfig) -> 
         default=d.max_fp,
         metavar="RATE",
         help=f"with --learn: the highest share of differing pairs a learned rule may merge "
-        f"before it is retracted (default {d.max_fp})",
+        f"before it is retracted (default {d.max_fp}); a host alias is judged by the parts "
+        "of the site it was checked in instead (docs/learning.md)",
     )
     parser.add_argument(
         "--min-support",

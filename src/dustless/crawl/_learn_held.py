@@ -18,6 +18,7 @@ from dustless.crawl.discover import Discovery
 from dustless.crawl.progress import RunCounters
 from dustless.errors import InvalidURL
 from dustless.frontier import QueuedURL
+from dustless.rules import directory_of
 from dustless.store import AdmitURL, CrawlStore, StoredURL, URLState
 from dustless.url import authority_of
 
@@ -25,46 +26,19 @@ if TYPE_CHECKING:
     from dustless.crawl.hosts import HostTable
     from dustless.crawl.spellings import Spellings
 
-__all__ = ["QUEUED_AT_ONCE", "HeldIdentities", "directory_of", "spot_of", "within"]
+__all__ = ["QUEUED_AT_ONCE", "HeldIdentities", "within"]
 
 QUEUED_AT_ONCE = 20_000  # queued URLs of a host re-keyed at once
-
-
-def _path(url: str) -> str:
-    rest = url.partition("://")[2]
-    return "/" + rest.partition("/")[2].partition("?")[0].partition("#")[0]
-
-
-def directory_of(url: str) -> str:
-    """The directory a URL's path lies in (``/a/b/`` for ``/a/b/x.html`` and ``/a/b/``): the
-    part of the site a check that found two documents distrusts, with its subdirectories."""
-    return _path(url).rpartition("/")[0] + "/"
-
-
-def spot_of(url: str) -> str:
-    """Where a merge lies, as narrowly as a check stands for it: its directory, and within it
-    the leading word of its file name when the name has several (``/a/b/app-`` for
-    ``/a/b/app-psql.html``). A mirror left out a directory, or a run of related pages that a
-    flat site names by a shared prefix (the real web's documentation, whose subdirectories
-    are flattened into ``dir-file.html`` names): each is its own spot, checked on its first
-    merge, however deep it sits and however many pages share its first segment. A word and
-    a number (``news-5.html``, ``item_12``) is one page of a series, not a run: its directory."""
-    directory, _, name = _path(url).rpartition("/")
-    stem = name.partition(".")[0]
-    for i, c in enumerate(stem):
-        if c in "-_":
-            word, rest = stem[:i], stem[i + 1 :]
-            if word.isalpha() and rest[:1].isalpha():
-                return f"{directory}/{word}{c}"
-            break
-    return directory + "/"
 
 
 def within(url: str, directory: str) -> bool:
     """True if ``url`` lies in the distrusted ``directory``: in it or below it, but for the
     top level, which stands for its own pages only (a difference in a site's top-level page
     must not cost a check of every page of the site)."""
-    own = directory_of(url)
+    return _in(directory_of(url), directory)
+
+
+def _in(own: str, directory: str) -> bool:
     return own == directory or (directory != "/" and own.startswith(directory))
 
 
@@ -89,10 +63,23 @@ class HeldIdentities:
     def _key(self, url: str | None) -> str | None:
         raise NotImplementedError  # Learning's: the identity without learned rules
 
+    def _where(self, key: str) -> str:
+        raise NotImplementedError  # Learning's: the directory of the identity of ``key``
+
+    def _keep_apart(self, rid: int, part: str) -> None:
+        raise NotImplementedError  # Learning's: alias ``rid``'s URLs in ``part`` keep their host
+
+    def _apart(self, key: str) -> str:
+        raise NotImplementedError  # Learning's: the identity in a distrusted part
+
+    def _key_apart(self, url: str) -> str | None:
+        key = self._key(url)
+        return None if key is None else self._apart(key)
+
     def _suspected(self, rid: int, url: str) -> bool:
         """True if a check found two documents rule ``rid`` merges in ``url``'s directory or
         one above it (``within``)."""
-        own = directory_of(url)
+        own = self._where(url)
         if (rid, own) in self._suspect:
             return True
         while own != "/":
@@ -113,8 +100,13 @@ class HeldIdentities:
         self._generation += 1
         if rid not in self._aliases:
             return
+        self._keep_apart(rid, part)
         self._release(rid, part, None)
-        rows = [m for m in self.store.merges_of([rid]) if not m.checked and within(m.base, part)]
+        rows = [
+            m
+            for m in self.store.merges_of([rid])
+            if not m.checked and _in(self._where(m.base), part)
+        ]
         back = self.store.urls_by_id([m.url_id for m in rows if m.url_id is not None])
         queued = [u for u in back.values() if u.state is URLState.MERGED]
         if queued:
@@ -123,8 +115,8 @@ class HeldIdentities:
                 for u in queued:
                     self.hosts.queued(u.host)
         again = [
-            AdmitURL(m.url, m.base, m.host, m.site, m.depth, m.kind, m.seed_id, m.parent_id,
-                     m.external)
+            AdmitURL(m.url, self._apart(m.base), m.host, m.site, m.depth, m.kind, m.seed_id,
+                     m.parent_id, m.external)
             for m in rows
             if m.url_id is None
         ]  # fmt: skip
@@ -139,7 +131,9 @@ class HeldIdentities:
         identities that URL-seen dropped meanwhile (``crawl/spellings.py`` kept them) are
         admitted again: the twin's page and the main host's are both fetched."""
         held = self._held.get(rid, {})
-        picked = [i for i, (url, _) in held.items() if part is None or within(url, part)]
+        picked = [
+            i for i, (_, held_as) in held.items() if part is None or _in(self._where(held_as), part)
+        ]
         for i in picked:
             del held[i]
         rows = self.store.urls_by_id(picked)
@@ -147,7 +141,7 @@ class HeldIdentities:
             rows |= {u.id: u for u in self.store.queued_of_host(host, QUEUED_AT_ONCE)}
         changes: list[tuple[int, str, str]] = []
         for i, u in rows.items():
-            new = self._key(u.url) if part is not None else self._identity(u.url)
+            new = self._key_apart(u.url) if part is not None else self._identity(u.url)
             if new is not None and " " not in u.identity and new != u.identity:
                 changes.append((i, u.identity, new))
         self._rekey_free(changes, rows, base=part is not None)
@@ -189,7 +183,7 @@ class HeldIdentities:
                 continue
             holder = holders[i]
             for url in kept_of.pop(old):
-                identity = self._key(url) if base else self._identity(url)
+                identity = self._key_apart(url) if base else self._identity(url)
                 if identity is None or url == holder.url:
                     continue
                 host = authority_of(url)

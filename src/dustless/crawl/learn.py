@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities, directory_of, spot_of
+from dustless.crawl._learn_held import QUEUED_AT_ONCE, HeldIdentities
 from dustless.crawl._orders import Forget, Order, Readmit, Rekey
 from dustless.crawl.discover import Discovery
 from dustless.crawl.hosts import HostTable
@@ -54,8 +54,10 @@ from dustless.rules import (
     Retraction,
     RuleSet,
     SiteScript,
+    directory_of,
     dump_script,
     rule_from_spec,
+    spot_of,
 )
 from dustless.states import NetState
 from dustless.store import (
@@ -292,12 +294,19 @@ class Learning(HeldIdentities):
             self._fetch_hosts.setdefault(authority, set()).add(item.host)
         identity = item.identity
         stands = document and identity and " " not in identity and identity != key
+        if stands and authority_of(identity) == authority and identity == self._apart(key):
+            stands = False  # admitted as the twin's own page where its alias is distrusted
         if stands and not self._stands_for(item, key, identity):
             self._hold(item, key, identity)
         if document and identity and " " not in identity and authority in self.live.hosts:
             # Claimed before its host's latest rule: stored under an identity the rules now
-            # change. Re-keyed, so that later spellings of it are merged into it.
+            # change. Re-keyed, so that later spellings of it are merged into it — but for a
+            # part where a check found two documents: a twin's page fetched there under its
+            # own identity keeps it (re-keyed into the main host's, it would hold that
+            # identity, and the main host's own page, linked later, would be dropped).
             new = self.live.apply(key)
+            if any(i in self._aliases and self._suspected(i, key) for i in self._rule_ids(key)):
+                new = self._apart(key)
             if new != identity:
                 self._rekey(item, identity, new)
                 if authority_of(identity) != authority_of(new):
@@ -319,11 +328,33 @@ class Learning(HeldIdentities):
         """The identity the rules in force give ``url`` now: in a part where a check found
         two documents, the one without the learned rules (as ``_release`` gives it)."""
         key = self._key(url)
-        if key is None:
-            return None
+        return None if key is None else self._today_of(key)
+
+    def _today_of(self, key: str) -> str:
+        """``_today`` of an identity without the learned rules."""
         if any(self._suspected(rid, key) for rid in self._rule_ids(key)):
-            return key
+            return self._apart(key)
         return self.live.apply(key)
+
+    def _where(self, key: str) -> str:
+        """The directory of ``key``'s identity under the rules in force: where a check found
+        two documents, and where a merge lies. ``/index.php?page=world/x.html`` lies in
+        ``/world/`` once ``queryToPath`` is learned — by its own path every such spelling
+        of a site is in ``/``, and a difference in one top-level page would distrust the
+        alias for all of them (the real web's seed 9)."""
+        return directory_of(self.live.apply(key))
+
+    def _keep_apart(self, rid: int, part: str) -> None:
+        """From now on, the identities the rules give alias ``rid``'s URLs in ``part`` are its
+        host's (``LiveRules.keep_apart``): new links there are the twin's pages at once."""
+        for (host, _), known in self._ids.items():
+            if known == rid:
+                self.live.keep_apart(host, part)
+
+    def _apart(self, key: str) -> str:
+        """The identity of ``key`` in a part where a check found two documents: its own
+        host's, with the rules of the host its alias leads to (``LiveLearner.apart``)."""
+        return self.learner.apart(key)
 
     def _hold(self, item: QueuedURL, key: str, identity: str) -> None:
         """``item`` (spelling ``key``) was fetched under ``identity``, another host's, that an
@@ -347,11 +378,14 @@ class Learning(HeldIdentities):
         ids = self._rule_ids(key)
         if not ids or not self._due(ids, key):
             return False
+        own = key
+        if any(self._suspected(rid, key) for rid in ids):
+            own = self._apart(key)  # in a distrusted part: the twin's page, with its rules
         # At once (not with the commit's re-keying): the admission may flush before it.
-        if self.store.rekey_urls([(item.url_id, identity, key)]):
+        if self.store.rekey_urls([(item.url_id, identity, own)]):
             # Its own identity is stored already (the check is that row's): the identity it
             # holds is given up all the same, under a derived one no link can hold.
-            self.store.rekey_urls([(item.url_id, identity, f"{key} released-{item.url_id}")])
+            self.store.rekey_urls([(item.url_id, identity, f"{own} released-{item.url_id}")])
         self._orders.append(Forget((identity,)))
         host = authority_of(identity)
         site = self.discovery.site_of_host(host)
@@ -382,8 +416,13 @@ class Learning(HeldIdentities):
             if not ids:
                 continue
             if self._due(ids, base):
+                own = base
+                if any(self._suspected(rid, base) for rid in ids):
+                    own = self._apart(base)
+                    if own == u.identity:
+                        continue  # a repeat of the twin's page (its host's rules merge it)
                 self._checking_for(ids, base)
-                out.append(_admit(u, base))
+                out.append(_admit(u, own))
                 self._keep(ids, base, u, None, checked=True)
                 continue
             self._keep(ids, base, u, None)
@@ -491,7 +530,7 @@ class Learning(HeldIdentities):
         for host, spec, a, b in changes.differed:
             rid = self._ids.get((host, spec))
             if rid is not None and (host, spec) not in gone:
-                for part in {directory_of(a), directory_of(b)}:
+                for part in {self._where(a), self._where(b)}:
                     self._distrust(rid, part)
         if changes.retracted or learned.learned or polled:
             self._install()

@@ -16,6 +16,7 @@ file; a crawl's fetches reach ``learn_rules`` (DustBuster) through
 
 from ._learn import Finding, LearnOptions, LearnResult, evaluate_rules, learn_rules
 from ._learn_evidence import Evidence, Observation
+from ._learn_hosts import directory_of, spot_of
 from ._learn_live import (
     LiveChanges,
     LiveLearner,
@@ -92,6 +93,7 @@ __all__ = [
     "SupportsAnchor",
     "SupportsURL",
     "UrlPattern",
+    "directory_of",
     "dump_script",
     "evaluate_rules",
     "is_pagination_label",
@@ -105,4 +107,5 @@ __all__ = [
     "rule_spec",
     "same_category",
     "site_of_authority",
+    "spot_of",
 ]

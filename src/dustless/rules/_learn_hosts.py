@@ -21,7 +21,7 @@ from dustless.url import split_lenient
 from ._learn_evidence import Doc, Evidence, Observation, measure
 from ._learned import AddSlash, HostRedirect
 
-__all__ = ["HostFinding", "learn_aliases", "learn_redirects"]
+__all__ = ["HostFinding", "directory_of", "learn_aliases", "learn_redirects", "spot_of"]
 
 PERMANENT = frozenset({301, 308})
 
@@ -145,3 +145,35 @@ def learn_aliases(
             ok, reason = True, "both hosts serve the same pages"
         out.append(HostFinding(src, found, ev, ok, reason))
     return out
+
+
+# The parts of a site's URL space a host alias is checked and judged by (``_learn_live``,
+# ``_Active.over_budget``), and the crawl fetches its checks by (``crawl/learn.py``).
+def _path(url: str) -> str:
+    rest = url.partition("://")[2]
+    return "/" + rest.partition("/")[2].partition("?")[0].partition("#")[0]
+
+
+def directory_of(url: str) -> str:
+    """The directory a URL's path lies in (``/a/b/`` for ``/a/b/x.html`` and ``/a/b/``): the
+    part of the site a check that found two documents distrusts, with its subdirectories."""
+    return _path(url).rpartition("/")[0] + "/"
+
+
+def spot_of(url: str) -> str:
+    """Where a merge lies, as narrowly as a check stands for it: its directory, and within it
+    the leading word of its file name when the name has several (``/a/b/app-`` for
+    ``/a/b/app-psql.html``). A mirror left out a directory, or a run of related pages that a
+    flat site names by a shared prefix (the real web's documentation, whose subdirectories
+    are flattened into ``dir-file.html`` names): each is its own spot, checked on its first
+    merge, however deep it sits and however many pages share its first segment. A word and
+    a number (``news-5.html``, ``item_12``) is one page of a series, not a run: its directory."""
+    directory, _, name = _path(url).rpartition("/")
+    stem = name.partition(".")[0]
+    for i, c in enumerate(stem):
+        if c in "-_":
+            word, rest = stem[:i], stem[i + 1 :]
+            if word.isalpha() and rest[:1].isalpha():
+                return f"{directory}/{word}{c}"
+            break
+    return directory + "/"

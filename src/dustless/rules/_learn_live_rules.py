@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dustless.errors import ScriptError
-from dustless.url import authority_of, replace_host, split_lenient
+from dustless.url import authority_of, replace_host, split_lenient, with_authority
 
+from ._learn_hosts import directory_of
 from ._learn_params import _params
 from ._learn_subst import _canon_key, _segment_rules, diff_rule, template_candidates
 from ._learned import (
@@ -292,12 +293,22 @@ class LiveRules:
     URL on to the rules of the host it names.
     """
 
-    __slots__ = ("_hosts", "_rules", "_touched")
+    __slots__ = ("_apart", "_hosts", "_rules", "_touched")
 
     def __init__(self) -> None:
         self._rules = RuleSet()
         self._hosts: frozenset[str] = frozenset()
         self._touched: frozenset[str] = frozenset()
+        # host -> the directories where its alias is distrusted (``keep_apart``)
+        self._apart: dict[str, set[str]] = {}
+
+    def keep_apart(self, host: str, directory: str) -> None:
+        """A check found ``host`` (an alias) serving other documents in ``directory`` of the
+        site: its URLs there (and below, but for the top level: its own pages only) keep
+        their host, with the rules of the host the alias leads to (``with_authority``) — a link to
+        the twin's page there is the twin's from its first admission, not the main host's
+        page until its fetch says otherwise."""
+        self._apart.setdefault(host, set()).add(directory)
 
     def set(self, rules: RuleSet) -> None:
         """Put ``rules`` in force (one ``SiteScript`` per host, identity = its authority)."""
@@ -327,6 +338,15 @@ class LiveRules:
         return self._touched
 
     def apply(self, url: str) -> str:
-        if not self._hosts or authority_of(url) not in self._hosts:
+        if not self._hosts or (host := authority_of(url)) not in self._hosts:
             return url
-        return self._rules.apply(url)
+        out = self._rules.apply(url)
+        parts = self._apart.get(host)
+        if parts and authority_of(out) != host and _under(directory_of(out), parts):
+            return with_authority(out, host)
+        return out
+
+
+def _under(directory: str, parts: set[str]) -> bool:
+    """``directory`` is one of ``parts`` or below one (not below ``/``: ``within``)."""
+    return directory in parts or any(p != "/" and directory.startswith(p) for p in parts)

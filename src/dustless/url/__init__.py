@@ -26,6 +26,7 @@ from dustless.url._lenient import (
     robots_url,
     split_authority,
     split_lenient,
+    with_authority,
 )
 from dustless.url._normalize import Change, Normalizer, explain, normalize
 from dustless.url._parse import URLParts, as_text, parse, split_url
@@ -77,6 +78,7 @@ __all__ = [
     "split_authority",
     "split_lenient",
     "split_url",
+    "with_authority",
 ]
 
 _HOSTS: dict[str, str] = {}

@@ -30,6 +30,7 @@ __all__ = [
     "robots_url",
     "split_authority",
     "split_lenient",
+    "with_authority",
 ]
 
 # RFC 3986 Appendix B: "^(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\?([^#]*))?(#(.*))?"
@@ -136,6 +137,16 @@ def authority_of(url: str) -> str:
     rules and of its statistics. String slicing only: no parse on the crawler's hot path."""
     start = url.find("://") + 3
     return url[start : _authority_end(url, start)].rpartition("@")[2]
+
+
+def with_authority(url: str, authority: str) -> str:
+    """An absolute URL already in normal form with what ``authority_of`` gives of it
+    (``host[:port]``) replaced by ``authority``, any userinfo kept: slicing, as
+    ``authority_of``."""
+    start = url.find("://") + 3
+    end = _authority_end(url, start)
+    begin = url.rfind("@", start, end) + 1 or start
+    return url[:begin] + authority + url[end:]
 
 
 def origin_of(url: str) -> str:
