@@ -18,7 +18,7 @@ from dustless.crawl.discover import Discovery
 from dustless.crawl.progress import RunCounters
 from dustless.errors import InvalidURL
 from dustless.frontier import QueuedURL
-from dustless.rules import directory_of
+from dustless.rules import directory_of, in_part
 from dustless.store import AdmitURL, CrawlStore, StoredURL, URLState
 from dustless.url import authority_of
 
@@ -32,14 +32,8 @@ QUEUED_AT_ONCE = 20_000  # queued URLs of a host re-keyed at once
 
 
 def within(url: str, directory: str) -> bool:
-    """True if ``url`` lies in the distrusted ``directory``: in it or below it, but for the
-    top level, which stands for its own pages only (a difference in a site's top-level page
-    must not cost a check of every page of the site)."""
-    return _in(directory_of(url), directory)
-
-
-def _in(own: str, directory: str) -> bool:
-    return own == directory or (directory != "/" and own.startswith(directory))
+    """True if ``url`` lies in the distrusted ``directory`` (``in_part``)."""
+    return in_part(directory_of(url), directory)
 
 
 class HeldIdentities:
@@ -105,7 +99,7 @@ class HeldIdentities:
         rows = [
             m
             for m in self.store.merges_of([rid])
-            if not m.checked and _in(self._where(m.base), part)
+            if not m.checked and in_part(self._where(m.base), part)
         ]
         back = self.store.urls_by_id([m.url_id for m in rows if m.url_id is not None])
         queued = [u for u in back.values() if u.state is URLState.MERGED]
@@ -132,7 +126,9 @@ class HeldIdentities:
         admitted again: the twin's page and the main host's are both fetched."""
         held = self._held.get(rid, {})
         picked = [
-            i for i, (_, held_as) in held.items() if part is None or _in(self._where(held_as), part)
+            i
+            for i, (_, held_as) in held.items()
+            if part is None or in_part(self._where(held_as), part)
         ]
         for i in picked:
             del held[i]

@@ -16,7 +16,7 @@ file; a crawl's fetches reach ``learn_rules`` (DustBuster) through
 
 from ._learn import Finding, LearnOptions, LearnResult, evaluate_rules, learn_rules
 from ._learn_evidence import Evidence, Observation
-from ._learn_hosts import directory_of, spot_of
+from ._learn_hosts import directory_of, in_part, spot_of
 from ._learn_live import (
     LiveChanges,
     LiveLearner,
@@ -96,6 +96,7 @@ __all__ = [
     "directory_of",
     "dump_script",
     "evaluate_rules",
+    "in_part",
     "is_pagination_label",
     "learn_rules",
     "load_script",

@@ -21,7 +21,7 @@ from dustless.url import split_lenient
 from ._learn_evidence import Doc, Evidence, Observation, measure
 from ._learned import AddSlash, HostRedirect
 
-__all__ = ["HostFinding", "directory_of", "learn_aliases", "learn_redirects", "spot_of"]
+__all__ = ["HostFinding", "directory_of", "in_part", "learn_aliases", "learn_redirects", "spot_of"]
 
 PERMANENT = frozenset({301, 308})
 
@@ -158,6 +158,13 @@ def directory_of(url: str) -> str:
     """The directory a URL's path lies in (``/a/b/`` for ``/a/b/x.html`` and ``/a/b/``): the
     part of the site a check that found two documents distrusts, with its subdirectories."""
     return _path(url).rpartition("/")[0] + "/"
+
+
+def in_part(directory: str, part: str) -> bool:
+    """``directory`` is the distrusted ``part`` or below it — but for the top level, which
+    stands for its own pages only (a difference in a site's top-level page must not cost a
+    check of every page of the site)."""
+    return directory == part or (part != "/" and directory.startswith(part))
 
 
 def spot_of(url: str) -> str:

@@ -201,18 +201,17 @@ class _Active:
     def count(self, equal: bool, identity: str) -> bool:
         """Count a pair the rule merges into ``identity``; False if it says nothing new (a
         differing pair in a spot where an alias was found to differ already)."""
-        if self.spots_equal is None:
-            pass
-        elif equal:
-            self.spots_equal.add(spot_of(identity))
-        elif (spot := spot_of(identity)) in self.spots_differ:
-            return False
-        else:
-            self.spots_differ.add(spot)
         if equal:
             self.equal += 1
-        else:
-            self.differ += 1
+            if self.spots_equal is not None:
+                self.spots_equal.add(spot_of(identity))
+            return True
+        if self.spots_equal is not None:
+            spot = spot_of(identity)
+            if spot in self.spots_differ:
+                return False
+            self.spots_differ.add(spot)
+        self.differ += 1
         return True
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from dustless.errors import ScriptError
 from dustless.url import authority_of, replace_host, split_lenient, with_authority
 
-from ._learn_hosts import directory_of
+from ._learn_hosts import directory_of, in_part
 from ._learn_params import _params
 from ._learn_subst import _canon_key, _segment_rules, diff_rule, template_candidates
 from ._learned import (
@@ -342,11 +342,8 @@ class LiveRules:
             return url
         out = self._rules.apply(url)
         parts = self._apart.get(host)
-        if parts and authority_of(out) != host and _under(directory_of(out), parts):
+        if not parts or authority_of(out) == host:
+            return out  # the common case first: a link of no distrusted part
+        if any(in_part(directory_of(out), p) for p in parts):
             return with_authority(out, host)
         return out
-
-
-def _under(directory: str, parts: set[str]) -> bool:
-    """``directory`` is one of ``parts`` or below one (not below ``/``: ``within``)."""
-    return directory in parts or any(p != "/" and directory.startswith(p) for p in parts)
