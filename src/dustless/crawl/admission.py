@@ -70,7 +70,11 @@ class Admission:
         self.batch = batch
         self.scripted = scripted
         self._pending: list[AdmitURL] = []
-        self._pending_ids: set[str] = set()
+        self._pending_ids: dict[str, int] = {}  # identity -> its (first) entry in _pending
+        # URL strings settled as repeats of an identity still pending (``Discovery``'s cache):
+        # if the crawl DB refuses the identity (``--max-depth``, a page limit), they are
+        # unsettled, so that a later link to it by a shorter path is not skipped as a repeat.
+        self._settled_by: dict[str, list[str]] = {}
         self._labels: dict[str, Label] = {}
         # Identities known to be stored, two generations (the young one becomes the old
         # when full): most links of a page point to pages seen long ago.
@@ -110,22 +114,33 @@ class Admission:
         for c in candidates:
             identity = c.identity
             stored = identity in known or identity in old
+            at: int | None = None
             if c.external:
                 seeded = stored and (identity in seeds or identity in old_seeds)
                 settled = seeded or identity in pending_seeds
             else:
                 seeded = False
                 settled = stored or identity in pending
+                if not stored and settled and c.depth < self._pending[pending[identity]].depth:
+                    # A shorter path to a link still waiting: it goes in at the least depth
+                    # found, or ``--max-depth`` may refuse the page a shorter path reaches.
+                    settled, at = False, pending[identity]
             if c.repeat or settled:
                 self.discovery.settle_one(c.url, c.site)
                 if seeded:
                     self.discovery.settle_seed(c.url)
+                if not stored:
+                    self._settled_by.setdefault(identity, []).append(c.url)
                 spellings.append((identity, c.url))  # another spelling of a known identity
                 if touched and authority_of(identity) in touched:
                     merged.append(c.admit(item.url_id))  # maybe a learned rule's merge
                 continue
             label = labels.get(c.url) if labels else None
-            self._add(c.admit(item.url_id, 0 if label is None else label.priority))
+            u = c.admit(item.url_id, 0 if label is None else label.priority)
+            if at is None:
+                self._add(u)
+            else:
+                self._pending[at] = u
             if label is not None:
                 self._labels[c.url] = label
         if spellings and self.spellings is not None:
@@ -183,7 +198,9 @@ class Admission:
                     pending[i] = dataclasses.replace(u, identity=new)
                     changed += 1
         if changed:
-            self._pending_ids = {u.identity for u in pending}
+            self._pending_ids = {}
+            for i, u in enumerate(pending):
+                self._pending_ids.setdefault(u.identity, i)
             self._pending_seeds = {u.identity for u in pending if u.external or u.given}
         return changed
 
@@ -193,8 +210,8 @@ class Admission:
             self._add(u)
 
     def _add(self, u: AdmitURL) -> None:
+        self._pending_ids.setdefault(u.identity, len(self._pending))
         self._pending.append(u)
-        self._pending_ids.add(u.identity)
         if u.external or u.given:
             self._pending_seeds.add(u.identity)
 
@@ -206,15 +223,16 @@ class Admission:
         if not pending:
             return 0
         ids, seeds = self._pending_ids, self._pending_seeds
-        self._pending, self._pending_ids, self._pending_seeds = [], set(), set()
+        self._pending, self._pending_ids, self._pending_seeds = [], {}, set()
         labels, self._labels = self._labels, {}
+        settled_by, self._settled_by = self._settled_by, {}
         try:
             result = self.store.admit(pending, self.discovery.limits, self.batch)
         except DatabaseAway:
             # Nothing admitted (the engine's loop does not wait for the DB): all of it
             # stays pending, for the next flush once the DB is reached.
             self._pending, self._pending_ids, self._pending_seeds = pending, ids, seeds
-            self._labels = labels
+            self._labels, self._settled_by = labels, settled_by
             raise
         stats, d, hosts = self.stats, self.discovery, self.hosts
         stats.seeds_added += result.seeds_added
@@ -248,6 +266,8 @@ class Admission:
                     merged.append(u)
             else:
                 d.stats.reject(verdict.value)
+                for url in settled_by.get(u.identity, ()):
+                    d.unsettle(url)
             rows.append((u, verdict is Verdict.QUEUED))
         self._remember(stored)
         self._remember_seeds(seeded)

@@ -160,6 +160,12 @@ class Discovery:
         if len(known) > self.known_limit:
             self._old, self._known = known, {}
 
+    def unsettle(self, url: str) -> None:
+        """This URL string was settled as a repeat of a link the crawl DB then refused
+        (``Admission.flush``): a later link to it is decided afresh."""
+        self._known.pop(url, None)
+        self._old.pop(url, None)
+
     def settle_seed(self, url: str) -> None:
         """This URL string has its seed row (004 §2's seed table)."""
         seeded = self._seeded
