@@ -235,12 +235,6 @@ def test_a_www_twin_differing_in_one_subtree_keeps_its_alias(twin_site, tmp_path
     assert _lost(fetched) == []
 
 
-# A known defect, not of this test: when every link of a twin carries a session id, a twin
-# page fetched under the main host's identity (it held it) is not always given its own back
-# when the directory is distrusted, and the main host's pages there, or the twin's, are lost
-# in some runs — 1 of 8 on a loaded machine with round 8's learner, 7 of 8 (1-3 pages each)
-# with round 7's. Open under issue 25; the test stays to show it and to hold what it checks.
-@pytest.mark.xfail(strict=False, reason="known: a twin's held identities, lost at times (issue 25)")
 def test_a_distrusted_twin_subtree_takes_its_hosts_rules(session_twin_site, tmp_path):
     """Where the alias is distrusted, the twin's spellings are its own host's, with the rules
     of the host the alias leads to: ``www.h/s3/p5.html?sid=…`` is ``www.h/s3/p5.html`` there,

@@ -152,6 +152,12 @@ class Learning(HeldIdentities):
         # rule id -> the parts of its URL space checked already (the first merge of each),
         # and those where a check found two documents: every merge there is fetched anyway.
         self._parts: dict[int, set[str]] = {}
+        # ... and the spots where a spelling of the alias's own host, fetched under the
+        # identity the alias gave it, was checked (``_stands_for``). Counted apart: where the
+        # twin's spellings hold the identities, a merged link's check meets the twin again
+        # (``www.h/x?sid=2`` compared with ``www.h/x?sid=1``, held as ``h/x``) and says
+        # nothing of the alias; only fetching ``h/x`` itself compares the two hosts there.
+        self._held_parts: dict[int, set[str]] = {}
         self._suspect: set[tuple[int, str]] = set()
         # The spellings admitted as checks of a host alias, under their identity without the
         # learned rules (``_checking_for``):
@@ -199,6 +205,11 @@ class Learning(HeldIdentities):
             }
             self._held[row.id] = held
             self._parts[row.id] = {spot_of(m.base) for m in merged if m.url_id not in held}
+            self._held_parts[row.id] = {
+                spot_of(m.base)
+                for m in merged
+                if m.checked and m.url_id is not None and m.url_id not in held
+            }
         if not row.active:
             self._rows.pop(key, None)
             self.stats.rules_retracted += 1
@@ -376,7 +387,7 @@ class Learning(HeldIdentities):
         identity back and the identity's spelling is admitted, fetched, and compared — a
         ``www`` twin that differs in a subtree loses no page of the host it aliases."""
         ids = self._rule_ids(key)
-        if not ids or not self._due(ids, key):
+        if not ids or not self._due(ids, key, held=True):
             return False
         own = key
         if any(self._suspected(rid, key) for rid in ids):
@@ -436,11 +447,13 @@ class Learning(HeldIdentities):
             if (host, spec) in self._ids
         ]
 
-    def _due(self, ids: list[int], base: str) -> bool:
+    def _due(self, ids: list[int], base: str, *, held: bool = False) -> bool:
         """Count a merge of ``base`` for each rule; True if one of them has a check due: its
         n-th merge (``VERIFY``), an alias's first in a spot of its URL space (``SPOTS``) and
         every ``PART_EVERY``-th there, or any in a directory where a check found two
-        documents."""
+        documents. ``held``: ``base`` was fetched under the identity an alias gave it, and
+        the spots of those are counted apart (``_held_parts``)."""
+        parts = self._held_parts if held else self._parts
         due = False
         spot = spot_of(base)
         for rid in ids:
@@ -449,7 +462,7 @@ class Learning(HeldIdentities):
             due |= n in self.verify or self._suspected(rid, base)
             if rid not in self._aliases:
                 continue
-            spots = self._parts.setdefault(rid, set())
+            spots = parts.setdefault(rid, set())
             if spot not in spots and len(spots) < SPOTS:
                 spots.add(spot)
                 due = True
