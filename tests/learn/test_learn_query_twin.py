@@ -65,6 +65,7 @@ class _Handler(BaseHTTPRequestHandler):
     host."""
 
     port = 0
+    twin_queries = False  # the query forms on the twin too (else on the main host)
 
     def do_GET(self) -> None:
         path, _, query = self.path.partition("?")
@@ -86,7 +87,8 @@ class _Handler(BaseHTTPRequestHandler):
             if j == PAGES - 1 and k + 1 < SECTIONS:
                 nxt.append((k + 1, 0))
             links = "".join(f'<a href="{www}/s{a}/p{b}.html">n</a>' for a, b in nxt)
-            links += f'<a href="{main}/index.php?page=s{k}/p{j}.html">q</a>'
+            query = www if self.twin_queries else main
+            links += f'<a href="{query}/index.php?page=s{k}/p{j}.html">q</a>'
             body = f"<p>{_words(f'doc{k}x{j}')}</p>{links}"
         data = f"<html><body>{body}</body></html>".encode() if body is not None else b""
         self.send_response(404 if body is None else 200)
@@ -99,12 +101,22 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def query_twin_site() -> Iterator[int]:
-    yield from serving(_Handler)
+class _TwinQueriesHandler(_Handler):
+    twin_queries = True
+
+
+@pytest.fixture(params=["main", "twin"])
+def query_twin_site(request) -> Iterator[int]:
+    yield from serving(_TwinQueriesHandler if request.param == "twin" else _Handler)
 
 
 def test_a_query_form_seen_only_across_an_alias_is_learned_early(query_twin_site, tmp_path):
+    """``main``: the query forms on the main host, the path forms on the twin (seed 1886's
+    shape; the alias's checks fetch a few of the main host's own path forms, and their pairs
+    taught the rule before as well). ``twin``: both forms on the twin, whose pairs taught
+    nothing before (a host that is an alias learns no rule of its own), and the main host
+    fetches a page's two forms only where two of the alias's checks happen to meet: every
+    query form of the twin was fetched, a duplicate of its path form."""
     port = query_twin_site
     out = tmp_path / "c"
     config = CrawlConfig(
@@ -127,11 +139,12 @@ def test_a_query_form_seen_only_across_an_alias_is_learned_early(query_twin_site
     assert [p for p in pages if p not in fetches] == []  # nothing lost
     assert any("hostRedirect" in spec for _, spec, _ in rules), rules
     assert any("queryToPath" in spec and at is None for _, spec, at in rules), rules
-    # Each of the 160 query forms was fetched as a page of its own before: 160 duplicates.
-    # Learned from the first pairs, the rule leaves those fetched before it came (a batch
-    # of facts, 16 pages) and its checks: 20 or so.
+    # Not learned for the host the alias leads to, the twin's query forms were fetched as
+    # pages of their own: 100 to 190 duplicates of 160 pages (``twin``). Learned from the
+    # first pairs, what is left is the query forms fetched before (a batch or two of facts)
+    # and the alias's checks, which fetch the main host's own spellings: 30 to 45.
     duplicates = sum(n - 1 for n in fetches.values())
-    assert duplicates <= 60, (duplicates, rules)
+    assert duplicates <= 80, (duplicates, rules)
 
 
 # -- the learner alone: the pairs of seed 1886, made up -----------------------------------------
