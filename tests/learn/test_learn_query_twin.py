@@ -1,11 +1,14 @@
-"""A query form of a path whose pairs are seen only across a host alias (the real web's seed
-1886): the ``www`` twin's path forms (``www.h/s0/p3.html``) hold the main host's identities
-(``h/s0/p3.html`` by the alias) and the main host's own path forms are never fetched, while
-the main host links its query forms (``h/index.php?page=s0/p3.html``). Each pair of the two
-forms of one page is then a pair across the alias: counted for the main host, ``queryToPath``
-is learned from the first of them and the rest of the query forms are merged, not fetched.
-Counted only on one host, as before, it was never learned here, and every query form was
-fetched as a document of its own. The site is served on 127.0.0.1 inside the test."""
+"""A query form of a path whose pairs are seen only on or across a host alias (the real web's
+seed 1886): the ``www`` twin's path forms (``www.h/s0/p3.html``) hold the main host's
+identities (``h/s0/p3.html`` by the alias) and the main host's own path forms are fetched only
+where the alias's checks fetch them, while the query forms are linked on the main host or on
+the twin (``h/index.php?page=s0/p3.html``). Each pair of a page's two forms is then a pair on
+the twin or across the alias: counted for the main host, ``queryToPath`` is learned from the
+first of them and the rest of the query forms are merged, not fetched. Counted only on the
+host of both spellings, as before, a twin in force learned nothing from them, and a crossing
+pair taught no host: every query form was a document of its own until, by chance, the main
+host fetched both forms of two pages. The site is served on 127.0.0.1 inside the test; the
+learner alone is given seed 1886's pairs below."""
 
 from __future__ import annotations
 
