@@ -543,8 +543,11 @@ class LiveLearner:
         keys = _keys(host.by_class.get(cls))
         for other in keys:
             self._hint(host, key, other, fetched=True)
+            if (owner := self._owner(site, key, other)) is not None and owner is not host:
+                self._hint(owner, key, other, fetched=True)
         if len(site.hosts) > 1:
             self._alias_pairs(site, host, key, cls)
+            self._cross_pairs(site, host, key, cls)
         if not keys:
             host.by_class[cls] = key
         elif len(keys) < self.options.max_bucket:
@@ -565,6 +568,42 @@ class LiveLearner:
                     site.alias_hints[(host.name, twin.name)] += 1
                     site.alias_hints[(twin.name, host.name)] += 1
                     break
+
+    def _owner(self, site: _Site, a: str, b: str) -> _Host | None:
+        """The host whose rules would merge ``a`` and ``b``: the one host both are spelled on
+        under the rules in force, if it is no alias in force itself (None: none such)."""
+        if not self._active:
+            return None
+        host = authority_of(self._identity(a))
+        if host != authority_of(self._identity(b)) or not self._home(host):
+            return None
+        return site.hosts.get(host)
+
+    def _cross_pairs(self, site: _Site, host: _Host, key: str, cls: int) -> None:
+        """Pairs across a host alias in force: ``www.h/x`` (``h/x`` by its alias) beside
+        ``h/index.php?page=x`` hints at the rules of ``h``. A twin's spelling fetched first
+        holds the main host's identity (``crawl/spellings.py``), and the main host's own
+        spelling of that page is never fetched: the main host's query form, its AMP or
+        printer form then have no partner on their own host, and the main host's rules were
+        learned only once it happened to fetch both forms of some pages itself (the real
+        web's seed 1886: ``queryToPath`` at page 1,902 of 3,200, the twin's query forms each
+        fetched as a document of its own until then)."""
+        if not self._active:
+            return
+        for twin in site.hosts.values():
+            if twin is host:
+                continue
+            for other in _keys(twin.by_class.get(cls)):
+                owner = self._owner(site, key, other)
+                if owner is not None:
+                    self._hint(owner, key, other, fetched=True)
+
+    def _remine_cross(self, site: _Site) -> None:
+        """An alias was put in force: the pairs across it, fetched before, hint again."""
+        for host in list(site.hosts.values()):
+            for cls, found in list(host.by_class.items()):
+                for key in _keys(found):
+                    self._cross_pairs(site, host, key, cls)
 
     def _path_of(self, key: str) -> tuple[str, str | None]:
         return _path_query(split_lenient(self._identity(key) if self._active else key))
@@ -746,6 +785,33 @@ class LiveLearner:
                 entries.append(Entry(key, classes.pop(), verified=False))
         return entries
 
+    def _aliased(self, site: _Site, host: _Host) -> list[Entry]:
+        """The spellings of the hosts whose alias in force leads to ``host``, fetched there:
+        they are ``host``'s pages under its own identities (``_cross_pairs``), measured with
+        its own, which come first (``_reps`` keeps the first spelling of an identity). Not
+        those in a spot where the alias was found to differ: there the twin serves other
+        documents, and the pair says nothing of a rule of ``host`` (``_monitor`` blames
+        such a pair on the alias alone)."""
+        out: list[Entry] = []
+        for twin in site.hosts.values():
+            if twin is host:
+                continue
+            aliases = [
+                a for a in self._active.get(twin.name, {}).values() if a.spots_equal is not None
+            ]
+            if not aliases:
+                continue
+            differ: set[str] = set()
+            for a in aliases:
+                differ |= a.spots_differ
+            for key, cls in twin.entries.items():
+                if cls == NO_DOCUMENT:
+                    continue  # a twin's missing page says nothing of the host's rules
+                ident = self._identity(key)
+                if authority_of(ident) == host.name and spot_of(ident) not in differ:
+                    out.append(Entry(key, cls))
+        return out
+
     def _identity(self, key: str) -> str:
         """``key`` under the rules in force, remembered until they change."""
         if self._idents_of is not self._ruleset or len(self._idents) > 2 * self.options.max_total:
@@ -798,7 +864,7 @@ class LiveLearner:
             return (_ORDER[element] * 2 + group, -sn[1][0], sn[0])
 
         ready.sort(key=order)
-        entries = self._entries(site, host)
+        entries = self._entries(site, host) + self._aliased(site, host)
         reps = self._reps(entries)
         out: list[LiveRule] = []
         for spec, n in ready[: self.options.per_pass]:
@@ -821,6 +887,7 @@ class LiveLearner:
             reps = self._reps(entries)  # the next candidates are measured with it in force
         if out:
             self._remine(host)
+            self._remine_cross(site)
         if len(ready) > self.options.per_pass:
             host.due = True  # the rest at the next commit
         return out
@@ -925,6 +992,8 @@ class LiveLearner:
                     spot_of(e.key) for e in entries if e.side == 1 and mine.get(e.key) == e.cls
                 }
                 out.append(self._accept(src, spec, rule, ev, entries, spots=spots))
+        if out:
+            self._remine_cross(site)
         return out
 
     # -- memory ------------------------------------------------------------------------------
