@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import socket
+import string
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -129,3 +131,22 @@ def serving(cls: type[BaseHTTPRequestHandler]) -> Iterator[int]:
         httpd.shutdown()
         httpd.server_close()
         thread.join()
+
+
+def words(tag: str, n: int = 120) -> str:
+    """Text of its own for each ``tag``, the same every run: ``n`` words of letters (the
+    fingerprint reads words), for a test site's pages."""
+    rng = random.Random(tag)
+    return " ".join(
+        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
+        for _ in range(n)
+    )
+
+
+def send_html(handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
+    """A test site's answer: the page, or a 404 without one."""
+    handler.send_response(404 if body is None else 200)
+    handler.send_header("Content-Type", "text/html; charset=utf-8")
+    handler.send_header("Content-Length", str(len(body or b"")))
+    handler.end_headers()
+    handler.wfile.write(body or b"")

@@ -14,16 +14,14 @@ page would be fetched. The site is served on 127.0.0.1 inside the test."""
 from __future__ import annotations
 
 import hashlib
-import random
 import sqlite3
-import string
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from dustless.crawl import CrawlConfig, run_crawl
-from support import serving
+from support import send_html, serving, words
 
 SECTIONS, PAGES = 4, 30
 
@@ -42,14 +40,6 @@ def _page(path: str) -> tuple[int, int] | None:
         return int(head[1:]), PAGES
     j = name[1:].removesuffix(".html")
     return (int(head[1:]), int(j)) if name[:1] == "p" and j.isdigit() and int(j) < PAGES else None
-
-
-def _words(tag: str, n: int = 120) -> str:
-    rng = random.Random(tag)
-    return " ".join(
-        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
-        for _ in range(n)
-    )
 
 
 def _sid(tag: str) -> str:
@@ -74,15 +64,15 @@ class _Handler(BaseHTTPRequestHandler):
                 links += "".join(
                     f'<a href="{mobile_of}{_path(k, PAGES)}">m</a>' for k in range(SECTIONS)
                 )
-            body = f"<html><body><p>{_words('home')}</p>{links}</body></html>"
+            body = f"<html><body><p>{words('home')}</p>{links}</body></html>"
         page = _page(path)
         if page is not None:
             k, j = page
-            text = _words(f"doc{k}x{j}")
+            text = words(f"doc{k}x{j}")
             if mobile:
                 # Its own template; a shorter text of its own on the last page.
                 if j == PAGES:
-                    text = _words(f"abridged{k}", 40)
+                    text = words(f"abridged{k}", 40)
                 body = f'<html><body><div class="m-bar">menu</div><p>{text}</p></body></html>'
             else:
                 links = "".join(
@@ -90,12 +80,7 @@ class _Handler(BaseHTTPRequestHandler):
                 )
                 links += f'<a href="http://m.docs.test:{self.port}{path}">mobile</a>'
                 body = f"<html><body><p>{text}</p>{links}</body></html>"
-        data = (body or "").encode()
-        self.send_response(404 if body is None else 200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_html(self, None if body is None else body.encode())
 
     def log_message(self, *args: object) -> None:
         pass

@@ -6,9 +6,7 @@ The site is served on 127.0.0.1 inside the test."""
 
 from __future__ import annotations
 
-import random
 import sqlite3
-import string
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -19,16 +17,9 @@ import pytest
 
 from dustless.crawl import CrawlConfig, run_crawl
 from dustless.rules import load_script
+from support import words
 
 SECTIONS, PAGES, WRONG = 3, 15, 2
-
-
-def _words(tag: str, n: int = 120) -> str:
-    rng = random.Random(tag)
-    return " ".join(
-        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
-        for _ in range(n)
-    )
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -66,10 +57,10 @@ class _Handler(BaseHTTPRequestHandler):
     @staticmethod
     def _page(mobile: bool, tag: str, links: str, canonical: str) -> bytes:
         # Other boilerplate on each template; the main content is the document's own.
-        chrome = _words("mobile chrome" if mobile else "desktop chrome", 40)
+        chrome = words("mobile chrome" if mobile else "desktop chrome", 40)
         return (
             f'<html><head><link rel="canonical" href="{canonical}"></head><body>'
-            f"<nav>{chrome}</nav><main><h1>{tag}</h1><p>{_words(tag)}</p>{links}</main>"
+            f"<nav>{chrome}</nav><main><h1>{tag}</h1><p>{words(tag)}</p>{links}</main>"
             f"<footer>{'Mobile site' if mobile else 'Full site'} {chrome}</footer>"
             "</body></html>"
         ).encode()

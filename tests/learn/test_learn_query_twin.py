@@ -13,9 +13,7 @@ learner alone is given seed 1886's pairs below."""
 from __future__ import annotations
 
 import itertools
-import random
 import sqlite3
-import string
 from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -24,18 +22,9 @@ import pytest
 
 from dustless.crawl import CrawlConfig, run_crawl
 from dustless.rules import HostRedirect, LiveLearner, LiveRules, PageFacts, QueryToPath, rule_spec
-from support import serving
+from support import send_html, serving, words
 
 SECTIONS, PAGES, INTRO, TWINNED = 4, 40, 16, 3
-
-
-def _words(tag: str) -> str:
-    """Text of its own for each page: words of letters (the fingerprint reads words)."""
-    rng = random.Random(tag)
-    return " ".join(
-        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
-        for _ in range(120)
-    )
 
 
 def _page(path: str, query: str) -> tuple[int, int] | None:
@@ -76,14 +65,14 @@ class _Handler(BaseHTTPRequestHandler):
         body: str | None = None
         if path == "/":
             links = "".join(f'<a href="{main}/intro/i{i}.html">i</a>' for i in range(INTRO))
-            body = f"<p>{_words('home')}</p>{links}"
+            body = f"<p>{words('home')}</p>{links}"
         elif (i := _intro(path)) is not None:
             # The twin is found from the main host's last intro pages: the main host holds
             # more pages when the alias is learned, and the alias leads to it (``www.h`` →
             # ``h``), as on the real web's seed 1886.
             links = f'<a href="{www}/intro/i{i}.html">w</a>' if i >= INTRO - TWINNED else ""
             links += f'<a href="{www}/s0/p0.html">s</a>'
-            body = f"<p>{_words(f'intro{i}')}</p>{links}"
+            body = f"<p>{words(f'intro{i}')}</p>{links}"
         elif (page := _page(path, query)) is not None:
             k, j = page
             nxt = [(k, j + d) for d in (1, 2) if j + d < PAGES]
@@ -92,13 +81,8 @@ class _Handler(BaseHTTPRequestHandler):
             links = "".join(f'<a href="{www}/s{a}/p{b}.html">n</a>' for a, b in nxt)
             query = www if self.twin_queries else main
             links += f'<a href="{query}/index.php?page=s{k}/p{j}.html">q</a>'
-            body = f"<p>{_words(f'doc{k}x{j}')}</p>{links}"
-        data = f"<html><body>{body}</body></html>".encode() if body is not None else b""
-        self.send_response(404 if body is None else 200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+            body = f"<p>{words(f'doc{k}x{j}')}</p>{links}"
+        send_html(self, None if body is None else f"<html><body>{body}</body></html>".encode())
 
     def log_message(self, *args: object) -> None:
         pass

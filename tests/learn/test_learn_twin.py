@@ -6,9 +6,7 @@ fetched: no resource is lost. The sites are served on 127.0.0.1 inside the test.
 
 from __future__ import annotations
 
-import random
 import sqlite3
-import string
 from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -16,27 +14,9 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from dustless.crawl import CrawlConfig, run_crawl
-from support import serving
+from support import send_html, serving, words
 
 SECTIONS, PAGES, TWIN, DIFFER = 5, 40, 3, 12
-
-
-def _words(tag: str) -> str:
-    """Text of its own for each page: words of letters (the fingerprint reads words)."""
-    rng = random.Random(tag)
-    return " ".join(
-        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
-        for _ in range(120)
-    )
-
-
-def _reply(handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
-    """The page, or a 404 without one."""
-    handler.send_response(404 if body is None else 200)
-    handler.send_header("Content-Type", "text/html; charset=utf-8")
-    handler.send_header("Content-Length", str(len(body or b"")))
-    handler.end_headers()
-    handler.wfile.write(body or b"")
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -55,7 +35,7 @@ class _Handler(BaseHTTPRequestHandler):
             if k < SECTIONS and j < PAGES:
                 www = f"http://www.docs.test:{self.port}"
                 other = host.startswith("www.") and k == TWIN and j < DIFFER
-                text = _words(f"twin{k}x{j}" if other else f"doc{k}x{j}")
+                text = words(f"twin{k}x{j}" if other else f"doc{k}x{j}")
                 # A chain through each section, the next section from its last page: the
                 # subtree where the twin differs is reached long after the alias is learned.
                 links = "".join(
@@ -67,7 +47,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if self.session:
                     links = links.replace('.html"', f'.html?sid={host[0]}{k}x{j}"')
                 body = f"<html><body><p>{text}</p>{links}</body></html>".encode()
-        _reply(self, body)
+        send_html(self, body)
 
     def log_message(self, *args: object) -> None:
         pass
@@ -140,7 +120,7 @@ class _DeepHandler(BaseHTTPRequestHandler):
         elif (page := _deep_page(path)) is not None:
             where, j, count = page
             other = host.startswith("www.") and where == "manual/x/digest"
-            text = _words(f"twin-{where}-{j}" if other else f"deep-{where}-{j}")
+            text = words(f"twin-{where}-{j}" if other else f"deep-{where}-{j}")
             prefix = path.strip("/").rpartition("/")[2][0]
             # One chain through the site, each page found from the one before it.
             if j + 1 < count:
@@ -153,7 +133,7 @@ class _DeepHandler(BaseHTTPRequestHandler):
             if ahead is not None:
                 links += f'<a href="{www}/{where}/{prefix}{ahead}.html">w</a>'
             body = f"<html><body><p>{text}</p>{links}</body></html>".encode()
-        _reply(self, body)
+        send_html(self, body)
 
     def log_message(self, *args: object) -> None:
         pass

@@ -12,9 +12,7 @@ never merged into it.
 
 from __future__ import annotations
 
-import random
 import sqlite3
-import string
 import threading
 import zlib
 from collections.abc import Iterator
@@ -25,6 +23,7 @@ import pytest
 
 from dustless.crawl import CrawlConfig, run_crawl
 from dustless.rules import DropParam, LiveLearner, LiveOptions, PageFacts, load_script, rule_spec
+from support import words
 
 PAGES, WRONG = 70, 6
 KINDS = {
@@ -34,14 +33,6 @@ KINDS = {
     "prefix": ('"element":"stripPrefix"', 'prefix="/amp/"'),
     "query": ('"element":"queryToPath"', 'to="/{x}"'),
 }
-
-
-def _words(tag: str, n: int = 150) -> str:
-    rng = random.Random(tag)
-    return " ".join(
-        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
-        for _ in range(n)
-    )
 
 
 def _variant(kind: str, path: str, on: str) -> str:
@@ -67,22 +58,22 @@ def _html(kind: str, host: str, path: str, amp: bool) -> bytes | None:
         links += [_variant(kind, f"/s/p{(i + d) % PAGES}.html", path) for d in (3, 5, 8)]
         if i % 10 == 0:
             links.append(f"/w/q{i // 10 % WRONG}.html")
-        text = _words(path)
+        text = words(path, 150)
     elif path.startswith("/w/q") and path.endswith(".html") and path[4:-5].isdigit():
         k = int(path[4:-5])
         if k >= WRONG:
             return None
         canonical = f"http://{host}/"  # a misconfigured section: every page says "home"
         links = [f"/w/q{(k + 1) % WRONG}.html", _variant(kind, f"/w/q{(k + 2) % WRONG}.html", path)]
-        text = _words(path)
+        text = words(path, 150)
     elif path == "/":
         canonical = f"http://{host}/"
         links = ["/s/p0.html", "/w/q0.html"]
-        text = _words("home")
+        text = words("home", 150)
     else:
         return None
     # The AMP template: other boilerplate around the same main content.
-    chrome = "<nav>" + _words("amp-nav" if amp else "nav", 40) + "</nav>"
+    chrome = "<nav>" + words("amp-nav" if amp else "nav", 40) + "</nav>"
     anchors = "".join(f'<li><a href="{u}">link</a></li>' for u in links)
     return (
         f'<html><head><title>{path}</title><link rel="canonical" href="{canonical}"></head>'
