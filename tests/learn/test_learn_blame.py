@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from dustless.crawl import CrawlConfig, run_crawl
+from learn.test_learn_twin import crawl_twin
 from support import send_html, serving, words
 
 SECTIONS, PAGES = 4, 30
@@ -133,15 +134,9 @@ def test_a_twin_is_learned_an_alias_through_the_spellings_the_hosts_rules_give(s
     same path once the main host's session id is dropped — an alias hint, where the bare
     spellings compared would never meet (the main host's bare ones are merged, not fetched)."""
     port = site
-    out = tmp_path / "c"
-    config = CrawlConfig(
-        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
-        learn=True, delay=0, delay_factor=0, progress=False, max_depth=1000,
-    )  # fmt: skip
-    assert run_crawl(config, out).finished
-    with sqlite3.connect(out / "crawl.db") as db:
-        rules = db.execute("SELECT host, spec FROM learned_rules").fetchall()
-    assert (f"m.docs.test:{port}", '{"element":"hostRedirect","to":"docs.test"}') in rules
+    rules, _ = crawl_twin(port, tmp_path / "c", max_depth=1000)
+    learned = [(host, spec) for host, spec, _ in rules]
+    assert (f"m.docs.test:{port}", '{"element":"hostRedirect","to":"docs.test"}') in learned
 
 
 def test_a_twin_page_fetched_before_the_alias_costs_no_page_of_the_main_host(early_site, tmp_path):

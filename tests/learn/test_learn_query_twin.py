@@ -13,15 +13,14 @@ learner alone is given seed 1886's pairs below."""
 from __future__ import annotations
 
 import itertools
-import sqlite3
 from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from dustless.crawl import CrawlConfig, run_crawl
 from dustless.rules import HostRedirect, LiveLearner, LiveRules, PageFacts, QueryToPath, rule_spec
+from learn.test_learn_twin import crawl_twin
 from support import send_html, serving, words
 
 SECTIONS, PAGES, INTRO, TWINNED = 4, 40, 16, 3
@@ -105,17 +104,7 @@ def test_a_query_form_seen_only_across_an_alias_is_learned_early(query_twin_site
     fetches a page's two forms only where two of the alias's checks happen to meet: every
     query form of the twin was fetched, a duplicate of its path form."""
     port = query_twin_site
-    out = tmp_path / "c"
-    config = CrawlConfig(
-        seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
-        learn=True, delay=0, delay_factor=0, progress=False, max_depth=1000,
-    )  # fmt: skip
-    assert run_crawl(config, out).finished
-    with sqlite3.connect(out / "crawl.db") as db:
-        rules = db.execute("SELECT host, spec, retracted_at FROM learned_rules").fetchall()
-        fetched = [u for (u,) in db.execute(
-            "SELECT u.url FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.status = 200"
-        )]  # fmt: skip
+    rules, fetched = crawl_twin(port, tmp_path / "c", max_depth=1000)
     fetches: Counter[tuple[int, int]] = Counter()
     for url in fetched:
         path, _, query = url.partition("://")[2].partition("/")[2].partition("?")

@@ -69,7 +69,7 @@ def session_twin_site() -> Iterator[int]:
 
 def test_a_www_twin_differing_in_one_subtree_loses_no_resource(twin_site, tmp_path):
     port = twin_site
-    rules, every = _crawl_twin(port, tmp_path / "c")
+    rules, every = crawl_twin(port, tmp_path / "c")
     fetched = set(every)
     assert any("hostRedirect" in spec for _, spec, _ in rules), rules  # the alias was learned
     reached = set()
@@ -147,7 +147,7 @@ def deep_twin_site() -> Iterator[int]:
 def test_a_www_twin_differing_deeper_than_the_first_segment_loses_no_resource(
     deep_twin_site, tmp_path
 ):
-    rules, every = _crawl_twin(deep_twin_site, tmp_path / "c", max_depth=1000)
+    rules, every = crawl_twin(deep_twin_site, tmp_path / "c", max_depth=1000)
     fetched = set(every)
     assert any("hostRedirect" in spec for _, spec, _ in rules), rules  # the alias was learned
     reached = set()
@@ -183,9 +183,11 @@ def _lost(fetched: list[str]) -> list[tuple[str, int, int]]:
     return [p for p in pages if p not in resources]
 
 
-def _crawl_twin(
+def crawl_twin(
     port: int, out, max_depth: int = 100
 ) -> tuple[list[tuple[str, str, object]], list[str]]:
+    """A learning crawl of the site on ``port`` (its hosts ``*.test``): the rules learned
+    (host, spec, when retracted) and the URLs fetched with a 200, in order."""
     config = CrawlConfig(
         seeds=(f"http://docs.test:{port}/",), resolve=("*.test:127.0.0.1",), policy="standard",
         learn=True, delay=0, delay_factor=0, progress=False, max_depth=max_depth,
@@ -203,7 +205,7 @@ def test_a_www_twin_differing_in_one_subtree_keeps_its_alias(twin_site, tmp_path
     """The subtree's dozen differing pages are one counterexample to the alias, not a dozen:
     it stays in force (issue 25), the twin's pages elsewhere are not fetched again, and the
     subtree is fetched on both hosts."""
-    rules, fetched = _crawl_twin(twin_site, tmp_path / "c")
+    rules, fetched = crawl_twin(twin_site, tmp_path / "c")
     aliases = [(host, at) for host, spec, at in rules if "hostRedirect" in spec]
     assert aliases, rules
     assert all(at is None for _, at in aliases), rules  # never retracted
@@ -220,7 +222,7 @@ def test_a_distrusted_twin_subtree_takes_its_hosts_rules(session_twin_site, tmp_
     of the host the alias leads to: ``www.h/s3/p5.html?sid=…`` is ``www.h/s3/p5.html`` there,
     as the main host's ``?sid=`` is dropped — not a page per session id (the real web's seed
     9: a twin learns no rule of its own while it is an alias)."""
-    rules, fetched = _crawl_twin(session_twin_site, tmp_path / "c")
+    rules, fetched = crawl_twin(session_twin_site, tmp_path / "c")
     port = session_twin_site
     assert (f"docs.test:{port}", '{"element":"dropParam","name":"sid"}', None) in rules
     assert any("hostRedirect" in spec and at is None for _, spec, at in rules), rules
