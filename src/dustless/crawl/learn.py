@@ -85,16 +85,18 @@ VERIFY = frozenset({1, 8, 32, 128, 512, 2048, 8192})
 #: alias first merges there, not by the luck of a count landing on it (issue 25), however deep
 #: the subtree and however many pages share its first segment.
 SPOTS = 256
-#: ... and its 2nd, 4th and 8th merge there, then every this-many-th: a twin that differs in
-#: only some pages of a spot is found there with a few checks more (and what was merged there
-#: before is then fetched too, ``Learning._distrust``). A spot's first check lands on a page
-#: that happens to be equal as often as the spot has such pages: the real web's seed 83732,
-#: a twin differing in 12 of a flat directory's 20 ``app-`` pages, checked ``app-psql.html``
-#: (equal) and merged the 12 others unchecked (its 16th merge never came). Checks that grow
-#: with the logarithm of a spot's merges miss such a run with a chance falling by half or
-#: more at each; the spots with one or two merges, most of them, cost nothing more.
+#: ... and every this-many-th merge of a host alias in each spot: a twin that differs in only
+#: some pages of a spot is found there with a few checks more (and what was merged there
+#: before is then fetched too, ``Learning._distrust``). Sparse: the spots find subtrees.
 PART_EVERY = 16
-_PART_EARLY = frozenset({2, 4, 8})
+#: A run of pages named by a leading word (``/board/app-``) is a guess at a subtree, where a
+#: directory is one: a twin may differ in part of it, and its first check then lands on a page
+#: that happens to be equal as often as the run has such pages — the real web's seed 83732, a
+#: twin differing in 12 of a flat directory's 20 ``app-`` pages, checked ``app-psql.html``
+#: (equal) and merged the 12 others unchecked (lost; its 16th merge never came). So such a
+#: spot's 2nd merge is checked too. Directories are not: on the project's test web a second
+#: check in each cost a third more duplicate fetches, and found nothing the first missed.
+_WORD_SPOT_AGAIN = 2
 _PERMANENT = frozenset({301, 308})
 # Identities remembered as held by a redirect (a pointer, no document): a few MB at most.
 _POINTERS = 100_000
@@ -456,9 +458,10 @@ class Learning(HeldIdentities):
     def _due(self, ids: list[int], base: str, *, held: bool = False) -> bool:
         """Count a merge of ``base`` for each rule; True if one of them has a check due: its
         n-th merge (``VERIFY``), an alias's first in a spot of its URL space (``SPOTS``) and
-        its 2nd, 4th, 8th and every ``PART_EVERY``-th there, or any in a directory where a
-        check found two documents. ``held``: ``base`` was fetched under the identity an alias
-        gave it, and the spots of those are counted apart (``_held_parts``)."""
+        every ``PART_EVERY``-th there (a leading word's run, its 2nd too), or any in a
+        directory where a check found two documents. ``held``: ``base`` was fetched under
+        the identity an alias gave it, and the spots of those are counted apart
+        (``_held_parts``)."""
         parts = self._held_parts if held else self._parts
         due = False
         spot = spot_of(base)
@@ -474,7 +477,8 @@ class Learning(HeldIdentities):
                 due = True
             else:
                 k = self._in_part[(rid, spot)] = self._in_part.get((rid, spot), 1) + 1
-                due |= k in _PART_EARLY or k % PART_EVERY == 0
+                due |= k % PART_EVERY == 0
+                due |= k == _WORD_SPOT_AGAIN and not spot.endswith("/")
         return due
 
     def _checking_for(self, ids: list[int], base: str) -> None:
