@@ -138,4 +138,6 @@ def test_a_run_of_pages_named_by_a_leading_word_is_checked_twice(tmp_path):
     letters = [c + d for c in "bcdefghijk" for d in "ab"]  # 20 pages
     assert checked([f"b/app-{x}" for x in letters]) == [1, 2, 8, 16]
     directory = checked([f"c/{x}" for x in letters])
-    assert directory[0] == 1 and 2 not in directory and 16 in directory
+    assert directory[0] == 1
+    assert 2 not in directory
+    assert 16 in directory
